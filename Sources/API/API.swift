@@ -1,0 +1,1 @@
+// The API module. Its types are documented where they are declared.

@@ -1,0 +1,1 @@
+// The Batch module. Its types are documented where they are declared.

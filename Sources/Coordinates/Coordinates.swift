@@ -1,0 +1,1 @@
+// The Coordinates module. Its types are documented where they are declared.

@@ -1,0 +1,1 @@
+// The Engine module. Its types are documented where they are declared.

@@ -1,0 +1,1 @@
+// The Fares module. Its types are documented where they are declared.

@@ -1,0 +1,1 @@
+// The Parties module. Its types are documented where they are declared.

@@ -1,0 +1,1 @@
+// The Routing module. Its types are documented where they are declared.

@@ -1,0 +1,41 @@
+import Foundation
+
+/// Every `taxipot` subcommand, in the order `taxipot --help` lists them.
+let commands: [any Command] = [
+    VersionCommand(),
+]
+
+func usage() -> String {
+    var s = "taxipot: the Taxipot engine (coordinates, places, routing, fares, parties)\n\n"
+    s += "Usage: taxipot <command> [options]     taxipot <command> --help\n\nCommands:\n"
+    for c in commands { s += "  " + c.name.padding(toLength: 12, withPad: " ", startingAt: 0) + c.summary + "\n" }
+    return s
+}
+
+setvbuf(stdout, nil, _IOFBF, 1 << 16)
+let argv = Array(CommandLine.arguments.dropFirst())
+guard let first = argv.first, first != "--help", first != "-h", first != "help" else {
+    print(usage(), terminator: "")
+    exit(argv.isEmpty ? 1 : 0)
+}
+guard let command = commands.first(where: { $0.name == first }) else {
+    printError("taxipot: unknown command '\(first)'\n")
+    printError(usage())
+    exit(1)
+}
+let rest = Array(argv.dropFirst())
+if rest.contains("--help") || rest.contains("-h") {
+    print(command.help)
+    exit(0)
+}
+do {
+    let code = try command.run(rest)
+    fflush(stdout)
+    exit(code)
+} catch let e as UsageError {
+    printError("taxipot \(command.name): \(e.message)\nRun 'taxipot \(command.name) --help' for usage.")
+    exit(1)
+} catch {
+    printError("taxipot \(command.name): \(error)")
+    exit(1)
+}
