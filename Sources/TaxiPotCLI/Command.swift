@@ -1,7 +1,7 @@
 /// One `taxipot` subcommand.
 ///
 /// Exit codes: 0 ok, 1 fatal or usage error, 2 finished with some failed items.
-protocol Command {
+protocol Command: Sendable {
     /// The word after `taxipot`.
     var name: String { get }
     /// One line for `taxipot --help`.

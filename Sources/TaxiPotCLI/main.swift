@@ -12,7 +12,7 @@ func usage() -> String {
     return s
 }
 
-setvbuf(stdout, nil, _IOFBF, 1 << 16)
+
 let argv = Array(CommandLine.arguments.dropFirst())
 guard let first = argv.first, first != "--help", first != "-h", first != "help" else {
     print(usage(), terminator: "")
@@ -30,7 +30,7 @@ if rest.contains("--help") || rest.contains("-h") {
 }
 do {
     let code = try command.run(rest)
-    fflush(stdout)
+    fflush(nil)
     exit(code)
 } catch let e as UsageError {
     printError("taxipot \(command.name): \(e.message)\nRun 'taxipot \(command.name) --help' for usage.")

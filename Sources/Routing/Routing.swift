@@ -1,1 +1,0 @@
-// The Routing module. Its types are documented where they are declared.
