@@ -1,0 +1,113 @@
+import JSON
+
+/// A request handler. Throw `HTTPError` for an error answer; any other error is a 500.
+public typealias HTTPHandler = @Sendable (HTTPRequest) throws -> HTTPResponse
+
+/// One query or path parameter, for the OpenAPI document.
+public struct ParameterDoc: Sendable {
+    public let name: String
+    public let location: String  // "query" or "path"
+    public let required: Bool
+    public let type: String  // "string", "integer", "number", "boolean"
+    public let description: String
+
+    public init(_ name: String, in location: String = "query", required: Bool = false, type: String = "string", _ description: String) {
+        self.name = name
+        self.location = location
+        self.required = required
+        self.type = type
+        self.description = description
+    }
+}
+
+/// What the OpenAPI document says of one operation.
+public struct OperationDoc: Sendable {
+    public let summary: String
+    public let parameters: [ParameterDoc]
+    /// A JSON Schema of the request body, when the operation takes one.
+    public let requestBody: JSONValue?
+    /// Status codes this operation answers, besides the generic errors, with a description.
+    public let responses: [(Int, String)]
+
+    public init(_ summary: String, parameters: [ParameterDoc] = [], requestBody: JSONValue? = nil,
+                responses: [(Int, String)] = [(200, "OK")])
+    {
+        self.summary = summary
+        self.parameters = parameters
+        self.requestBody = requestBody
+        self.responses = responses
+    }
+}
+
+/// A route: method, path pattern with `{name}` segments, a name for metrics, and its handler.
+public struct Route: Sendable {
+    public let method: String
+    public let pattern: String
+    public let segments: [Substring]
+    public let doc: OperationDoc
+    public let handler: HTTPHandler
+}
+
+/// Method + path pattern → handler. Built once before the server starts; read-only after.
+public final class Router: @unchecked Sendable {
+    public private(set) var routes: [Route] = []
+
+    public init() {}
+
+    /// Adds a route. `pattern` is a path such as `/v1/parties/{id}`.
+    public func add(_ method: String, _ pattern: String, _ doc: OperationDoc, _ handler: @escaping HTTPHandler) {
+        let segments = pattern.split(separator: "/", omittingEmptySubsequences: true)
+        routes.append(Route(method: method, pattern: pattern, segments: segments, doc: doc, handler: handler))
+    }
+
+    /// The outcome of matching a path.
+    public enum Match {
+        case found(Route, [String: String])
+        case methodNotAllowed([String])
+        case notFound
+    }
+
+    public func match(method: String, path: String) -> Match {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: true)
+        var allowed: [String] = []
+        for r in routes where r.segments.count == parts.count {
+            var params: [String: String] = [:]
+            var ok = true
+            for (s, p) in zip(r.segments, parts) {
+                if s.first == "{" && s.last == "}" {
+                    params[String(s.dropFirst().dropLast())] = String(p)
+                } else if s != p {
+                    ok = false
+                    break
+                }
+            }
+            guard ok else { continue }
+            if r.method == method || (method == "HEAD" && r.method == "GET") { return .found(r, params) }
+            allowed.append(r.method)
+        }
+        return allowed.isEmpty ? .notFound : .methodNotAllowed(allowed)
+    }
+
+    /// Dispatches a request: matched handler, or 404/405 JSON errors; HTTPError becomes its answer.
+    public func handle(_ request: HTTPRequest) -> (route: String, response: HTTPResponse) {
+        switch match(method: request.method, path: request.path) {
+        case .notFound:
+            return ("unmatched", HTTPError(status: 404, code: "not_found", message: "no endpoint at \(request.method) \(request.path.prefix(200))").response)
+        case .methodNotAllowed(let methods):
+            let allow = methods.joined(separator: ", ")
+            return ("unmatched", HTTPError(status: 405, code: "method_not_allowed",
+                                           message: "\(request.method) is not allowed here; use \(allow)",
+                                           headers: [("Allow", allow)]).response)
+        case .found(let route, let params):
+            var req = request
+            req.pathParameters = params
+            do {
+                return (route.pattern, try route.handler(req))
+            } catch let e as HTTPError {
+                return (route.pattern, e.response)
+            } catch {
+                return (route.pattern, HTTPError(status: 500, code: "internal_error", message: "internal error: \(error)").response)
+            }
+        }
+    }
+}
