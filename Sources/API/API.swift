@@ -1,1 +1,0 @@
-// The API module. Its types are documented where they are declared.

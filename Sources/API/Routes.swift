@@ -1,0 +1,7 @@
+import HTTPServer
+
+/// The router of the Taxipot HTTP API: every endpoint group registers its routes here.
+public func makeRouter(context: ServiceContext) -> Router {
+    let router = Router()
+    return router
+}
