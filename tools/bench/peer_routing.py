@@ -1,0 +1,160 @@
+"""Peers for routing on central Seoul: osrm-routed (CH, MLD) over HTTP, networkx A* in-process.
+
+Writes bench-out/osrm-distance-routes.csv (pair index, distance_m of OSRM's distance-weight
+route, or empty when OSRM found none) for the 1% agreement check of our side.
+Usage: peer_routing.py seoul | synth FILE.osm LABEL
+"""
+import csv
+import json
+import math
+import os
+import sys
+
+import benchlib
+import httpclient
+import osrm
+
+SEOUL = os.path.join(benchlib.ROOT, "data/osm/seoul-central.osm.pbf")
+
+
+def read_pairs():
+    with open(os.path.join(benchlib.INPUTS, "route_pairs.csv")) as f:
+        r = csv.reader(f)
+        next(r)
+        return [((float(a), float(b)), (float(c), float(d))) for a, b, c, d in r]
+
+
+def prep_records(key, label, steps, conditions):
+    """Records for prepare time and peak memory (one run each: state it)."""
+    total_s = sum(s for s, _ in steps.values())
+    peak = max(m for _, m in steps.values())
+    detail = ", ".join("%s %.1f s / %.0f MB" % (k, s, m) for k, (s, m) in steps.items())
+    impl = osrm.version() + " (" + "+".join(steps) + ")"
+    return [
+        benchlib.record(key + ".prepare_s", "peer", impl, "prepare time", "s", "lower", [total_s], 1,
+                        conditions + "; " + detail),
+        benchlib.record(key + ".prepare_mb", "peer", impl, "prepare peak memory", "MB", "lower", [peak], 1,
+                        conditions + "; max RSS over the steps"),
+    ]
+
+
+def osrm_http(base, algorithm, pairs, rounds):
+    proc, port = osrm.start_routed(base, algorithm)
+    try:
+        client = httpclient.Client("127.0.0.1", port)
+        paths = [osrm.route_path(a, b) for a, b in pairs]
+        p50s, p99s, bodies = httpclient.latency_rounds(client, paths, rounds)
+        ok = sum(1 for st, body in bodies if st == 200 and b'"code":"Ok"' in body)
+        sizes = sorted(len(body) for st, body in bodies if st == 200)
+        client.close()
+    finally:
+        httpclient.stop(proc)
+    return p50s, p99s, ok, sizes[len(sizes) // 2] if sizes else 0
+
+
+def osrm_distances(base, pairs):
+    proc, port = osrm.start_routed(base, "ch")
+    out = []
+    try:
+        client = httpclient.Client("127.0.0.1", port)
+        for a, b in pairs:
+            status, body, _ = client.get(osrm.route_path(a, b, overview="false"))
+            d = ""
+            if status == 200:
+                doc = json.loads(body)
+                if doc.get("code") == "Ok" and doc.get("routes"):
+                    d = "%.1f" % doc["routes"][0]["distance"]
+            out.append(d)
+        client.close()
+    finally:
+        httpclient.stop(proc)
+    with open(os.path.join(benchlib.OUT, "osrm-distance-routes.csv"), "w") as f:
+        f.write("pair,distance_m\n")
+        for i, d in enumerate(out):
+            f.write("%d,%s\n" % (i, d))
+    return sum(1 for d in out if d)
+
+
+def networkx_astar(pairs, rounds):
+    import networkx as nx
+    import osmgraph
+    g, coords = osmgraph.build(SEOUL)
+    by_coord = {("%.7f" % lon, "%.7f" % lat): n for n, (lon, lat) in coords.items()}
+    ids = []
+    for a, b in pairs:
+        s = by_coord.get(("%.7f" % a[0], "%.7f" % a[1]))
+        t = by_coord.get(("%.7f" % b[0], "%.7f" % b[1]))
+        if s is not None and t is not None:
+            ids.append((s, t))
+
+    def h(u, v):
+        (ulon, ulat), (vlon, vlat) = coords[u], coords[v]
+        return osmgraph.haversine(ulon, ulat, vlon, vlat)
+
+    for s, t in ids[:20]:  # warm-up
+        nx.astar_path_length(g, s, t, heuristic=h, weight="length")
+    p50s, p99s = [], []
+    for _ in range(rounds):
+        lat = []
+        for s, t in ids:
+            t0 = benchlib.now_ns()
+            try:
+                nx.astar_path(g, s, t, heuristic=h, weight="length")
+            except nx.NetworkXNoPath:
+                pass
+            lat.append((benchlib.now_ns() - t0) / 1000.0)
+        p50s.append(benchlib.percentile(lat, 50))
+        p99s.append(benchlib.percentile(lat, 99))
+    return p50s, p99s, len(ids), g
+
+
+def seoul():
+    pairs = read_pairs()
+    rounds = 5
+    out = os.path.join(benchlib.OUT, "osrm")
+    results, notes = [], []
+    cond = "central Seoul (%s), car.lua" % os.path.basename(SEOUL)
+    base_ch, steps = osrm.prepare(SEOUL, os.path.join(out, "seoul-ch"), "ch")
+    results += prep_records("routing.seoul.ch", "CH", steps, cond)
+    base_mld, steps = osrm.prepare(SEOUL, os.path.join(out, "seoul-mld"), "mld")
+    results += prep_records("routing.seoul.mld", "MLD", steps, cond)
+    base_dist, _ = osrm.prepare(SEOUL, os.path.join(out, "seoul-dist"), "ch", osrm.distance_profile())
+    found = osrm_distances(base_dist, pairs)
+    notes.append("OSRM distance-weight (car.lua with weight_name='distance') found %d of %d routes" % (found, len(pairs)))
+    for alg in ("ch", "mld"):
+        p50s, p99s, ok, size = osrm_http(base_ch if alg == "ch" else base_mld, alg, pairs, rounds)
+        c = ("%d random node pairs x %d rounds, GET /route overview=full polyline6, keep-alive raw-socket "
+             "client, 1 connection (renewed every 500 requests, untimed)" % (len(pairs), rounds))
+        impl = osrm.version() + " osrm-routed " + alg.upper()
+        results.append(benchlib.record("routing.http.p50", "peer" if alg == "ch" else "peer-mld", impl,
+                                       "HTTP round trip p50", "µs", "lower", p50s, len(pairs), c,
+                                       ok=ok, body_bytes=size))
+        results.append(benchlib.record("routing.http.p99", "peer" if alg == "ch" else "peer-mld", impl,
+                                       "HTTP round trip p99", "µs", "lower", p99s, len(pairs), c))
+        benchlib.log("osrm-routed %s: p50 %.0f µs, p99 %.0f µs, %d ok" % (alg, sorted(p50s)[2], sorted(p99s)[2], ok))
+    npairs = pairs[: (60 if benchlib.QUICK else 200)]
+    p50s, p99s, n, g = networkx_astar(npairs, rounds)
+    import networkx
+    impl = "networkx %s A* (pyosmium graph, %d nodes)" % (networkx.__version__, g.number_of_nodes())
+    c = "%d of the same pairs x %d rounds, distance weight, haversine heuristic, path returned" % (n, rounds)
+    results.append(benchlib.record("routing.inprocess.p50", "peer", impl, "route p50", "µs", "lower", p50s, n, c))
+    results.append(benchlib.record("routing.inprocess.p99", "peer", impl, "route p99", "µs", "lower", p99s, n, c))
+    benchlib.log("networkx A*: p50 %.0f µs" % sorted(p50s)[2])
+    benchlib.emit(results, notes)
+
+
+def synth(osm_path, label):
+    out = os.path.join(benchlib.OUT, "osrm", "synth-" + label)
+    base, steps = osrm.prepare(osm_path, out, "ch")
+    cond = "synthetic city %s (%s), car.lua" % (label, os.path.basename(osm_path))
+    results = prep_records("routing.synth.%s" % label, "CH", steps, cond)
+    benchlib.emit(results)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) >= 2 and sys.argv[1] == "seoul":
+        seoul()
+    elif len(sys.argv) == 4 and sys.argv[1] == "synth":
+        synth(sys.argv[2], sys.argv[3])
+    else:
+        sys.exit(__doc__)
