@@ -1,0 +1,151 @@
+import Foundation
+import TaxiPot
+
+/// Monotonic nanoseconds.
+func nowNanos() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
+
+/// Seconds that `body` takes.
+func seconds(_ body: () throws -> Void) rethrows -> Double {
+    let t0 = nowNanos()
+    try body()
+    return Double(nowNanos() - t0) / 1e9
+}
+
+/// Summary statistics of the samples of one measured figure.
+struct Stats {
+    let samples: [Double]
+    var median: Double {
+        let s = samples.sorted()
+        guard !s.isEmpty else { return .nan }
+        return s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2
+    }
+    var min: Double { samples.min() ?? .nan }
+    var max: Double { samples.max() ?? .nan }
+}
+
+/// Nearest-rank percentile (`p` in 0...100) of non-empty `values`, as the Python peers compute it.
+func percentile(_ values: [Double], _ p: Double) -> Double {
+    let s = values.sorted()
+    guard !s.isEmpty else { return .nan }
+    let k = Int((p / 100 * Double(s.count - 1)).rounded())
+    return s[Swift.max(0, Swift.min(s.count - 1, k))]
+}
+
+/// One measured figure of our side, in the record format the peers print (see tools/bench/benchlib.py).
+struct BenchRecord {
+    var key: String
+    var impl: String
+    var metric: String
+    var unit: String
+    /// "higher" or "lower".
+    var better: String
+    var samples: [Double]
+    /// Items per run.
+    var n: Int
+    var conditions: String
+    var extra: [(String, JSONValue)] = []
+
+    var json: JSONValue {
+        let st = Stats(samples: samples)
+        var members: [(String, JSONValue)] = [
+            ("key", .string(key)), ("side", "ours"), ("impl", .string(impl)), ("metric", .string(metric)),
+            ("unit", .string(unit)), ("better", .string(better)), ("median", .number(st.median)),
+            ("min", .number(st.min)), ("max", .number(st.max)), ("runs", JSONValue(samples.count)),
+            ("n", JSONValue(n)), ("conditions", .string(conditions)),
+        ]
+        members += extra
+        return .object(members)
+    }
+}
+
+/// Where inputs and outputs are, how hard to try, and the collected records.
+final class BenchContext {
+    let root: String
+    let dataDir: String
+    let outDir: String
+    let quick: Bool
+    var records: [BenchRecord] = []
+    var notes: [String] = []
+
+    init(root: String, dataDir: String, outDir: String, quick: Bool) {
+        self.root = root
+        self.dataDir = dataDir
+        self.outDir = outDir
+        self.quick = quick
+    }
+
+    var inputsDir: String { outDir + "/inputs" }
+    func input(_ name: String) -> String { inputsDir + "/" + name }
+    func output(_ name: String) -> String { outDir + "/" + name }
+
+    /// Timed runs per figure (warm-ups excluded): at least 5.
+    var runs: Int { 5 }
+
+    func add(_ r: BenchRecord) {
+        records.append(r)
+        let st = Stats(samples: r.samples)
+        log(String(format: "%@ %@: median %.4g %@ (min %.4g, max %.4g, %d runs, N=%d)",
+                   r.key, r.metric, st.median, r.unit, st.min, st.max, r.samples.count, r.n))
+    }
+
+    func note(_ s: String) {
+        notes.append(s)
+        log("note: " + s)
+    }
+}
+
+/// A line on stderr (stdout carries the JSON).
+func log(_ s: String) {
+    FileHandle.standardError.write(Data(("[taxipot-bench] " + s + "\n").utf8))
+}
+
+/// Errors of the harness itself (missing inputs), with the file named.
+struct BenchError: Error, CustomStringConvertible {
+    let description: String
+    init(_ d: String) { description = d }
+}
+
+/// Interleaved little-endian float64 lon,lat pairs written by tools/bench/inputs.py.
+func readPairs(_ path: String) throws -> (xs: [Double], ys: [Double]) {
+    guard let data = FileManager.default.contents(atPath: path) else { throw BenchError("cannot read \(path): run tools/bench/inputs.py") }
+    let count = data.count / 16
+    var xs = [Double](repeating: 0, count: count), ys = [Double](repeating: 0, count: count)
+    data.withUnsafeBytes { raw in
+        for i in 0..<count {
+            xs[i] = Double(bitPattern: UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 16 * i, as: UInt64.self)))
+            ys[i] = Double(bitPattern: UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 16 * i + 8, as: UInt64.self)))
+        }
+    }
+    return (xs, ys)
+}
+
+/// The data rows of a simple CSV file (no quoting) written by the harness, header dropped.
+func readSimpleCSV(_ path: String) throws -> [[Substring]] {
+    guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { throw BenchError("cannot read \(path)") }
+    return text.split(separator: "\n").dropFirst().map { $0.split(separator: ",", omittingEmptySubsequences: false) }
+}
+
+/// Route pairs from bench-out/inputs/route_pairs.csv.
+func readRoutePairs(_ ctx: BenchContext) throws -> [(Coordinate, Coordinate)] {
+    try readSimpleCSV(ctx.input("route_pairs.csv")).compactMap { f in
+        guard f.count == 4, let a = Double(f[0]), let b = Double(f[1]), let c = Double(f[2]), let d = Double(f[3]) else { return nil }
+        return (Coordinate(lon: a, lat: b), Coordinate(lon: c, lat: d))
+    }
+}
+
+/// Latency rounds over `items`: per round p50 and p99 in µs of `body(item)`, after one warm-up pass.
+func latencyRounds<T>(_ items: [T], rounds: Int, warmup: Int? = nil, _ body: (T) throws -> Void) rethrows -> (p50: [Double], p99: [Double]) {
+    for item in items.prefix(warmup ?? items.count) { try body(item) }
+    var p50: [Double] = [], p99: [Double] = []
+    var lat = [Double](repeating: 0, count: items.count)
+    for _ in 0..<rounds {
+        for (i, item) in items.enumerated() {
+            let t0 = nowNanos()
+            try body(item)
+            lat[i] = Double(nowNanos() - t0) / 1000
+        }
+        p50.append(percentile(lat, 50))
+        p99.append(percentile(lat, 99))
+    }
+    return (p50, p99)
+}

@@ -1,0 +1,109 @@
+"""Our side through the `taxipot` CLI, timed from outside with /usr/bin/time -v (wall, peak RSS).
+
+  cli_bench.py coords BIN            taxipot transform WGS84 -> UTMK over the 1M points as x,y lines
+  cli_bench.py batch BIN FILE RUNS   taxipot batch FILE -o bench-out/batch-out.csv
+  cli_bench.py synth BIN NODES LABEL taxipot synth-osm + taxipot import osm (then prints the graph path
+                                     in the record "graph" field for the route figures)
+"""
+import os
+import subprocess
+import sys
+
+import benchlib
+import osrm
+
+
+def time_v(cmd, stdout=subprocess.DEVNULL, stdin=None):
+    p = subprocess.run(["/usr/bin/time", "-v"] + cmd, stdout=stdout, stdin=stdin, stderr=subprocess.PIPE)
+    err = p.stderr.decode(errors="replace")
+    secs, mb = osrm.parse_time_v(err)
+    return p.returncode, secs, mb, err
+
+
+def coords(binary):
+    src = benchlib.read_f64_pairs(os.path.join(benchlib.INPUTS, "coords_1m.f64"))
+    path = os.path.join(benchlib.INPUTS, "coords_1m.csv")
+    if not os.path.exists(path):
+        import numpy as np
+        np.savetxt(path + ".tmp", src, fmt="%.8f", delimiter=",")
+        os.replace(path + ".tmp", path)
+    n = len(src)
+    cmd = [binary, "transform", "--from", "WGS84", "--to", "UTMK", path]
+    rc, _, _, err = time_v(cmd)
+    if rc != 0:
+        raise SystemExit("taxipot transform failed (%d): %s" % (rc, err[-500:]))
+    rates, mbs = [], []
+    for _ in range(5):
+        rc, secs, mb, _ = time_v(cmd)
+        rates.append(n / secs / 1e6)
+        mbs.append(mb)
+    cond = "1M x,y lines (8 decimals) from the same points -> CSV on /dev/null, all cores, whole process"
+    benchlib.emit([benchlib.record("coordinates.cli.5179", "ours", "taxipot transform", "throughput", "M points/s",
+                                   "higher", rates, n, cond, peak_mb=max(mbs))])
+
+
+def batch(binary, path, runs):
+    with open(path) as f:
+        rows = sum(1 for _ in f) - 1
+    out = os.path.join(benchlib.OUT, "batch-out.csv")
+    secs_list, mbs = [], []
+    rc = 0
+    for _ in range(runs):
+        rc, secs, mb, err = time_v([binary, "batch", path, "-o", out])
+        if rc not in (0, 2):
+            raise SystemExit("taxipot batch failed (%d): %s" % (rc, err[-800:]))
+        secs_list.append(secs)
+        mbs.append(mb)
+    failed = 0
+    with open(out) as f:
+        header = f.readline().rstrip("\n").split(",")
+        if "error" in header and header[-1] == "error":
+            for line in f:
+                if not line.endswith(",\n") and not line.endswith(",\r\n"):
+                    failed += 1
+    cond = "%d central-Seoul rows (coordinates + depart_at), all cores, whole process incl. graph load; " \
+           "%d run(s), exit %d, %d rows with an error" % (rows, runs, rc, failed)
+    impl = "taxipot batch"
+    benchlib.emit([
+        benchlib.record("batch.total_s", "ours", impl, "time for the whole file", "s", "lower", secs_list, rows, cond),
+        benchlib.record("batch.rows_per_s", "ours", impl, "rows/s", "rows/s", "higher", [rows / s for s in secs_list],
+                        rows, cond),
+        benchlib.record("batch.peak_mb", "ours", impl, "peak memory", "MB", "lower", mbs, rows, cond),
+    ])
+
+
+def synth(binary, nodes, label):
+    d = os.path.join(benchlib.OUT, "synth")
+    os.makedirs(d, exist_ok=True)
+    osm = os.path.join(d, "city-%s.osm" % label)
+    graph = os.path.join(d, "city-%s.graph" % label)
+    if not os.path.exists(osm):
+        p = subprocess.run([binary, "synth-osm", "--nodes", str(nodes), "--seed", "7", "-o", osm + ".tmp"],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        if p.returncode != 0:
+            raise SystemExit("synth-osm failed: " + p.stderr.decode(errors="replace")[-500:])
+        os.replace(osm + ".tmp", osm)
+    rc, secs, mb, err = time_v([binary, "import", "osm", osm, "-o", graph])
+    if rc != 0:
+        raise SystemExit("import osm failed (%d): %s" % (rc, err[-800:]))
+    size_mb = os.path.getsize(osm) / 1e6
+    cond = "synthetic city %s (taxipot synth-osm --nodes %d --seed 7, %.0f MB .osm), import + prepare " \
+           "(landmarks) to the graph file" % (label, nodes, size_mb)
+    impl = "taxipot import osm"
+    benchlib.emit([
+        benchlib.record("routing.synth.%s.prepare_s" % label, "ours", impl, "prepare time", "s", "lower", [secs], 1,
+                        cond, graph=graph, osm=osm),
+        benchlib.record("routing.synth.%s.prepare_mb" % label, "ours", impl, "prepare peak memory", "MB", "lower",
+                        [mb], 1, cond),
+    ])
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 3 and sys.argv[1] == "coords":
+        coords(sys.argv[2])
+    elif len(sys.argv) == 5 and sys.argv[1] == "batch":
+        batch(sys.argv[2], sys.argv[3], int(sys.argv[4]))
+    elif len(sys.argv) == 5 and sys.argv[1] == "synth":
+        synth(sys.argv[2], int(sys.argv[3]), sys.argv[4])
+    else:
+        sys.exit(__doc__)

@@ -1,0 +1,79 @@
+"""Ours over HTTP, with the same raw-socket client and pairs as osrm-routed in peer_routing.py:
+GET /v1/route round trips (default answer: full geometry as polyline6), and the share of pairs
+whose distance-metric route is within 1% of OSRM's distance-weight route.
+Usage: ours_http.py --url http://127.0.0.1:PORT
+"""
+import argparse
+import csv
+import json
+import os
+import urllib.parse
+
+import benchlib
+import httpclient
+from peer_routing import read_pairs
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--url", required=True)
+    args = ap.parse_args()
+    u = urllib.parse.urlparse(args.url)
+    pairs = read_pairs()
+    client = httpclient.Client(u.hostname, u.port)
+    rounds = 5
+    paths = ["/v1/route?from=%.7f,%.7f&to=%.7f,%.7f" % (a[0], a[1], b[0], b[1]) for a, b in pairs]
+    p50s, p99s, bodies = httpclient.latency_rounds(client, paths, rounds)
+    ok = sum(1 for st, _ in bodies if st == 200)
+    sizes = sorted(len(b) for st, b in bodies if st == 200)
+    c = ("%d random node pairs x %d rounds, GET /v1/route (full geometry, polyline6), keep-alive raw-socket "
+         "client, 1 connection (renewed every 500 requests, untimed)" % (len(pairs), rounds))
+    results = [
+        benchlib.record("routing.http.p50", "ours", "taxipot serve", "HTTP round trip p50", "µs", "lower", p50s,
+                        len(pairs), c, ok=ok, body_bytes=sizes[len(sizes) // 2] if sizes else 0),
+        benchlib.record("routing.http.p99", "ours", "taxipot serve", "HTTP round trip p99", "µs", "lower", p99s,
+                        len(pairs), c),
+    ]
+    notes = []
+    if ok < len(pairs):
+        notes.append("ours /v1/route: %d of %d pairs answered 200" % (ok, len(pairs)))
+    benchlib.log("ours /v1/route: p50 %.0f µs, %d ok" % (sorted(p50s)[2], ok))
+
+    ref_path = os.path.join(benchlib.OUT, "osrm-distance-routes.csv")
+    if os.path.exists(ref_path):
+        with open(ref_path) as f:
+            r = csv.reader(f)
+            next(r)
+            ref = {int(i): float(d) for i, d in r if d}
+        within, compared, worst = 0, 0, []
+        for i, (a, b) in enumerate(pairs):
+            if i not in ref:
+                continue
+            st, body, _ = client.get("/v1/route?from=%.7f,%.7f&to=%.7f,%.7f&metric=distance&geometry=none"
+                                     % (a[0], a[1], b[0], b[1]))
+            compared += 1
+            if st != 200:
+                worst.append((float("inf"), i))
+                continue
+            d = json.loads(body)["distance_m"]
+            o = ref[i]
+            rel = abs(d - o) / max(o, 1.0)
+            # a tolerance of 1% or 1 m, whichever is larger (sub-metre rounding on very short trips)
+            if rel <= 0.01 or abs(d - o) <= 1.0:
+                within += 1
+            else:
+                worst.append((rel, i))
+        share = 100.0 * within / max(1, compared)
+        worst.sort(reverse=True)
+        results.append(benchlib.record(
+            "routing.agreement", "ours", "taxipot (metric=distance)", "pairs within 1% of OSRM distance", "%",
+            "higher", [share], compared,
+            "%d pairs, ours metric=distance vs OSRM car.lua weight_name=distance; worst: %s" % (
+                compared, ", ".join("pair %d off by %.1f%%" % (i, 100 * r) for r, i in worst[:3]) or "none")))
+        benchlib.log("agreement: %.1f%% of %d pairs within 1%%" % (share, compared))
+    client.close()
+    benchlib.emit(results, notes)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,226 @@
+"""Writes BENCHMARKS.md from the JSON result files of one run (bench-out/results/*.json).
+
+Usage: report.py RESULTS_DIR OUTPUT.md --mode quick|full --seconds S
+"""
+import argparse
+import glob
+import json
+import os
+import platform
+import subprocess
+import time
+
+import benchlib
+
+# (capability, figure, key, peer side, target text, check(ours, peer) -> bool or None)
+ROWS = [
+    ("Coordinates", "WGS84 → UTM-K (5179), 1M points", "coordinates.5179", "peer", "≥ 2× pyproj",
+     lambda o, p: o >= 2 * p),
+    ("Coordinates", "WGS84 → KATEC, 1M points", "coordinates.katec", "peer", "≥ 2× pyproj", lambda o, p: o >= 2 * p),
+    ("Coordinates", "WGS84 → Web Mercator, 1M points", "coordinates.3857", "peer", "≥ 2× pyproj",
+     lambda o, p: o >= 2 * p),
+    ("Coordinates", "CLI `taxipot transform` → 5179, 1M lines", "coordinates.cli.5179", ("coordinates.5179", "peer"),
+     "≥ 2× pyproj",
+     lambda o, p: o >= 2 * p),
+    ("Coordinates", "largest difference from PROJ, 1M points", "coordinates.deviation", None, "≤ 1 mm",
+     lambda o, p: o <= 0.001),
+    ("Routing", "central Seoul route p50, in-process", "routing.inprocess.p50", "peer", "≤ 40 µs",
+     lambda o, p: o <= 40),
+    ("Routing", "central Seoul route p99, in-process", "routing.inprocess.p99", "peer", "", None),
+    ("Routing", "central Seoul HTTP round trip p50 (vs OSRM CH)", "routing.http.p50", "peer",
+     "≤ 0.5× osrm-routed CH", lambda o, p: o <= 0.5 * p),
+    ("Routing", "central Seoul HTTP round trip p50 (vs OSRM MLD)", "routing.http.p50", "peer-mld", "", None),
+    ("Routing", "central Seoul HTTP round trip p99 (vs OSRM CH)", "routing.http.p99", "peer", "", None),
+    ("Routing", "distance within 1% of OSRM's distance-weight route", "routing.agreement", None,
+     "≥ 99% of pairs", lambda o, p: o >= 99),
+    ("Routing", "central Seoul import + prepare", "routing.seoul.ch.prepare_s", "peer", "", None),
+    ("Routing", "synthetic 1M nodes: import + prepare", "routing.synth.1m.prepare_s", "peer", "", None),
+    ("Routing", "synthetic 1M nodes: peak memory", "routing.synth.1m.prepare_mb", "peer", "", None),
+    ("Routing", "synthetic 1M nodes: route p50", "routing.synth.1m.route_p50", None, "", None),
+    ("Routing", "synthetic 3M nodes: import + prepare", "routing.synth.3m.prepare_s", "peer", "≤ 60 s",
+     lambda o, p: o <= 60),
+    ("Routing", "synthetic 3M nodes: peak memory", "routing.synth.3m.prepare_mb", "peer", "≤ 2 GB",
+     lambda o, p: o <= 2048),
+    ("Routing", "synthetic 3M nodes: route p50", "routing.synth.3m.route_p50", None, "≤ 1 ms",
+     lambda o, p: o <= 1000),
+    ("Places", "top-1 accuracy on the query set (vs FTS5 trigram + LIKE)", "places.top1", "peer", "≥ 95%",
+     lambda o, p: o >= 95),
+    ("Places", "top-1 accuracy on the query set (vs rapidfuzz)", "places.top1", "peer-rapidfuzz", "", None),
+    ("Places", "search p50, in-process (vs FTS5 trigram + LIKE)", "places.p50", "peer", "", None),
+    ("Places", "search p99, in-process (vs FTS5 trigram + LIKE)", "places.p99", "peer", "≤ 1 ms",
+     lambda o, p: o <= 1000),
+    ("Places", "search p50, in-process (vs rapidfuzz)", "places.p50", "peer-rapidfuzz", "", None),
+    ("Clusters", "1M parties: index build", "clusters.1m.build_s", "peer", "≤ 0.5× pysupercluster load",
+     lambda o, p: o <= 0.5 * p),
+    ("Clusters", "1M parties: viewport query p50", "clusters.1m.query_p50", "peer", "≤ pysupercluster",
+     lambda o, p: o <= p),
+    ("Clusters", "1M parties: viewport query p99", "clusters.1m.query_p99", "peer", "", None),
+    ("Clusters", "1M parties: one insert or delete", "clusters.1m.update_us", "peer", "≤ 10 µs",
+     lambda o, p: o <= 10),
+    ("Clusters", "1M parties: restart (reload from SQLite)", "clusters.1m.restart_s", None, "≤ 5 s",
+     lambda o, p: o <= 5),
+    ("Clusters", "100k parties: index build", "clusters.100k.build_s", "peer", "", None),
+    ("Clusters", "100k parties: viewport query p50", "clusters.100k.query_p50", "peer", "", None),
+    ("Fares", "quote cost / route cost", "quote.cost_ratio", None, "≤ 1.2", lambda o, p: o <= 1.2),
+    ("HTTP", "GET /v1/route", "http.route.rps", "ceiling", "", None),
+    ("HTTP", "POST /v1/quote", "http.quote.rps", "ceiling", "", None),
+    ("HTTP", "GET /v1/places", "http.places.rps", "ceiling", "≥ 5,000 req/s", lambda o, p: o >= 5000),
+    ("HTTP", "GET /v1/clusters", "http.clusters.rps", "ceiling", "", None),
+    ("HTTP", "GET /v1/route latency p99 under load", "http.route.p99", "ceiling", "", None),
+    ("HTTP", "POST /v1/quote latency p99 under load", "http.quote.p99", "ceiling", "", None),
+    ("HTTP", "GET /v1/places latency p99 under load", "http.places.p99", "ceiling", "", None),
+    ("HTTP", "GET /v1/clusters latency p99 under load", "http.clusters.p99", "ceiling", "", None),
+    ("Batch", "central-Seoul trip rows: whole file", "batch.total_s", "peer", "≤ 60 s for 1M",
+     lambda o, p: o <= 60),
+    ("Batch", "rows per second", "batch.rows_per_s", "peer", "", None),
+    ("Batch", "peak memory", "batch.peak_mb", None, "≤ 300 MB", lambda o, p: o <= 300),
+]
+
+
+def fmt(v):
+    if v is None:
+        return "—"
+    a = abs(v)
+    if a >= 1e5:
+        return "{:,.0f}".format(v)
+    if a >= 100:
+        return "{:,.0f}".format(v)
+    if a >= 10:
+        return "%.1f" % v
+    if a >= 1:
+        return "%.2f" % v
+    if a == 0:
+        return "0"
+    return "%.3g" % v
+
+
+def cell(r):
+    if r is None:
+        return "—"
+    s = "%s %s" % (fmt(r["median"]), r["unit"])
+    if r["runs"] > 1:
+        s += " (%s–%s)" % (fmt(r["min"]), fmt(r["max"]))
+    if r.get("extrapolated"):
+        s += " extrapolated"
+    return s
+
+
+def ratio(ours, peer):
+    if ours is None or peer is None or not ours["median"] or not peer["median"]:
+        return "—"
+    o, p = ours["median"], peer["median"]
+    if peer["side"] == "ceiling":
+        return "%.0f%% of ceiling" % (100 * o / p) if ours["better"] == "higher" else "%.1f× ceiling" % (o / p)
+    if ours["unit"] == "%":
+        return "%+.1f points" % (o - p)
+    x = o / p if ours["better"] == "higher" else p / o
+    return "%.2g× %s" % (x, "better" if x >= 1 else "worse") if x < 10 else "%.0f× better" % x
+
+
+def machine():
+    cpu, cores = "?", os.cpu_count()
+    try:
+        out = subprocess.run(["lscpu"], capture_output=True, text=True).stdout
+        for line in out.splitlines():
+            if line.startswith("Model name:"):
+                cpu = line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    mem = "?"
+    with open("/proc/meminfo") as f:
+        for line in f:
+            if line.startswith("MemTotal:"):
+                mem = "%.1f GiB" % (int(line.split()[1]) / 1024 / 1024)
+    return cpu, cores, mem
+
+
+def git(*args):
+    return subprocess.run(["git", "-C", benchlib.ROOT] + list(args), capture_output=True, text=True).stdout.strip()
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("results")
+    ap.add_argument("output")
+    ap.add_argument("--mode", default="full")
+    ap.add_argument("--seconds", type=float, default=0)
+    args = ap.parse_args()
+    records, notes, impls = [], [], {}
+    for path in sorted(glob.glob(os.path.join(args.results, "*.json"))):
+        try:
+            doc = json.load(open(path))
+        except ValueError as e:
+            notes.append("%s: unreadable (%s)" % (os.path.basename(path), e))
+            continue
+        records += doc.get("results", [])
+        notes += doc.get("notes", [])
+    by = {}
+    for r in records:
+        by[(r["key"], r["side"])] = r
+        if r["side"] != "ours":
+            impls.setdefault(r["impl"], None)
+    cpu, cores, mem = machine()
+    commit = git("rev-parse", "--short", "HEAD")
+    dirty = " (with uncommitted changes)" if git("status", "--porcelain", "--untracked-files=no") else ""
+    swift = subprocess.run(["swift", "--version"], capture_output=True, text=True).stdout.splitlines()
+    out = []
+    w = out.append
+    w("# Benchmarks\n")
+    w("Generated by `make bench%s` (tools/bench/run). Ours and the peers ran in the same run, on the same machine, "
+      "on the same input files (bench-out/inputs, fixed seeds). Each figure is the median over the stated runs, "
+      "warm-ups excluded, with the spread (min–max over runs) in brackets; ratio > 1× means ours is better.\n"
+      % (" QUICK=1" if args.mode == "quick" else ""))
+    w("- Machine: %s, %s cores, %s memory; %s %s" % (cpu, cores, mem, platform.system(), platform.release()))
+    w("- Date: %s; commit `%s`%s; mode: %s; whole run %.0f s" % (
+        time.strftime("%Y-%m-%d %H:%M %Z"), commit, dirty, args.mode, args.seconds))
+    if swift:
+        w("- Swift: %s" % swift[0])
+    w("- Peers: %s\n" % "; ".join(sorted(impls)))
+    w("| Capability | Figure | Ours | Peer | Ratio | Target | Conditions |")
+    w("|---|---|---|---|---|---|---|")
+    for cap, figure, key, pside, target, check in ROWS:
+        ours = by.get((key, "ours"))
+        pkey, pside = pside if isinstance(pside, tuple) else (key, pside)
+        peer = by.get((pkey, pside)) if pside else None
+        if ours is None and peer is None:
+            continue
+        met = ""
+        if check and ours is not None:
+            try:
+                ok = check(ours["median"], peer["median"] if peer else None)
+                met = " ✅" if ok else " ❌"
+            except TypeError:
+                met = ""
+        peer_cell = cell(peer) + (" — " + peer["impl"] if peer else "")
+        cond = (ours or peer)["conditions"]
+        if peer and ours and peer["conditions"] != ours["conditions"]:
+            cond = "ours: %s; peer: %s" % (ours["conditions"], peer["conditions"])
+        w("| %s | %s | %s | %s | %s | %s%s | %s |" % (cap, figure, cell(ours), peer_cell, ratio(ours, peer),
+                                                   target or "", met, cond.replace("|", "/")))
+    shown = {s if isinstance(s, tuple) else (k, s) for _, _, k, s, _, _ in ROWS}
+    shown |= {(k, "ours") for _, _, k, _, _, _ in ROWS}
+    extra = [r for r in records if (r["key"], r["side"]) not in shown]
+    if extra:
+        w("\n## Other figures\n")
+        w("| Key | Side | Implementation | Value | Conditions |")
+        w("|---|---|---|---|---|")
+        for r in extra:
+            w("| %s | %s | %s | %s | %s |" % (r["key"], r["side"], r["impl"], cell(r), r["conditions"].replace("|", "/")))
+    if notes:
+        w("\n## Notes from this run\n")
+        for n in notes:
+            w("- " + n)
+    w("\n## How it is measured\n")
+    w("- `tools/bench/setup` installs the peers from Debian and PyPI into tools/bench/.peers (git-ignored); "
+      "`tools/bench/inputs.py` writes the shared inputs from fixed seeds; each `tools/bench/peer_*.py` and "
+      "`taxipot-bench` print JSON records; `tools/bench/report.py` writes this file.")
+    w("- Latency percentiles are nearest-rank over one pass of the query set; the pass is repeated (runs) "
+      "and the median of the per-pass percentiles is shown. HTTP round trips use the same raw-socket "
+      "keep-alive client for both servers. wrk: 64 connections, 2 threads, on the same 2 cores as the server.")
+    w("- Peak memory is the maximum resident set size from `/usr/bin/time -v`. One-off preparations "
+      "(imports, OSRM extract/contract) run once per benchmark run and say so (runs = 1).")
+    open(args.output, "w").write("\n".join(out) + "\n")
+
+
+if __name__ == "__main__":
+    main()
