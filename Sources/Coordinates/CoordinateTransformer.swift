@@ -35,6 +35,9 @@ public final class CoordinateTransformer: Sendable {
     public let targetAreaOfUse: BoundingBox?
     /// The operation PROJ chose, as a PROJ string (or its name when it has no PROJ string form).
     public let operationDescription: String
+    /// True when batches run PROJ's pipeline step by step over chunks (`StepwisePlan`), which was
+    /// checked to give bit-identical answers; false when they run the whole pipeline per point.
+    public let usesStepwisePlan: Bool
 
     /// Source longitudes must lie within ±180 and latitudes within ±90.
     let sourceIsDegrees: Bool
@@ -71,8 +74,10 @@ public final class CoordinateTransformer: Sendable {
 
         let first = try ProjWorker(source: source, target: target)
         operationDescription = Self.describe(first)
+        let recipe = Self.verifiedRecipe(for: first, source: source, sourceFacts: sourceFacts, targetFacts: targetFacts)
+        usesStepwisePlan = recipe != nil
         pool = WorkerPool(first: first) { () throws(CoordinateError) -> ProjWorker in
-            try ProjWorker(source: source, target: target)
+            try ProjWorker(source: source, target: target, recipe: recipe)
         }
     }
 

@@ -106,9 +106,11 @@ enum Proj {
 final class ProjWorker: @unchecked Sendable {
     let context: OpaquePointer
     let operation: OpaquePointer
+    /// The step-by-step way to run `operation`, when the transformer verified one.
+    var plan: StepwisePlan?
 
-    /// Builds the operation from `source` to `target` in a new context.
-    init(source: CRSDescriptor, target: CRSDescriptor) throws(CoordinateError) {
+    /// Builds the operation from `source` to `target` in a new context, and `recipe`'s plan in it.
+    init(source: CRSDescriptor, target: CRSDescriptor, recipe: StepRecipe? = nil) throws(CoordinateError) {
         guard let ctx = Proj.makeContext() else {
             throw .noTransformation(from: source.name, to: target.name, reason: "PROJ could not create a context")
         }
@@ -139,6 +141,7 @@ final class ProjWorker: @unchecked Sendable {
         }
         context = ctx
         operation = op
+        plan = recipe.flatMap { StepwisePlan($0, in: ctx) }
     }
 
     deinit {
@@ -149,6 +152,16 @@ final class ProjWorker: @unchecked Sendable {
     /// Transforms `count` points in place; x and y are `stride` doubles apart.
     /// Points PROJ cannot transform come back as infinity (PROJ's HUGE_VAL).
     func transform(x: UnsafeMutablePointer<Double>, y: UnsafeMutablePointer<Double>, stride: Int, count: Int) {
+        guard count > 0 else { return }
+        if let plan {
+            plan.transform(x: x, y: y, stride: stride, count: count)
+            return
+        }
+        transformWithPipeline(x: x, y: y, stride: stride, count: count)
+    }
+
+    /// Transforms with one `proj_trans_generic` call on the whole operation (PROJ's own way).
+    func transformWithPipeline(x: UnsafeMutablePointer<Double>, y: UnsafeMutablePointer<Double>, stride: Int, count: Int) {
         guard count > 0 else { return }
         let bytes = stride * MemoryLayout<Double>.stride
         _ = proj_trans_generic(operation, PJ_FWD, x, bytes, count, y, bytes, count, nil, 0, 0, nil, 0, 0)
