@@ -1,3 +1,4 @@
+import Coordinates
 import Foundation
 import HTTPServer
 import JSON
@@ -51,6 +52,8 @@ public final class ServiceContext: Sendable {
     public let dataset: DatasetInfo
     public let metrics: ServerMetrics
     public let startedAt = Date()
+    /// Coordinate transformers by (from, to) CRS, built on first use (`/v1/transform`).
+    public let transformers = TransformerCache()
 
     public init(configuration: ServiceConfiguration, metrics: ServerMetrics = ServerMetrics()) throws {
         self.configuration = configuration

@@ -41,7 +41,7 @@ public final class CoordinateTransformer: Sendable {
 
     /// Source longitudes must lie within ±180 and latitudes within ±90.
     let sourceIsDegrees: Bool
-    let pool: WorkerPool
+    let pool: ProjWorkerPool
     /// Source → WGS84, made on first need, to place projected inputs in the area of use.
     let lonLatOfSource = LazyTransformer()
 
@@ -76,7 +76,7 @@ public final class CoordinateTransformer: Sendable {
         operationDescription = Self.describe(first)
         let recipe = Self.verifiedRecipe(for: first, source: source, sourceFacts: sourceFacts, targetFacts: targetFacts)
         usesStepwisePlan = recipe != nil
-        pool = WorkerPool(first: first) { () throws(CoordinateError) -> ProjWorker in
+        pool = ProjWorkerPool(first: first) { () throws(CoordinateError) -> ProjWorker in
             try ProjWorker(source: source, target: target, recipe: recipe)
         }
     }

@@ -102,7 +102,7 @@ enum Proj {
 
 /// One PROJ context and the normalised (x = east/longitude, y = north/latitude) operation made in it.
 ///
-/// Not thread-safe: a worker is used by one thread at a time, handed out by `WorkerPool`.
+/// Not thread-safe: a worker is used by one thread at a time, handed out by `ProjWorkerPool`.
 final class ProjWorker: @unchecked Sendable {
     let context: OpaquePointer
     let operation: OpaquePointer

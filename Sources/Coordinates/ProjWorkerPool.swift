@@ -5,7 +5,7 @@ import Foundation
 /// PROJ objects are not thread-safe, so each thread that transforms borrows a worker (its own
 /// `PJ_CONTEXT` and operation), uses it alone and gives it back. Workers are made on demand, so
 /// the pool grows to the number of threads that ever transform at once; at most `maxIdle` are kept.
-final class WorkerPool: @unchecked Sendable {
+final class ProjWorkerPool: @unchecked Sendable {
     private let lock = NSLock()
     private var idle: [ProjWorker] = []
     private let maxIdle: Int
