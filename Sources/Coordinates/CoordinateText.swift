@@ -41,14 +41,14 @@ enum CoordinateText {
         if decimals > 0 {
             out.append(UInt8(ascii: "."))
             var frac = n % scale
-            var digits = [UInt8](repeating: 48, count: decimals)
-            var k = decimals - 1
-            while frac > 0, k >= 0 {
-                digits[k] = UInt8(48 + frac % 10)
+            let base = out.count
+            out.append(contentsOf: repeatElement(UInt8(48), count: decimals))
+            var k = base + decimals - 1
+            while frac > 0, k >= base {
+                out[k] = UInt8(48 + frac % 10)
                 frac /= 10
                 k -= 1
             }
-            out.append(contentsOf: digits)
         }
     }
 

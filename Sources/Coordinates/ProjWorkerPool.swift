@@ -11,7 +11,7 @@ final class ProjWorkerPool: @unchecked Sendable {
     private let maxIdle: Int
     private let make: @Sendable () throws(CoordinateError) -> ProjWorker
 
-    init(first: ProjWorker, maxIdle: Int = 32, make: @escaping @Sendable () throws(CoordinateError) -> ProjWorker) {
+    init(first: ProjWorker, maxIdle: Int = 16, make: @escaping @Sendable () throws(CoordinateError) -> ProjWorker) {
         self.idle = [first]
         self.maxIdle = maxIdle
         self.make = make
