@@ -115,9 +115,12 @@ public final class CSVCoordinateTransform: Sendable {
         }
 
         let parser = LineConverter(transformer: transformer, columns: columns, decimals: decimals)
-        while let block = try input.nextBlock(read, firstLine: summary.lines + 1) {
-            let results = block.withUnsafeBufferPointer { convertInParts($0, parser) }
-            for part in results {
+        // Blocks in flight: reading the next and writing the previous overlap the conversion.
+        var inFlight: [BlockJob] = []
+        func finishOldest() {
+            let job = inFlight.removeFirst()
+            job.group.wait()
+            for part in job.results {
                 write(part.output)
                 for (localLine, message) in part.errors {
                     if reported < options.maxReportedErrors { report("line \(summary.lines + localLine + 1): \(message)") }
@@ -128,14 +131,36 @@ public final class CSVCoordinateTransform: Sendable {
                 summary.badLines += part.errors.count
             }
         }
+        do {
+            while let block = try input.nextBlock(read) {
+                inFlight.append(BlockJob(block, parser: parser))
+                if inFlight.count >= Self.blocksInFlight { finishOldest() }
+            }
+        } catch {
+            while !inFlight.isEmpty { finishOldest() }
+            throw error
+        }
+        while !inFlight.isEmpty { finishOldest() }
         if reported > options.maxReportedErrors {
             report("… and \(reported - options.maxReportedErrors) more bad lines")
         }
         return summary
     }
 
-    /// Splits a block of whole lines into parts at line ends and converts them concurrently.
-    private func convertInParts(_ block: UnsafeBufferPointer<UInt8>, _ parser: LineConverter) -> [ConvertedPart] {
+    /// Blocks read ahead of the one being written (bounds memory to about this many blocks, twice over).
+    static let blocksInFlight = 3
+}
+
+/// One block of whole lines, split at line ends into parts converted concurrently on the global queue.
+private final class BlockJob: @unchecked Sendable {
+    let bytes: UnsafeMutableBufferPointer<UInt8>
+    let cuts: [Int]
+    private let slots: UnsafeMutableBufferPointer<ConvertedPart>
+    let group = DispatchGroup()
+
+    init(_ block: [UInt8], parser: LineConverter) {
+        bytes = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: block.count)
+        _ = bytes.initialize(from: block)
         let minPart = 64 << 10
         let wanted = min(CoordinateTransformer.coreCount * 2, max(1, block.count / minPart))
         var cuts = [0]
@@ -145,24 +170,25 @@ public final class CSVCoordinateTransform: Sendable {
             if at < block.count { cuts.append(at) }
         }
         cuts.append(block.count)
-        let parts = cuts.count - 1
-        if parts == 1 { return [parser.convert(block)] }
-        let slots = UnsafeMutableBufferPointer<ConvertedPart>.allocate(capacity: parts)
+        self.cuts = cuts
+        slots = UnsafeMutableBufferPointer<ConvertedPart>.allocate(capacity: cuts.count - 1)
         slots.initialize(repeating: ConvertedPart())
-        defer { slots.deinitialize().deallocate() }
-        let shared = SharedParts(block: block, slots: slots, cuts: cuts)
-        DispatchQueue.concurrentPerform(iterations: parts) { k in
-            let slice = UnsafeBufferPointer(rebasing: shared.block[shared.cuts[k]..<shared.cuts[k + 1]])
-            shared.slots[k] = parser.convert(slice)
+        for k in 0..<(cuts.count - 1) {
+            DispatchQueue.global().async(group: group) {
+                let slice = UnsafeBufferPointer(rebasing: self.bytes[self.cuts[k]..<self.cuts[k + 1]])
+                self.slots[k] = parser.convert(slice)
+            }
         }
-        return Array(slots)
     }
-}
 
-private struct SharedParts: @unchecked Sendable {
-    let block: UnsafeBufferPointer<UInt8>
-    let slots: UnsafeMutableBufferPointer<ConvertedPart>
-    let cuts: [Int]
+    /// The parts' results in order; call after `group.wait()`.
+    var results: UnsafeMutableBufferPointer<ConvertedPart> { slots }
+
+    deinit {
+        group.wait()
+        slots.deinitialize().deallocate()
+        bytes.deallocate()
+    }
 }
 
 /// Reads the input in blocks that end at a line end (the last block may not).
@@ -172,6 +198,8 @@ struct BlockReader {
     private var atEnd = false
     private let capacity: Int
     private let maxLine: Int
+    /// Complete lines handed out so far (for the number of an overlong line).
+    private var linesHandedOut = 0
 
     init(capacity: Int, maxLine: Int) {
         self.capacity = capacity
@@ -201,6 +229,7 @@ struct BlockReader {
             return line
         }
         let line = Array(buffer[0..<nl])
+        linesHandedOut = 1
         buffer.withUnsafeMutableBytes { raw in
             guard let base = raw.baseAddress else { return }
             memmove(base, base + nl + 1, filled - nl - 1)
@@ -210,20 +239,21 @@ struct BlockReader {
     }
 
     /// The next block of whole lines, or nil at the end.
-    mutating func nextBlock(_ read: (UnsafeMutableRawBufferPointer) -> Int, firstLine: Int) throws(CSVTransformError) -> [UInt8]? {
+    mutating func nextBlock(_ read: (UnsafeMutableRawBufferPointer) -> Int) throws(CSVTransformError) -> [UInt8]? {
         try fill(read)
         guard filled > 0 else { return nil }
         var cut = filled
         if !atEnd {
             guard let nl = buffer[0..<filled].lastIndex(of: 10) else {
                 // One line fills the buffer: grow it up to the line limit.
-                guard buffer.count < maxLine else { throw .lineTooLong(line: firstLine, limit: maxLine) }
+                guard buffer.count < maxLine else { throw .lineTooLong(line: linesHandedOut + 1, limit: maxLine) }
                 buffer += [UInt8](repeating: 0, count: min(buffer.count, maxLine - buffer.count))
-                return try nextBlock(read, firstLine: firstLine)
+                return try nextBlock(read)
             }
             cut = nl + 1
         }
         let block = Array(buffer[0..<cut])
+        for byte in block where byte == 10 { linesHandedOut += 1 }
         buffer.withUnsafeMutableBytes { raw in
             guard let base = raw.baseAddress else { return }
             memmove(base, base + cut, filled - cut)
