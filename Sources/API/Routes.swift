@@ -4,5 +4,6 @@ import HTTPServer
 public func makeRouter(context: ServiceContext) -> Router {
     let router = Router()
     registerSystemEndpoints(router, context)
+    registerFaresEndpoints(router, context)
     return router
 }
