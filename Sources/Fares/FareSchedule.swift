@@ -129,6 +129,7 @@ public struct FareSchedule: Sendable, Hashable {
         self.roundingKrw = roundingKrw
         self.charging = charging
         self.source = source
+        self.bandBoundaries = Array(Set(nightBands.flatMap { [$0.from.secondOfDay, $0.to.secondOfDay] })).sorted()
     }
 
     /// The night band in force at a second of the Seoul day, or nil in daytime.
@@ -155,9 +156,7 @@ public struct FareSchedule: Sendable, Hashable {
     }
 
     /// The clock boundaries (seconds of day) where the night percent may change, ascending.
-    public var bandBoundaries: [Int] {
-        Array(Set(nightBands.flatMap { [$0.from.secondOfDay, $0.to.secondOfDay] })).sorted()
-    }
+    public let bandBoundaries: [Int]
 }
 
 /// Rounding of won amounts.
