@@ -5,5 +5,6 @@ public func makeRouter(context: ServiceContext) -> Router {
     let router = Router()
     registerSystemEndpoints(router, context)
     registerCoordinatesEndpoints(router, context)
+    registerFaresEndpoints(router, context)
     return router
 }

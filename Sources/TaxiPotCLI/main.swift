@@ -6,6 +6,7 @@ let commands: [any Command] = [
     ServeCommand(),
     ImportCommand(),
     TransformCommand(),
+    FareCommand(),
 ]
 
 func usage() -> String {
