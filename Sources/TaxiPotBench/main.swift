@@ -9,7 +9,7 @@ import TaxiPot
 
 /// Every section, by name, in the order they run.
 let sections: [(String, (BenchContext, [String: String]) throws -> Void)] = [
-
+    ("coordinates", CoordinatesBench.run),
 ]
 
 var options: [String: String] = [:]
