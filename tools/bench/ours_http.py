@@ -22,6 +22,11 @@ def main():
     pairs = read_pairs()
     client = httpclient.Client(u.hostname, u.port)
     rounds = 5
+    probe = [client.get("/v1/route?from=%.7f,%.7f&to=%.7f,%.7f" % (a[0], a[1], b[0], b[1]))[0] for a, b in pairs[:10]]
+    if 200 not in probe:
+        client.close()
+        benchlib.emit([], ["ours /v1/route: no 200 answer in the first 10 pairs (statuses %s): not measured" % probe])
+        return
     paths = ["/v1/route?from=%.7f,%.7f&to=%.7f,%.7f" % (a[0], a[1], b[0], b[1]) for a, b in pairs]
     p50s, p99s, bodies = httpclient.latency_rounds(client, paths, rounds)
     ok = sum(1 for st, _ in bodies if st == 200)

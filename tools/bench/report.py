@@ -171,6 +171,9 @@ def main():
       "warm-ups excluded, with the spread (min–max over runs) in brackets; ratio > 1× means ours is better.\n"
       % (" QUICK=1" if args.mode == "quick" else ""))
     w("- Machine: %s, %s cores, %s memory; %s %s" % (cpu, cores, mem, platform.system(), platform.release()))
+    load = os.environ.get("BENCH_LOAD_START", "?")
+    w("- Load average (1 min) at start / end of the run: %s / %.2f (other processes on this machine share its cores)"
+      % (load, os.getloadavg()[0]))
     w("- Date: %s; commit `%s`%s; mode: %s; whole run %.0f s" % (
         time.strftime("%Y-%m-%d %H:%M %Z"), commit, dirty, args.mode, args.seconds))
     if swift:
