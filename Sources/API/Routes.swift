@@ -4,5 +4,6 @@ import HTTPServer
 public func makeRouter(context: ServiceContext) -> Router {
     let router = Router()
     registerSystemEndpoints(router, context)
+    registerRoutingEndpoints(router, context)
     return router
 }

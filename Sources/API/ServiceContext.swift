@@ -1,6 +1,7 @@
 import Foundation
 import HTTPServer
 import JSON
+import Routing
 
 /// Where the service finds its dataset and state, and its tunable options.
 public struct ServiceConfiguration: Sendable {
@@ -51,10 +52,13 @@ public final class ServiceContext: Sendable {
     public let dataset: DatasetInfo
     public let metrics: ServerMetrics
     public let startedAt = Date()
+    /// Routing over `DATA/build/seoul.graph`; nil when that file is absent (`/v1/route` answers 503).
+    public let routeEngine: RouteEngine?
 
     public init(configuration: ServiceConfiguration, metrics: ServerMetrics = ServerMetrics()) throws {
         self.configuration = configuration
         self.metrics = metrics
         dataset = try DatasetInfo.load(dataDir: configuration.dataDir)
+        routeEngine = try loadRouteEngine(dataDir: configuration.dataDir)
     }
 }

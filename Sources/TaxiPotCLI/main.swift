@@ -5,6 +5,7 @@ let commands: [any Command] = [
     VersionCommand(),
     ServeCommand(),
     ImportCommand(),
+    RouteCommand(),
 ]
 
 func usage() -> String {
