@@ -111,7 +111,6 @@ enum GraphPreparer {
         var newId = [Int32](repeating: -1, count: total)
         for (k, i) in spatial.enumerated() { newId[keptIndex[i]] = Int32(k) }
         let n = keptIndex.count
-        guard n >= 2 else { throw OSMImportError("\(source): the road network has no two connected junctions") }
 
         // Kept edges in CSR order; pieces that keep an edge, in spatial order.
         var keptEdges: [UInt32] = []
@@ -122,6 +121,7 @@ enum GraphPreparer {
             }
         }
         report.removedNodes = total - n; report.removedEdges = edges.count - keptEdges.count
+        guard !keptEdges.isEmpty else { throw OSMImportError("\(source): no road of the file can be driven both to and from another") }
         var pieceUsed = [Bool](repeating: false, count: jb.pieces.count)
         for e in keptEdges { pieceUsed[Int(edges.pieceDir[Int(e)] >> 1)] = true }
         let usedPieces = (0..<jb.pieces.count).filter { pieceUsed[$0] }
@@ -156,12 +156,22 @@ enum GraphPreparer {
         g.nameOffsets = jb.names.offsets
         g.nameBytes = jb.names.bytes
 
-        // Speeds: the lower bound of each combo is its class's fastest hour, capped.
+        // Lower bounds: each hour's edge times divided by that hour's congestion factor (how much
+        // slower than its fastest hour every class is), the smallest over the day. Uncapped
+        // edges get exactly their fastest-hour time; at any hour h the bound times the
+        // factor stays below the true time, so queries can scale the potential up by it.
         g.boundSpeedKmh = RoadClass.allCases.map { c in (0..<24).map { profile.speed(c, hour: $0) }.max() ?? 1 }
+        let congestion = (0..<24).map { h in
+            RoadClass.allCases.map { c in g.boundSpeedKmh[Int(c.rawValue)] / profile.speed(c, hour: h) }.min() ?? 1
+        }
         g.comboClass = jb.combos.roadClass
         g.comboCapKmh = jb.combos.capKmh
         g.comboBoundQ = zip(jb.combos.roadClass, jb.combos.capKmh).map { c, cap in
-            SpeedFactor.q(kmh: min(g.boundSpeedKmh[Int(c)], Double(cap)))
+            let cls = RoadClass(rawValue: c) ?? .service
+            let q = (0..<24).map { h in
+                (Double(SpeedFactor.q(kmh: min(profile.speed(cls, hour: h), Double(cap)))) / congestion[h]).rounded(.down)
+            }.min() ?? 1
+            return UInt64(max(1, q))
         }
         let lowerBoundTime = (0..<g.edgeCount).map { SpeedFactor.lowerBound(cm: g.length[$0], q: g.comboBoundQ[Int(g.combo[$0])]) }
         progress?("graph: \(n) nodes, \(g.edgeCount) edges; computing \(min(landmarks, n)) landmarks")
