@@ -52,6 +52,81 @@ struct PackedMinHeap {
     }
 }
 
+/// A radix heap (Ahuja, Mehlhorn, Orlin, Tarjan) of packed `key << 32 | node` entries for
+/// monotone keys: every key pushed must be at least the last key popped, as in Dijkstra.
+/// Amortised O(log C) per entry with linear scans only; used for the full-graph searches
+/// of landmark preparation. Buckets are raw buffers owned by this non-copyable value.
+struct RadixHeap: ~Copyable {
+    private let storage: UnsafeMutablePointer<UnsafeMutablePointer<UInt64>>
+    private let sizes: UnsafeMutablePointer<Int>
+    private let capacities: UnsafeMutablePointer<Int>
+    private var last: UInt32 = 0
+    private(set) var count = 0
+
+    init() {
+        storage = .allocate(capacity: 33)
+        sizes = .allocate(capacity: 33)
+        capacities = .allocate(capacity: 33)
+        for b in 0..<33 {
+            storage[b] = .allocate(capacity: 64)
+            sizes[b] = 0
+            capacities[b] = 64
+        }
+    }
+
+    deinit {
+        for b in 0..<33 { storage[b].deallocate() }
+        storage.deallocate(); sizes.deallocate(); capacities.deallocate()
+    }
+
+    mutating func removeAll() {
+        for b in 0..<33 { sizes[b] = 0 }
+        last = 0
+        count = 0
+    }
+
+    @inline(__always)
+    private func bucket(_ key: UInt32) -> Int { key == last ? 0 : 32 - (key ^ last).leadingZeroBitCount }
+
+    @inline(__always)
+    private func append(_ b: Int, _ x: UInt64) {
+        if sizes[b] == capacities[b] {
+            let bigger = UnsafeMutablePointer<UInt64>.allocate(capacity: capacities[b] * 2)
+            bigger.update(from: storage[b], count: sizes[b])
+            storage[b].deallocate()
+            storage[b] = bigger
+            capacities[b] *= 2
+        }
+        storage[b][sizes[b]] = x
+        sizes[b] += 1
+    }
+
+    @inline(__always)
+    mutating func push(key: UInt32, node: UInt32) {
+        append(bucket(key), UInt64(key) << 32 | UInt64(node))
+        count += 1
+    }
+
+    mutating func pop() -> (key: UInt32, node: UInt32)? {
+        guard count > 0 else { return nil }
+        if sizes[0] == 0 {
+            var i = 1
+            while sizes[i] == 0 { i += 1 }
+            let items = storage[i], n = sizes[i]
+            var smallest = UInt32.max
+            for k in 0..<n { smallest = min(smallest, UInt32(truncatingIfNeeded: items[k] >> 32)) }
+            last = smallest
+            sizes[i] = 0
+            // Every item moves to a lower bucket, so bucket i is not appended to while read.
+            for k in 0..<n { append(bucket(UInt32(truncatingIfNeeded: items[k] >> 32)), items[k]) }
+        }
+        count -= 1
+        sizes[0] -= 1
+        let x = storage[0][sizes[0]]
+        return (UInt32(truncatingIfNeeded: x >> 32), UInt32(truncatingIfNeeded: x))
+    }
+}
+
 /// A graph in CSR form over borrowed arrays: out-edges of node `v` are
 /// `firstOut[v] ..< firstOut[v + 1]`, each with a head and a weight.
 struct WeightedCSR: @unchecked Sendable {
@@ -60,9 +135,9 @@ struct WeightedCSR: @unchecked Sendable {
     let weight: UnsafeBufferPointer<UInt32>
     var nodeCount: Int { firstOut.count - 1 }
 
-    /// Distances from `source` to every node (UInt32.max where unreachable), passed to
-    /// `store(node, distance)`.
-    func shortestDistances(from source: Int, heap: inout PackedMinHeap, dist: inout [UInt32], store: (Int, UInt32) -> Void) {
+    /// Distances from `source` to every node (UInt32.max where unreachable), written to
+    /// `out[v * stride]` for each node v.
+    func shortestDistances(from source: Int, heap: inout RadixHeap, dist: inout [UInt32], out: UnsafeMutablePointer<UInt32>, stride: Int) {
         let n = nodeCount
         if dist.count != n { dist = [UInt32](repeating: .max, count: n) } else {
             for i in 0..<n { dist[i] = .max }
@@ -70,6 +145,7 @@ struct WeightedCSR: @unchecked Sendable {
         heap.removeAll()
         dist[source] = 0
         heap.push(key: 0, node: UInt32(source))
+        let firstOut = self.firstOut.baseAddress!, head = self.head.baseAddress!, weight = self.weight.baseAddress!
         dist.withUnsafeMutableBufferPointer { d in
             while let (key, node) = heap.pop() {
                 let v = Int(node)
@@ -83,8 +159,8 @@ struct WeightedCSR: @unchecked Sendable {
                     }
                 }
             }
+            for i in 0..<n { out[i * stride] = d[i] }
         }
-        for i in 0..<n { store(i, dist[i]) }
     }
 }
 

@@ -54,26 +54,28 @@ enum LandmarkBuilder {
             let stride = 2 * l
 
             // Start: the node farthest from node 0.
-            var heap = PackedMinHeap(capacity: 1024)
             var dist = [UInt32]()
             var far = 0
             var farDistance: UInt32 = 0
-            forwardTime.shortestDistances(from: 0, heap: &heap, dist: &dist) { v, d in
-                if d != .max && d > farDistance { farDistance = d; far = v }
+            var scratch = [UInt32](repeating: 0, count: n)
+            var heap = RadixHeap()
+            scratch.withUnsafeMutableBufferPointer { s in
+                forwardTime.shortestDistances(from: 0, heap: &heap, dist: &dist, out: s.baseAddress!, stride: 1)
             }
+            for v in 0..<n where scratch[v] != .max && scratch[v] > farDistance { farDistance = scratch[v]; far = v }
             var minRoundTrip = [UInt64](repeating: .max, count: n)
             var candidate = far
             for k in 0..<l {
                 nodes.append(UInt32(candidate))
                 let landmark = candidate
                 DispatchQueue.concurrentPerform(iterations: 2) { job in
-                    var heap = PackedMinHeap(capacity: 1024)
                     var dist = [UInt32]()
+                    var heap = RadixHeap()
                     let out = timeBase.base
                     if job == 0 {
-                        forwardTime.shortestDistances(from: landmark, heap: &heap, dist: &dist) { v, d in out[v * stride + k] = d }
+                        forwardTime.shortestDistances(from: landmark, heap: &heap, dist: &dist, out: out + k, stride: stride)
                     } else {
-                        backwardTime.shortestDistances(from: landmark, heap: &heap, dist: &dist) { v, d in out[v * stride + l + k] = d }
+                        backwardTime.shortestDistances(from: landmark, heap: &heap, dist: &dist, out: out + l + k, stride: stride)
                     }
                 }
                 var best: UInt64 = 0
@@ -86,14 +88,14 @@ enum LandmarkBuilder {
             }
             let chosen = nodes
             DispatchQueue.concurrentPerform(iterations: 2 * l) { job in
-                var heap = PackedMinHeap(capacity: 1024)
                 var dist = [UInt32]()
+                var heap = RadixHeap()
                 let k = job >> 1
                 let out = distanceBase.base
                 if job & 1 == 0 {
-                    forwardLength.shortestDistances(from: Int(chosen[k]), heap: &heap, dist: &dist) { v, d in out[v * stride + k] = d }
+                    forwardLength.shortestDistances(from: Int(chosen[k]), heap: &heap, dist: &dist, out: out + k, stride: stride)
                 } else {
-                    backwardLength.shortestDistances(from: Int(chosen[k]), heap: &heap, dist: &dist) { v, d in out[v * stride + l + k] = d }
+                    backwardLength.shortestDistances(from: Int(chosen[k]), heap: &heap, dist: &dist, out: out + l + k, stride: stride)
                 }
             }
             progress?("landmarks: \(l) on distance")

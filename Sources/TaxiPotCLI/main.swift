@@ -6,6 +6,7 @@ let commands: [any Command] = [
     ServeCommand(),
     ImportCommand(),
     RouteCommand(),
+    SynthOSMCommand(),
 ]
 
 func usage() -> String {

@@ -121,3 +121,33 @@ enum TinyMapSample {
         return m.xml
     }
 }
+
+/// The synthetic city: exact node count, deterministic, importable, routable.
+final class SyntheticCityTests: XCTestCase {
+    func testSyntheticCityImportsAndRoutes() throws {
+        let dir = TestPaths.temporaryDirectory("synth")
+        let a = dir.appendingPathComponent("a.osm").path, b = dir.appendingPathComponent("b.osm").path
+        let summary = try SyntheticCity.write(nodes: 30_000, seed: 5, to: a)
+        XCTAssertEqual(summary.nodes, 30_000)
+        XCTAssertGreaterThan(summary.restrictions, 0)
+        _ = try SyntheticCity.write(nodes: 30_000, seed: 5, to: b)
+        XCTAssertEqual(FileManager.default.contents(atPath: a), FileManager.default.contents(atPath: b))
+        let graph = dir.appendingPathComponent("a.graph").path
+        let report = try OSMImporter.importFile(a, to: graph, profile: try SeoulFixture.profile)
+        XCTAssertEqual(report.osmNodes, 30_000)
+        XCTAssertEqual(report.restrictionsApplied + report.restrictionsSkipped, summary.restrictions)
+        XCTAssertGreaterThan(report.restrictionsApplied, summary.restrictions / 2)
+        XCTAssertGreaterThan(report.nodes, 10_000)
+        let engine = RouteEngine(graph: try RoadGraph.load(path: graph), profile: try SeoulFixture.profile)
+        let pairs = RoutingBenchmark.randomPairs(engine.graph, count: 60, seed: 3)
+        for (i, (from, to)) in pairs.enumerated() {
+            let metric: RouteMetric = i % 2 == 0 ? .time : .distance
+            var request = RouteRequest(from: from, to: to, departAt: night + Double(i) * 3600, metric: metric)
+            let alt = try engine.route(request)
+            request.algorithm = .dijkstra
+            XCTAssertEqual(alt.weight, try engine.route(request).weight)
+        }
+        for n in [16, 17, 100] { XCTAssertEqual(try SyntheticCity.write(nodes: n, seed: 1, to: a).nodes, n) }
+        XCTAssertThrowsError(try SyntheticCity.write(nodes: 5, seed: 1, to: a))
+    }
+}
