@@ -10,6 +10,9 @@ import TaxiPot
 /// Every section, by name, in the order they run.
 let sections: [(String, (BenchContext, [String: String]) throws -> Void)] = [
     ("coordinates", CoordinatesBench.run),
+    ("routing", RoutingBench.run),
+    // Only with --graph FILE --label L (a synthetic city); not part of the default set.
+    ("synthetic", RoutingBench.runSynthetic),
 ]
 
 var options: [String: String] = [:]
@@ -36,7 +39,7 @@ if let only, let unknown = only.first(where: { name in !sections.contains { $0.0
     exit(1)
 }
 var failed = false
-for (name, run) in sections where only?.contains(name) ?? true {
+for (name, run) in sections where only?.contains(name) ?? (name != "synthetic") {
     do {
         try run(ctx, options)
     } catch {

@@ -2,6 +2,7 @@
 
   cli_bench.py coords BIN            taxipot transform WGS84 -> UTMK over the 1M points as x,y lines
   cli_bench.py batch BIN FILE RUNS   taxipot batch FILE -o bench-out/batch-out.csv
+  cli_bench.py import-seoul BIN      taxipot import osm of central Seoul, 5 runs
   cli_bench.py synth BIN NODES LABEL taxipot synth-osm + taxipot import osm (then prints the graph path
                                      in the record "graph" field for the route figures)
 """
@@ -72,17 +73,38 @@ def batch(binary, path, runs):
     ])
 
 
+def import_seoul(binary):
+    src = os.path.join(benchlib.ROOT, "data/osm/seoul-central.osm.pbf")
+    graph = os.path.join(benchlib.OUT, "seoul-import-check.graph")
+    cmd = [binary, "import", "osm", src, "-o", graph]
+    rc, _, _, err = time_v(cmd)  # warm-up (file cache)
+    if rc != 0:
+        raise SystemExit("import osm failed (%d): %s" % (rc, err[-800:]))
+    secs, mbs = [], []
+    for _ in range(5):
+        rc, s, mb, _ = time_v(cmd)
+        secs.append(s)
+        mbs.append(mb)
+    cond = "central Seoul (seoul-central.osm.pbf), taxipot import osm: read, car profile, SCC, 16 landmarks, " \
+           "write; whole process"
+    impl = "taxipot import osm"
+    benchlib.emit([
+        benchlib.record("routing.seoul.ch.prepare_s", "ours", impl, "prepare time", "s", "lower", secs, 1, cond),
+        benchlib.record("routing.seoul.ch.prepare_mb", "ours", impl, "prepare peak memory", "MB", "lower", mbs, 1, cond),
+    ])
+
+
 def synth(binary, nodes, label):
     d = os.path.join(benchlib.OUT, "synth")
     os.makedirs(d, exist_ok=True)
     osm = os.path.join(d, "city-%s.osm" % label)
     graph = os.path.join(d, "city-%s.graph" % label)
     if not os.path.exists(osm):
-        p = subprocess.run([binary, "synth-osm", "--nodes", str(nodes), "--seed", "7", "-o", osm + ".tmp"],
+        p = subprocess.run([binary, "synth-osm", "--nodes", str(nodes), "--seed", "7", "-o", osm[:-4] + ".tmp.osm"],
                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         if p.returncode != 0:
             raise SystemExit("synth-osm failed: " + p.stderr.decode(errors="replace")[-500:])
-        os.replace(osm + ".tmp", osm)
+        os.replace(osm[:-4] + ".tmp.osm", osm)
     rc, secs, mb, err = time_v([binary, "import", "osm", osm, "-o", graph])
     if rc != 0:
         raise SystemExit("import osm failed (%d): %s" % (rc, err[-800:]))
@@ -103,6 +125,8 @@ if __name__ == "__main__":
         coords(sys.argv[2])
     elif len(sys.argv) == 5 and sys.argv[1] == "batch":
         batch(sys.argv[2], sys.argv[3], int(sys.argv[4]))
+    elif len(sys.argv) == 3 and sys.argv[1] == "import-seoul":
+        import_seoul(sys.argv[2])
     elif len(sys.argv) == 5 and sys.argv[1] == "synth":
         synth(sys.argv[2], int(sys.argv[3]), sys.argv[4])
     else:

@@ -28,12 +28,37 @@ def distance_profile():
     return CAR_DISTANCE
 
 
-def timed(cmd, log_path):
-    """Runs cmd under /usr/bin/time -v: (wall seconds, peak RSS MB). Raises on failure."""
+class Capped(Exception):
+    """A step stopped at its time cap: `seconds` is the cap, `mb` the peak memory until then."""
+
+    def __init__(self, step, seconds, mb):
+        super().__init__("%s stopped after %.0f s" % (step, seconds))
+        self.step, self.seconds, self.mb = step, seconds, mb
+
+
+def timed(cmd, log_path, cap=None):
+    """Runs cmd under /usr/bin/time -v: (wall seconds, peak RSS MB). Raises on failure; raises
+    Capped when it runs past `cap` seconds (the step is stopped by its pid)."""
     with open(log_path, "ab") as logf:
-        p = subprocess.run(["/usr/bin/time", "-v"] + cmd, stdout=logf, stderr=subprocess.PIPE)
-    err = p.stderr.decode(errors="replace")
+        p = subprocess.Popen(["/usr/bin/time", "-v"] + cmd, stdout=logf, stderr=subprocess.PIPE)
+        try:
+            _, err = p.communicate(timeout=cap)
+            capped = False
+        except subprocess.TimeoutExpired:
+            # stop the OSRM step itself (the child of /usr/bin/time), so time still reports its peak memory
+            kids = subprocess.run(["pgrep", "-P", str(p.pid)], capture_output=True, text=True).stdout.split()
+            for k in kids:
+                try:
+                    os.kill(int(k), 15)
+                except OSError:
+                    pass
+            _, err = p.communicate()
+            capped = True
+    err = err.decode(errors="replace")
     open(log_path, "a").write(err)
+    if capped:
+        secs, mb = parse_time_v(err)
+        raise Capped(os.path.basename(cmd[0]), cap, mb)
     if p.returncode != 0:
         raise RuntimeError("%s failed (%d); see %s" % (os.path.basename(cmd[0]), p.returncode, log_path))
     return parse_time_v(err)
@@ -47,11 +72,18 @@ def parse_time_v(text):
     return secs, rss_kb / 1024.0
 
 
-def prepare(osm_path, workdir, algorithm, profile=CAR):
+def prepare(osm_path, workdir, algorithm, profile=CAR, cap=None):
     """Extract + contract (ch) or extract + partition + customize (mld) into workdir.
 
     Returns (base path, {"extract": (s, MB), "contract"|"partition"+"customize": (s, MB)}).
+    With `cap` (seconds for all steps), raises Capped(step, cap, MB) with `steps_done` set.
     """
+    import time as _time
+    t0 = _time.time()
+
+    def left():
+        return None if cap is None else max(1.0, cap - (_time.time() - t0))
+
     if os.path.isdir(workdir):
         shutil.rmtree(workdir)
     os.makedirs(workdir)
@@ -60,12 +92,20 @@ def prepare(osm_path, workdir, algorithm, profile=CAR):
     os.symlink(os.path.abspath(osm_path), local)
     base = re.sub(r"\.osm(\.pbf|\.bz2)?$", "", local) + ".osrm"
     logp = os.path.join(workdir, "prepare.log")
-    steps = {"extract": timed([os.path.join(BIN, "osrm-extract"), "-p", profile, local], logp)}
+    steps = {}
+    plan = [("extract", [os.path.join(BIN, "osrm-extract"), "-p", profile, local])]
     if algorithm == "ch":
-        steps["contract"] = timed([os.path.join(BIN, "osrm-contract"), base], logp)
+        plan.append(("contract", [os.path.join(BIN, "osrm-contract"), base]))
     else:
-        steps["partition"] = timed([os.path.join(BIN, "osrm-partition"), base], logp)
-        steps["customize"] = timed([os.path.join(BIN, "osrm-customize"), base], logp)
+        plan += [("partition", [os.path.join(BIN, "osrm-partition"), base]),
+                 ("customize", [os.path.join(BIN, "osrm-customize"), base])]
+    for name, cmd in plan:
+        try:
+            steps[name] = timed(cmd, logp, left())
+        except Capped as c:
+            c.steps_done = steps
+            c.step = name
+            raise
     return base, steps
 
 

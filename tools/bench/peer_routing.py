@@ -2,12 +2,13 @@
 
 Writes bench-out/osrm-distance-routes.csv (pair index, distance_m of OSRM's distance-weight
 route, or empty when OSRM found none) for the 1% agreement check of our side.
-Usage: peer_routing.py seoul | synth FILE.osm LABEL
+Usage: peer_routing.py seoul | synth FILE.osm LABEL [CAP_SECONDS]
 """
 import csv
 import json
 import math
 import os
+import shutil
 import sys
 
 import benchlib
@@ -143,18 +144,32 @@ def seoul():
     benchlib.emit(results, notes)
 
 
-def synth(osm_path, label):
+def synth(osm_path, label, cap):
     out = os.path.join(benchlib.OUT, "osrm", "synth-" + label)
-    base, steps = osrm.prepare(osm_path, out, "ch")
     cond = "synthetic city %s (%s), car.lua" % (label, os.path.basename(osm_path))
-    results = prep_records("routing.synth.%s" % label, "CH", steps, cond)
+    try:
+        base, steps = osrm.prepare(osm_path, out, "ch", cap=cap)
+        results = prep_records("routing.synth.%s" % label, "CH", steps, cond)
+    except osrm.Capped as c:
+        done = ", ".join("%s %.0f s / %.0f MB" % (k, s, m) for k, (s, m) in c.steps_done.items())
+        peak = max([c.mb] + [m for _, m in c.steps_done.values()])
+        why = "%s; stopped during %s at the run's time cap of %.0f s (%s); the time is a lower bound" % (
+            cond, c.step, cap, done or "no step finished")
+        impl = osrm.version() + " (extract+contract)"
+        results = [
+            benchlib.record("routing.synth.%s.prepare_s" % label, "peer", impl, "prepare time", "s", "lower", [cap], 1,
+                            why, lower_bound=True),
+            benchlib.record("routing.synth.%s.prepare_mb" % label, "peer", impl, "prepare peak memory", "MB", "lower",
+                            [peak], 1, why + "; memory until stopped", lower_bound=True),
+        ]
+    shutil.rmtree(out, ignore_errors=True)
     benchlib.emit(results)
 
 
 if __name__ == "__main__":
     if len(sys.argv) >= 2 and sys.argv[1] == "seoul":
         seoul()
-    elif len(sys.argv) == 4 and sys.argv[1] == "synth":
-        synth(sys.argv[2], sys.argv[3])
+    elif len(sys.argv) in (4, 5) and sys.argv[1] == "synth":
+        synth(sys.argv[2], sys.argv[3], float(sys.argv[4]) if len(sys.argv) == 5 else None)
     else:
         sys.exit(__doc__)

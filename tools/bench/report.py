@@ -97,7 +97,7 @@ def fmt(v):
 def cell(r):
     if r is None:
         return "—"
-    s = "%s %s" % (fmt(r["median"]), r["unit"])
+    s = "%s%s %s" % ("> " if r.get("lower_bound") else "", fmt(r["median"]), r["unit"])
     if r["runs"] > 1:
         s += " (%s–%s)" % (fmt(r["min"]), fmt(r["max"]))
     if r.get("extrapolated"):
@@ -114,7 +114,9 @@ def ratio(ours, peer):
     if ours["unit"] == "%":
         return "%+.1f points" % (o - p)
     x = o / p if ours["better"] == "higher" else p / o
-    return "%.2g× %s" % (x, "better" if x >= 1 else "worse") if x < 10 else "%.0f× better" % x
+    text = "%.2g× %s" % (x, "better" if x >= 1 else "worse") if x < 10 else "%.0f× better" % x
+    # a peer figure that is a lower bound (stopped at a time cap) makes ours at least this much better
+    return ("≥ " + text) if peer.get("lower_bound") and ours["better"] == "lower" else text
 
 
 def machine():

@@ -1,0 +1,71 @@
+import Foundation
+import TaxiPot
+
+/// Routing in-process: central Seoul route latency on the same pairs the peers route
+/// (bench-out/inputs/route_pairs.csv), and route latency on a synthetic city's graph.
+enum RoutingBench {
+    /// 2025-06-14 10:00 Seoul, a Saturday morning: the departure of every benchmark route.
+    static let departAt = 1_749_862_800.0
+
+    static func engine(graphPath: String, dataDir: String) throws -> RouteEngine {
+        let graph = try RoadGraph.load(path: graphPath)
+        let profile = try TrafficProfile.load(path: dataDir + "/traffic/profile.csv")
+        return RouteEngine(graph: graph, profile: profile)
+    }
+
+    /// Route p50/p99 over `pairs`, full results (geometry, legs, names) as the HTTP answer needs.
+    static func measure(_ engine: RouteEngine, _ pairs: [(Coordinate, Coordinate)], rounds: Int,
+                        metric: RouteMetric = .time) -> (p50: [Double], p99: [Double], failures: Int, settled: Double)
+    {
+        var failures = 0
+        var settled = 0
+        for (a, b) in pairs {
+            do {
+                settled += try engine.route(RouteRequest(from: a, to: b, departAt: departAt, metric: metric)).settledNodes
+            } catch { failures += 1 }
+        }
+        let (p50, p99) = latencyRounds(pairs, rounds: rounds, warmup: 0) { pair in
+            _ = try? engine.route(RouteRequest(from: pair.0, to: pair.1, departAt: departAt, metric: metric))
+        }
+        return (p50, p99, failures, Double(settled) / Double(max(1, pairs.count)))
+    }
+
+    /// Central Seoul (DATA/build/seoul.graph).
+    static func run(_ ctx: BenchContext, _ options: [String: String]) throws {
+        let graphPath = ctx.dataDir + "/build/seoul.graph"
+        let loadSeconds = try seconds { _ = try RoadGraph.load(path: graphPath) }
+        let engine = try engine(graphPath: graphPath, dataDir: ctx.dataDir)
+        let pairs = try readRoutePairs(ctx)
+        let m = measure(engine, pairs, rounds: ctx.runs)
+        let cond = String(format: "%d random node pairs (same as the peers) x %d rounds, metric=time, ALT A*, full result "
+            + "(geometry, legs, names); graph %d nodes / %d edges, %d landmarks, loaded in %.0f ms; %.0f nodes settled on average; %d failed",
+            pairs.count, ctx.runs, engine.graph.nodeCount, engine.graph.edgeCount, engine.graph.landmarkCount,
+            loadSeconds * 1000, m.settled, m.failures)
+        ctx.add(BenchRecord(key: "routing.inprocess.p50", impl: "taxipot RouteEngine", metric: "route p50", unit: "µs",
+                            better: "lower", samples: m.p50, n: pairs.count, conditions: cond))
+        ctx.add(BenchRecord(key: "routing.inprocess.p99", impl: "taxipot RouteEngine", metric: "route p99", unit: "µs",
+                            better: "lower", samples: m.p99, n: pairs.count, conditions: cond))
+        let d = measure(engine, pairs, rounds: ctx.runs, metric: .distance)
+        ctx.add(BenchRecord(key: "routing.inprocess.distance_p50", impl: "taxipot RouteEngine", metric: "route p50 (metric=distance)",
+                            unit: "µs", better: "lower", samples: d.p50, n: pairs.count,
+                            conditions: String(format: "as above with metric=distance; %.0f nodes settled on average", d.settled)))
+    }
+
+    /// A synthetic city's graph: `--graph FILE --label L` (built by cli_bench.py synth).
+    static func runSynthetic(_ ctx: BenchContext, _ options: [String: String]) throws {
+        guard let graphPath = options["graph"], let label = options["label"] else {
+            throw BenchError("synthetic: needs --graph FILE --label L")
+        }
+        let loadSeconds = try seconds { _ = try RoadGraph.load(path: graphPath) }
+        let engine = try engine(graphPath: graphPath, dataDir: ctx.dataDir)
+        let pairs = RoutingBenchmark.randomPairs(engine.graph, count: ctx.quick ? 50 : 200, seed: 11)
+        let m = measure(engine, pairs, rounds: ctx.runs)
+        let cond = String(format: "%d random junction pairs x %d rounds, metric=time, ALT A*, full result; graph %d nodes / %d edges, "
+            + "loaded (mmap) in %.0f ms; %.0f nodes settled on average; %d failed",
+            pairs.count, ctx.runs, engine.graph.nodeCount, engine.graph.edgeCount, loadSeconds * 1000, m.settled, m.failures)
+        ctx.add(BenchRecord(key: "routing.synth.\(label).route_p50", impl: "taxipot RouteEngine", metric: "route p50", unit: "µs",
+                            better: "lower", samples: m.p50, n: pairs.count, conditions: cond))
+        ctx.add(BenchRecord(key: "routing.synth.\(label).route_p99", impl: "taxipot RouteEngine", metric: "route p99", unit: "µs",
+                            better: "lower", samples: m.p99, n: pairs.count, conditions: cond))
+    }
+}
