@@ -4,6 +4,8 @@ import Foundation
 let commands: [any Command] = [
     VersionCommand(),
     ImportCommand(),
+    PlacesCommand(),
+    ReverseCommand(),
 ]
 
 func usage() -> String {

@@ -1,1 +1,0 @@
-// The Places module. Its types are documented where they are declared.
