@@ -23,8 +23,9 @@ struct AdminLocator: Sendable {
     /// 읍면동 outside the polygon-covered area, for the nearest search.
     let emds: [Division]
     let sigunguBoundaries: [Boundary]
-    /// 법정동 polygons by their 구 code.
+    /// 법정동 polygons by their 구 code, and all of them.
     let emdBoundaries: [String: [Boundary]]
+    let emdBoundaryList: [Boundary]
     /// 시도 codes whose area the polygons cover completely (Seoul, "11").
     let polygonSidoCodes: Set<String>
     /// Largest distance to the nearest 읍면동 point for an approximate answer.
@@ -38,6 +39,7 @@ struct AdminLocator: Sendable {
         var emdB: [String: [Boundary]] = [:]
         for b in boundaries where b.level == "emd" { emdB[String(b.code.prefix(5)), default: []].append(b) }
         emdBoundaries = emdB
+        emdBoundaryList = boundaries.filter { $0.level == "emd" }
         let covered = Set(sigunguBoundaries.map { String($0.code.prefix(2)) })
         polygonSidoCodes = covered
         emds = divisions.filter { $0.level == "emd" && !covered.contains(String($0.code.prefix(2))) }
@@ -45,22 +47,21 @@ struct AdminLocator: Sendable {
 
     /// The divisions at `point`, or nil when it is in no polygon and no 읍면동 point is within
     /// 30 km (at sea, abroad).
+    ///
+    /// The 법정동 polygons are tested first: they are finer than the 구 polygons (which are
+    /// simplified to 30–150 vertices and miss slivers of their own 구). A point in a 구 polygon
+    /// but in no 법정동 polygon gets the nearest 동 of that 구.
     func locate(_ point: Coordinate) -> AdminArea? {
         guard point.isValid else { return nil }
+        if let hit = emdBoundaryList.first(where: { $0.area.contains(point) }) {
+            return AdminArea(sido: divisionsByCode[String(hit.code.prefix(2))], sigungu: divisionsByCode[String(hit.code.prefix(5))],
+                             emd: divisionsByCode[hit.code], approximate: false)
+        }
         for b in sigunguBoundaries where b.area.contains(point) {
-            let sigungu = divisionsByCode[b.code]
-            let sido = divisionsByCode[String(b.code.prefix(2))]
-            var emd: Division?
-            if let candidates = emdBoundaries[b.code] {
-                if let hit = candidates.first(where: { $0.area.contains(point) }) {
-                    emd = divisionsByCode[hit.code]
-                } else {
-                    // The simplified polygons leave slivers between neighbours: take the nearest 동.
-                    emd = candidates.compactMap { divisionsByCode[$0.code] }
-                        .min { $0.inner.distance(to: point) < $1.inner.distance(to: point) }
-                }
-            }
-            return AdminArea(sido: sido, sigungu: sigungu, emd: emd, approximate: false)
+            let emd = (emdBoundaries[b.code] ?? []).compactMap { divisionsByCode[$0.code] }
+                .min { $0.inner.distance(to: point) < $1.inner.distance(to: point) }
+            return AdminArea(sido: divisionsByCode[String(b.code.prefix(2))], sigungu: divisionsByCode[b.code],
+                             emd: emd, approximate: false)
         }
         guard let nearest = nearestEmd(point) else { return nil }
         return AdminArea(sido: divisionsByCode[String(nearest.code.prefix(2))],
@@ -87,8 +88,10 @@ struct AdminLocator: Sendable {
         return best
     }
 
-    /// True when `point` is inside the polygons of 시도 `code` (only for polygon-covered 시도).
+    /// True when `point` is inside the polygons of 시도 `code` (only for polygon-covered 시도):
+    /// the union of its 구 polygons and its 법정동 polygons.
     func isInsidePolygons(sidoCode: String, _ point: Coordinate) -> Bool {
         sigunguBoundaries.contains { $0.code.hasPrefix(sidoCode) && $0.area.contains(point) }
+            || emdBoundaryList.contains { $0.code.hasPrefix(sidoCode) && $0.area.contains(point) }
     }
 }

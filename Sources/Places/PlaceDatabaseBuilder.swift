@@ -15,6 +15,8 @@ public enum PlaceDatabaseBuilder {
         public let mergedDuplicates: Int
         /// OSM station stops folded into the official station of the same name.
         public let foldedOSMStations: Int
+        /// Extra names given to landmarks from the bus stops named after them.
+        public let landmarkAliases: Int
         /// Rows skipped, each naming the file and line.
         public let warnings: [String]
 
@@ -36,7 +38,8 @@ public enum PlaceDatabaseBuilder {
             let locator = AdminLocator(divisions: divisions, boundaries: boundaries)
 
             var stations = try StationSource.stations(nationalPath: path(PlaceSources.railStationsFile),
-                                                      masterPath: path(PlaceSources.seoulStationMasterFile), warnings: &warnings)
+                                                      masterPath: path(PlaceSources.seoulStationMasterFile),
+                                                      locator: locator, warnings: &warnings)
             let stationCount = stations.count
             let osm = try OSMPOISource.read(path: path(PlaceSources.osmPOIsFile), warnings: &warnings)
             let (osmKept, folded) = PlaceMerger.foldOSMStations(stations: &stations, osm: osm)
@@ -45,7 +48,8 @@ public enum PlaceDatabaseBuilder {
 
             var others = stations + bus + tourist + osmKept
             for i in others.indices { locate(&others[i], locator) }
-            let (merged, mergedAway) = PlaceMerger.mergeSameName(others)
+            var (merged, mergedAway) = PlaceMerger.mergeSameName(others)
+            let landmarkAliases = PlaceMerger.aliasLandmarksFromBusStops(&merged)
             let all = PlaceSources.divisionPlaces(divisions) + merged
 
             let tmp = outputPath + ".building"
@@ -67,17 +71,23 @@ public enum PlaceDatabaseBuilder {
                                   "\(PlaceSources.railStationsFile) + \(PlaceSources.seoulStationMasterFile)": stationCount,
                                   PlaceSources.busStopsFile: bus.count, PlaceSources.touristSitesFile: tourist.count,
                                   PlaceSources.osmPOIsFile: osm.count],
-                mergedDuplicates: mergedAway, foldedOSMStations: folded, warnings: warnings)
+                mergedDuplicates: mergedAway, foldedOSMStations: folded, landmarkAliases: landmarkAliases,
+                warnings: warnings)
         } catch {
             throw PlaceDatabaseError.wrap(error)
         }
     }
+
+    /// The service is Seoul's first: places in Seoul rank a little above their namesakes elsewhere.
+    static let seoulBonus = 0.02
+    static let seoulCode = "11"
 
     /// Fills a record's division code and, when it has none, its address from the divisions.
     static func locate(_ r: inout PlaceRecord, _ locator: AdminLocator) {
         guard let area = locator.locate(r.coordinate) else { return }
         r.regionCode = area.code
         if r.address.isEmpty { r.address = area.fullName }
+        if area.code.hasPrefix(seoulCode) { r.importance += seoulBonus }
     }
 
     /// Which columns of a user CSV hold what.

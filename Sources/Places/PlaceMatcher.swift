@@ -75,37 +75,62 @@ struct PlaceMatcher {
     }
 
     /// Keys within `maxEdits` edits of `q` (whole key or a prefix of it). Candidates come from
-    /// the pigeonhole principle: with e edits, one of e + 1 pieces of the query is intact, so
-    /// the rarest trigram of each piece finds every candidate.
+    /// the pigeonhole principle: with e edits, one of e + 1 pieces of the query is intact.
+    /// When the first piece is intact the key starts with it (a prefix range); when piece j is
+    /// intact it sits within e symbols of its place in the key (checked before the distance).
     func fuzzy(_ q: [UInt8], _ s: ScratchPool.Scratch, factor: Float, maxEdits: Int) {
         let pieces = maxEdits + 1
-        guard q.count >= 3 * pieces else { return }
+        let m = q.count
+        guard m >= 3 * pieces else { return }
         s.nextEpoch()
         let epoch = s.epoch
-        let m = q.count
         var visited = 0
         q.withUnsafeBufferPointer { qb in
             index.symbols.withUnsafeBufferPointer { sym in
-                for piece in 0..<pieces {
+                func verify(_ k: Int) {
+                    let len = Int(index.keyLength[k])
+                    if len + maxEdits < m { return }
+                    let start = Int(index.keyStart[k])
+                    let key = UnsafeBufferPointer(rebasing: sym[start..<(start + len)])
+                    let d = EditDistance.distances(qb, key, maxEdits: maxEdits)
+                    var quality: Float = 0
+                    if d.full >= 1 && d.full <= maxEdits {
+                        quality = PlaceMatcher.fuzzyFull - 0.08 * Float(d.full - 1)
+                    } else if d.prefix >= 1 && d.prefix <= maxEdits {
+                        quality = PlaceMatcher.fuzzyPrefixBase + PlaceMatcher.fuzzyPrefixSpan * Float(m) / Float(len)
+                            - 0.08 * Float(d.prefix - 1)
+                    }
+                    if quality > 0 { s.consider(index.keyPlace[k], quality * index.keyWeight[k] * factor) }
+                }
+                // Piece 0 intact: the key starts with it.
+                let firstEnd = m / pieces
+                for k in index.prefixRange(Array(q[0..<firstEnd])) {
+                    if s.keyEpoch[k] == epoch { continue }
+                    s.keyEpoch[k] = epoch
+                    visited += 1
+                    if visited > PlaceMatcher.maximumFuzzyKeys { return }
+                    verify(k)
+                }
+                // Piece j intact: it occurs in the key within maxEdits of where it is in the query.
+                for piece in 1..<pieces {
                     let from = piece * m / pieces, to = (piece + 1) * m / pieces
                     for pos in rarestGram(q, from: from, to: to) {
                         let k = Int(index.postings[pos])
                         if s.keyEpoch[k] == epoch { continue }
+                        let start = Int(index.keyStart[k]), len = Int(index.keyLength[k])
+                        var placed = false
+                        for shift in -maxEdits...maxEdits {
+                            let at = from + shift
+                            guard at >= 0, at + (to - from) <= len else { continue }
+                            var i = 0
+                            while i < to - from && sym[start + at + i] == qb[from + i] { i += 1 }
+                            if i == to - from { placed = true; break }
+                        }
+                        if !placed { continue }
                         s.keyEpoch[k] = epoch
                         visited += 1
                         if visited > PlaceMatcher.maximumFuzzyKeys { return }
-                        let len = Int(index.keyLength[k])
-                        if len + maxEdits < m { continue }
-                        let key = UnsafeBufferPointer(rebasing: sym[Int(index.keyStart[k])..<(Int(index.keyStart[k]) + len)])
-                        let d = EditDistance.distances(qb, key, maxEdits: maxEdits)
-                        var quality: Float = 0
-                        if d.full >= 1 && d.full <= maxEdits {
-                            quality = PlaceMatcher.fuzzyFull - 0.08 * Float(d.full - 1)
-                        } else if d.prefix >= 1 && d.prefix <= maxEdits {
-                            quality = PlaceMatcher.fuzzyPrefixBase + PlaceMatcher.fuzzyPrefixSpan * Float(m) / Float(len)
-                                - 0.08 * Float(d.prefix - 1)
-                        }
-                        if quality > 0 { s.consider(index.keyPlace[k], quality * index.keyWeight[k] * factor) }
+                        verify(k)
                     }
                 }
             }

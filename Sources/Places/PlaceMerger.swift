@@ -85,6 +85,39 @@ enum PlaceMerger {
         return (survivors, removed.count)
     }
 
+    /// Landmarks whose bus stop spells their name a little differently get that spelling as
+    /// an extra name: the stop "남산서울타워" by "남산&N서울타워" makes the tower findable as
+    /// 남산서울타워 (and ranked above its stop). A stop name (or one part of a compound
+    /// "A.B" name) within one key press of a landmark's name, within 1 km, counts.
+    static func aliasLandmarksFromBusStops(_ records: inout [PlaceRecord]) -> Int {
+        let landmarkCategories: Set<String> = [PlaceCategory.tourist, PlaceCategory.attraction, PlaceCategory.park,
+                                               PlaceCategory.shopping, PlaceCategory.publicOffice, PlaceCategory.medical,
+                                               PlaceCategory.education, PlaceCategory.hotel]
+        let landmarks = records.indices.filter { landmarkCategories.contains(records[$0].category) }
+        let grid = SpatialGrid(points: landmarks.map { records[$0].coordinate })
+        let landmarkPoints = landmarks.map { records[$0].coordinate }
+        let landmarkKeys = landmarks.map { SearchSymbols.encode(mergeKey(records[$0].name)) }
+        var added = 0
+        for stop in records where stop.category == PlaceCategory.busStop {
+            for part in SearchText.compoundParts(SearchText.splitParentheses(stop.name).base) {
+                let key = SearchSymbols.encode(SearchText.fold(part))
+                guard key.count >= 6 else { continue }
+                for (j, _) in grid.within(1_000, of: stop.coordinate, points: landmarkPoints) {
+                    let lk = landmarkKeys[j]
+                    guard lk != key, abs(lk.count - key.count) <= 1 else { continue }
+                    let d = key.withUnsafeBufferPointer { a in lk.withUnsafeBufferPointer { b in EditDistance.distances(a, b, maxEdits: 1) } }
+                    guard d.full <= 1 else { continue }
+                    let i = landmarks[j]
+                    if !records[i].aliases.contains(part) {
+                        records[i].aliases.append(part)
+                        added += 1
+                    }
+                }
+            }
+        }
+        return added
+    }
+
     /// True when `a` should represent a merged group rather than `b`.
     static func better(_ a: PlaceRecord, than b: PlaceRecord) -> Bool {
         if a.importance != b.importance { return a.importance > b.importance }

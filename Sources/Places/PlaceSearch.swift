@@ -3,7 +3,7 @@ import Geo
 /// Keyword search: interpret the query, gather matches, rank, page.
 ///
 /// score = match (quality × key weight, see `PlaceMatcher`) + 0.3 × importance
-///         + 0.25 / (1 + distance / 3 km) when `near` is given.
+///         + 0.25 / (1 + distance / 5 km) when `near` is given.
 ///
 /// The query is read three ways and each place keeps its best reading: as a whole with spaces
 /// and punctuation dropped ("홍대 입구" = "홍대입구"), as typed so far (a trailing final
@@ -12,11 +12,13 @@ import Geo
 extension PlaceIndex {
     static let importanceWeight: Float = 0.3
     static let nearWeight = 0.25
-    static let nearScale = 3_000.0
+    static let nearScale = 5_000.0
     /// A match read as "divisions + name" counts a little less than a whole-query match, plus
     /// a small bonus per division word that matched.
     static let addressFactor: Float = 0.95
     static let addressWordBonus: Float = 0.05
+    /// A match at least this good counts as exact (an exact key of weight ≥ 0.9).
+    static let exactMatchFloor: Float = 0.9
     /// At most this many results over all pages.
     public static let maximumResults = 300
 
@@ -41,14 +43,19 @@ extension PlaceIndex {
         var candidates: [(place: Int32, score: Float, distance: Double)] = []
         candidates.reserveCapacity(min(scratch.touched.count, 8192))
         var bestMatch: Float = 0
+        // A flat-earth distance is plenty for ranking and radius tests (≪ 1% off within 20 km);
+        // the hits get the great-circle distance.
+        let projection = LocalProjection(referenceLatitude: query.near?.lat ?? 0)
+        let origin = query.near.map { projection.project($0) } ?? (0, 0)
         for p in scratch.touched {
             let i = Int(p)
             if let categoryCode, categoryOfPlace[i] != categoryCode { continue }
             if let rect = query.rect, !rect.contains(coordinates[i]) { continue }
             var distance = -1.0
             var score = scratch.best[i] + PlaceIndex.importanceWeight * importance[i]
-            if let near = query.near {
-                distance = near.distance(to: coordinates[i])
+            if query.near != nil {
+                let (x, y) = projection.project(coordinates[i])
+                distance = ((x - origin.0) * (x - origin.0) + (y - origin.1) * (y - origin.1)).squareRoot()
                 if let r = query.radiusMeters, distance > r { continue }
                 score += Float(PlaceIndex.nearWeight / (1 + distance / PlaceIndex.nearScale))
             }
@@ -66,7 +73,8 @@ extension PlaceIndex {
         let ordered = topK(candidates, wanted + 1, byDistance: query.sort == .distance)
         let page = ordered.dropFirst(offset).prefix(query.limit)
         let hits = page.map { c in
-            PlaceHit(place: places[Int(c.place)], distanceMeters: c.distance >= 0 ? c.distance : nil, score: Double(c.score))
+            PlaceHit(place: places[Int(c.place)], distanceMeters: query.near.map { $0.distance(to: coordinates[Int(c.place)]) },
+                     score: Double(c.score))
         }
         let hasMore = ordered.count > offset + query.limit && offset + query.limit < PlaceIndex.maximumResults
         let next = hasMore ? encodeCursor(offset + query.limit, fingerprint: fingerprint) : nil
@@ -81,10 +89,22 @@ extension PlaceIndex {
         if let typing = SearchSymbols.trailingFinalAsInitial(symbols) {
             matcher.prefix(typing, s, factor: 1)
         }
+        // Latin text is also read loosely (Kangnam = Gangnam, Apgujung = Apgujeong).
+        var loose: [UInt8]?
+        if folded.utf8.allSatisfy({ $0 < 0x80 }) && folded.utf8.contains(where: { $0 >= 97 }) {
+            let l = SearchSymbols.encode(Romanization.looseForm(folded))
+            if l != symbols {
+                matcher.prefix(l, s, factor: 1)
+                loose = l
+            }
+        }
         matcher.substring(symbols, s, factor: 1)
-        let hangulOrLatin = !HangulJamo.isChoseongOnly(folded)
-        if hangulOrLatin {
+        // Typos are looked for only when nothing matches exactly: what the user typed exists
+        // as typed, and the fuzzy pass is the costliest.
+        let hasExact = s.touched.contains { s.best[Int($0)] >= PlaceIndex.exactMatchFloor }
+        if !hasExact && !HangulJamo.isChoseongOnly(folded) {
             matcher.fuzzy(symbols, s, factor: 1, maxEdits: symbols.count >= 14 ? 2 : 1)
+            if let loose { matcher.fuzzy(loose, s, factor: 1, maxEdits: loose.count >= 14 ? 2 : 1) }
         }
         let words = SearchText.words(text)
         if words.count >= 2 && words.count <= 6 {

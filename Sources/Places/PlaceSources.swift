@@ -64,7 +64,9 @@ public enum PlaceSources {
                 aliases.append(stem)
             }
             var importance = defaultImportance(d.level)
-            if d.code.hasPrefix("11") && d.level != PlaceCategory.sido { importance += 0.02 }
+            if d.code.hasPrefix(PlaceDatabaseBuilder.seoulCode) && d.level != PlaceCategory.sido {
+                importance += PlaceDatabaseBuilder.seoulBonus
+            }
             return PlaceRecord(id: "div:\(d.code)", name: d.name, category: d.level, address: d.fullName,
                                lon: d.inner.lon, lat: d.inner.lat, importance: importance, englishName: nil,
                                aliases: aliases, regionCode: d.code, detail: "", source: divisionsFile)
@@ -107,14 +109,12 @@ public enum PlaceSources {
                 warnings.append("\(path):\(row.line): skipped: no name or valid 위도/경도")
                 continue
             }
+            // The search keys cover the name without its parenthesised part, and that part.
             let name = row[cName]
-            let (base, inner) = SearchText.splitParentheses(name)
-            var aliases = inner.filter { $0.count >= 2 }
-            if base != name && !base.isEmpty { aliases.append(base) }
             let importance = defaultImportance(PlaceCategory.tourist) + (row[cKind] == "관광단지" ? 0.05 : 0)
             out.append(PlaceRecord(id: "tour:\(stableHash("\(name)|\(row[cLat])|\(row[cLon])"))", name: name,
                                    category: PlaceCategory.tourist, address: row[cRoad].isEmpty ? row[cLot] : row[cRoad],
-                                   lon: lon, lat: lat, importance: importance, englishName: nil, aliases: aliases,
+                                   lon: lon, lat: lat, importance: importance, englishName: nil,
                                    detail: row[cKind], source: touristSitesFile))
         }
         return out

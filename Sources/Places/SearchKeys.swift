@@ -4,7 +4,7 @@
 /// For each Korean name (the display name and its aliases): the folded name, the name without
 /// parenthesised parts and its parts (weight 0.85), the parts of a compound "A.B" name (0.9),
 /// the 초성 of each, and the Revised Romanization (plus the plain letter-by-letter
-/// transliteration, 0.95). For English names: the folded name, and for stations also
+/// transliteration, 0.95, and the loose spelling of both, 0.9). For English names: the folded name, and for stations also
 /// "… station". Stations are also found by their romanised name + "station".
 struct SearchKeyForm: Hashable {
     let symbols: [UInt8]
@@ -16,6 +16,17 @@ enum SearchKeys {
     static let compoundPartWeight: Float = 0.9
     static let aliasWeight: Float = 0.97
     static let transliterationWeight: Float = 0.95
+    static let looseWeight: Float = 0.9
+
+    /// True for an alias that is simply the place's name as people say it: a station without
+    /// 역 ("강남" for 강남역), a 시도's short name ("서울").
+    static func isPlainName(_ alias: String, of place: Place) -> Bool {
+        switch place.category {
+        case PlaceCategory.station: return place.name == alias + "역"
+        case PlaceCategory.sido: return true
+        default: return false
+        }
+    }
 
     /// Every key of a place, each symbol sequence once (with its best weight).
     static func keys(for place: Place, aliases: [String]) -> [SearchKeyForm] {
@@ -38,6 +49,8 @@ enum SearchKeys {
                 add(rr, weight)
                 let tr = Romanization.transliterate(folded)
                 if tr != rr { add(tr, weight * transliterationWeight) }
+                add(Romanization.looseForm(rr), weight * looseWeight)
+                add(Romanization.looseForm(tr), weight * looseWeight)
                 if place.category == PlaceCategory.station && weight >= aliasWeight && !folded.hasSuffix("역") {
                     add(rr + "station", weight)
                 }
@@ -54,7 +67,7 @@ enum SearchKeys {
             }
         }
         addName(place.name, 1)
-        for a in aliases { addName(a, aliasWeight) }
+        for a in aliases { addName(a, isPlainName(a, of: place) ? 1 : aliasWeight) }
         if let en = place.englishName {
             let base = SearchText.splitParentheses(en).base
             for form in Set([en, base]) {

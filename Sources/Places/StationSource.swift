@@ -93,8 +93,14 @@ enum StationSource {
     }
 
     /// The merged stations.
-    static func stations(nationalPath: String, masterPath: String, warnings: inout [String]) throws(CSVTable.ReadError) -> [PlaceRecord] {
-        let stops = try readNational(path: nationalPath, warnings: &warnings) + readSeoulMaster(path: masterPath, warnings: &warnings)
+    static func stations(nationalPath: String, masterPath: String, locator: AdminLocator,
+                         warnings: inout [String]) throws(CSVTable.ReadError) -> [PlaceRecord] {
+        var stops = try readNational(path: nationalPath, warnings: &warnings) + readSeoulMaster(path: masterPath, warnings: &warnings)
+        stops.removeAll { stop in
+            guard let why = positionContradictsAddress(stop, locator) else { return false }
+            warnings.append("\(nationalPath): skipped \(stop.base) (\(stop.line)): \(why)")
+            return true
+        }
         var byName: [String: [Int]] = [:]
         for (i, s) in stops.enumerated() { byName[PlaceMerger.stationKey(s.base), default: []].append(i) }
         var out: [PlaceRecord] = []
@@ -112,6 +118,33 @@ enum StationSource {
             }
         }
         return out
+    }
+
+    /// Why a station's position cannot be right, or nil: it lies outside the bounding box
+    /// (plus 1 km) of the 시도, or of the 시/군/구, that its road address names. Catches source
+    /// rows carrying another station's coordinates (동해선 송정 with 광주 송정's position).
+    static func positionContradictsAddress(_ stop: LineStop, _ locator: AdminLocator) -> String? {
+        guard let address = stop.roadAddress else { return nil }
+        let words = address.split(separator: " ").map(String.init)
+        guard let first = words.first,
+              let province = KoreanProvinces.all.first(where: { $0.name == first || $0.shortNames.contains(first) }),
+              let sido = locator.divisionsByCode[province.code]
+        else { return nil }
+        let margin = 0.01  // about 1 km
+        func near(_ box: BoundingBox) -> Bool {
+            BoundingBox(west: box.west - margin, south: box.south - margin, east: box.east + margin, north: box.north + margin)
+                .contains(stop.coordinate)
+        }
+        if !near(sido.bbox) { return "its position \(stop.coordinate) is outside \(province.name), which its address names ('\(address)')" }
+        guard words.count > 1 else { return nil }
+        let sigungus = locator.divisionsByCode.values.filter {
+            $0.level == PlaceCategory.sigungu && $0.code.hasPrefix(province.code)
+                && $0.name.split(separator: " ").first.map(String.init) == words[1]
+        }
+        if !sigungus.isEmpty && !sigungus.contains(where: { near($0.bbox) }) {
+            return "its position \(stop.coordinate) is outside \(words[1]), which its address names ('\(address)')"
+        }
+        return nil
     }
 
     /// Groups of points linked by steps of at most `within` metres (single linkage).
@@ -157,7 +190,14 @@ enum StationSource {
         let name = stem + "역"
         var aliases: [String] = []
         if !nameEndsInYeok { aliases.append(stem) }
-        for s in group { for sub in s.subNames where sub.count >= 2 && !aliases.contains(sub) { aliases.append(sub) } }
+        // The sub-name stays in parentheses, so the search weighs it as a sub-name
+        // ("잠실(송파구청)" should not outrank 송파구청 itself).
+        for s in group {
+            for sub in s.subNames where sub.count >= 2 {
+                let alias = "\(stem)(\(sub))"
+                if !aliases.contains(alias) { aliases.append(alias) }
+            }
+        }
         let importance = PlaceSources.defaultImportance(PlaceCategory.station) + 0.03 * Double(min(lines.count - 1, 4))
         return PlaceRecord(id: id, name: name, category: PlaceCategory.station,
                            address: national.compactMap(\.roadAddress).first ?? "", lon: lon, lat: lat,

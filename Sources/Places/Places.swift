@@ -1,0 +1,1 @@
+// The Places module. Its types are documented where they are declared.
