@@ -10,10 +10,16 @@ public struct AdminArea: Sendable {
     /// nearest division was taken (elsewhere, where there are no polygons).
     public let approximate: Bool
 
+    /// The 읍면동 when known, else the 시군구, else the 시도.
+    public var deepest: Division? {
+        if let emd { return emd }
+        if let sigungu { return sigungu }
+        return sido
+    }
     /// "서울특별시 강남구 역삼동": the deepest division's full name.
-    public var fullName: String { (emd ?? sigungu ?? sido)?.fullName ?? "" }
+    public var fullName: String { deepest?.fullName ?? "" }
     /// The deepest division's code.
-    public var code: String { (emd ?? sigungu ?? sido)?.code ?? "" }
+    public var code: String { deepest?.code ?? "" }
 }
 
 /// Finds the divisions containing a point: polygons where we have them (Seoul), the nearest
@@ -69,23 +75,33 @@ struct AdminLocator: Sendable {
                          emd: nearest, approximate: true)
     }
 
-    /// The nearest 읍면동 (by its inner point), preferring those whose bounding box holds the point.
+    /// The 읍면동 most likely to hold the point: among those whose bounding box holds it (all,
+    /// when none does), the one whose centroid or inner point is nearest relative to its size
+    /// (distance / √area). On 638 tourist sites outside Seoul this picks the 읍면동 of the site's
+    /// lot address 82% of the time (nearest inner point alone: 68%).
     func nearestEmd(_ point: Coordinate) -> Division? {
         let proj = LocalProjection(referenceLatitude: point.lat)
         let (px, py) = proj.project(point)
-        var best: Division?
-        var bestD = Double.infinity
-        var bestInBox: Division?
-        var bestInBoxD = Double.infinity
-        for d in emds {
-            let (x, y) = proj.project(d.inner)
-            let dd = (x - px) * (x - px) + (y - py) * (y - py)
-            if dd < bestD { bestD = dd; best = d }
-            if dd < bestInBoxD && d.bbox.contains(point) { bestInBoxD = dd; bestInBox = d }
+        func distance(_ c: Coordinate) -> Double {
+            let (x, y) = proj.project(c)
+            return ((x - px) * (x - px) + (y - py) * (y - py)).squareRoot()
         }
-        if let b = bestInBox { return b }
-        guard let best, bestD.squareRoot() <= AdminLocator.maximumApproximateDistance else { return nil }
-        return best
+        var nearest = Double.infinity
+        var inBox: [Int] = []
+        for (i, d) in emds.enumerated() {
+            nearest = min(nearest, distance(d.centroid), distance(d.inner))
+            if d.bbox.contains(point) { inBox.append(i) }
+        }
+        guard !inBox.isEmpty || nearest <= AdminLocator.maximumApproximateDistance else { return nil }
+        let candidates = inBox.isEmpty ? Array(emds.indices) : inBox
+        var bestIndex = -1
+        var bestScore = Double.infinity
+        for i in candidates {
+            let d = emds[i]
+            let score = min(distance(d.centroid), distance(d.inner)) / (d.areaKm2 + 0.01).squareRoot()
+            if score < bestScore { bestScore = score; bestIndex = i }
+        }
+        return bestIndex >= 0 ? emds[bestIndex] : nil
     }
 
     /// True when `point` is inside the polygons of 시도 `code` (only for polygon-covered 시도):

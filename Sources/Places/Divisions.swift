@@ -15,9 +15,11 @@ public struct Division: Sendable, Hashable {
     /// A representative point inside the polygon (better than the centroid for crescents).
     public let inner: Coordinate
     public let bbox: BoundingBox
+    /// Approximate area in km².
+    public let areaKm2: Double
 
     public init(code: String, level: String, name: String, fullName: String, centroid: Coordinate,
-                inner: Coordinate, bbox: BoundingBox)
+                inner: Coordinate, bbox: BoundingBox, areaKm2: Double)
     {
         self.code = code
         self.level = level
@@ -26,6 +28,7 @@ public struct Division: Sendable, Hashable {
         self.centroid = centroid
         self.inner = inner
         self.bbox = bbox
+        self.areaKm2 = areaKm2
     }
 }
 
@@ -97,7 +100,7 @@ enum DivisionSource {
         let cRi = try t.column("ri"), cLat = try t.column("lat"), cLon = try t.column("lon")
         let cInLat = try t.column("inner_lat"), cInLon = try t.column("inner_lon")
         let cMinLat = try t.column("min_lat"), cMinLon = try t.column("min_lon")
-        let cMaxLat = try t.column("max_lat"), cMaxLon = try t.column("max_lon")
+        let cMaxLat = try t.column("max_lat"), cMaxLon = try t.column("max_lon"), cArea = try t.column("area_km2")
         var out: [Division] = []
         out.reserveCapacity(t.rows.count)
         for row in t.rows {
@@ -129,7 +132,7 @@ enum DivisionSource {
                 throw CSVTable.ReadError(message: "\(path):\(row.line): coordinates out of range")
             }
             out.append(Division(code: code, level: level, name: name, fullName: parts.filter { !$0.isEmpty }.joined(separator: " "),
-                                centroid: centroid, inner: inner, bbox: bbox))
+                                centroid: centroid, inner: inner, bbox: bbox, areaKm2: try number(cArea)))
         }
         return out
     }

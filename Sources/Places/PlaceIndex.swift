@@ -137,11 +137,13 @@ extension PlaceIndex {
     public func reverse(at point: Coordinate, radiusMeters: Double = PlaceIndex.reverseRadius, limit: Int = 10) -> ReverseResult {
         guard point.isValid else { return ReverseResult(coordinate: point, area: nil, nearby: []) }
         let area = admin.locate(point)
-        let near = grid.within(max(0, min(radiusMeters, 5_000)), of: point, points: coordinates)
-            .filter { !PlaceCategory.divisions.contains(places[$0.index].category) }
-            .sorted { $0.distance != $1.distance ? $0.distance < $1.distance : $0.index < $1.index }
-            .prefix(max(0, limit))
-        let hits = near.map { PlaceHit(place: places[$0.index], distanceMeters: $0.distance, score: 0) }
+        var near = grid.within(max(0, min(radiusMeters, 5_000)), of: point, points: coordinates)
+        near.removeAll { PlaceCategory.divisions.contains(places[$0.index].category) }
+        near.sort { $0.distance != $1.distance ? $0.distance < $1.distance : $0.index < $1.index }
+        var hits: [PlaceHit] = []
+        for n in near.prefix(max(0, limit)) {
+            hits.append(PlaceHit(place: places[n.index], distanceMeters: n.distance, score: 0))
+        }
         return ReverseResult(coordinate: point, area: area, nearby: hits)
     }
 }

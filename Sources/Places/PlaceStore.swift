@@ -45,10 +45,10 @@ struct PlaceRecord: Sendable {
 ///
 /// Tables: `meta(key, value)`, `places(id, name, category, address, lon, lat, importance,
 /// name_en, name_rr, aliases, region_code, detail, source)`, `divisions(code, level, name,
-/// full_name, lon, lat, inner_lon, inner_lat, min_lon, min_lat, max_lon, max_lat)` and
+/// full_name, lon, lat, inner_lon, inner_lat, min_lon, min_lat, max_lon, max_lat, area_km2)` and
 /// `boundaries(code, level, rings)` (polygons as blobs).
 enum PlaceStore {
-    static let formatVersion = "taxipot-places-1"
+    static let formatVersion = "taxipot-places-2"
     /// Separator of the `aliases` column.
     static let aliasSeparator: Character = "|"
 
@@ -64,7 +64,8 @@ enum PlaceStore {
         CREATE TABLE divisions(
             code TEXT PRIMARY KEY, level TEXT NOT NULL, name TEXT NOT NULL, full_name TEXT NOT NULL,
             lon REAL NOT NULL, lat REAL NOT NULL, inner_lon REAL NOT NULL, inner_lat REAL NOT NULL,
-            min_lon REAL NOT NULL, min_lat REAL NOT NULL, max_lon REAL NOT NULL, max_lat REAL NOT NULL);
+            min_lon REAL NOT NULL, min_lat REAL NOT NULL, max_lon REAL NOT NULL, max_lat REAL NOT NULL,
+            area_km2 REAL NOT NULL);
         CREATE TABLE boundaries(code TEXT PRIMARY KEY, level TEXT NOT NULL, rings BLOB NOT NULL);
         """
 
@@ -120,7 +121,7 @@ enum PlaceStore {
     }
 
     static func insert(_ divisions: [Division], boundaries: [Boundary], into db: SQLiteDatabase) throws {
-        let s = try db.prepare("INSERT INTO divisions VALUES (?,?,?,?,?,?,?,?,?,?,?,?)")
+        let s = try db.prepare("INSERT INTO divisions VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)")
         let b = try db.prepare("INSERT INTO boundaries(code, level, rings) VALUES (?,?,?)")
         try db.execute("BEGIN IMMEDIATE")
         do {
@@ -128,6 +129,7 @@ enum PlaceStore {
                 s.bind(1, d.code); s.bind(2, d.level); s.bind(3, d.name); s.bind(4, d.fullName)
                 s.bind(5, d.centroid.lon); s.bind(6, d.centroid.lat); s.bind(7, d.inner.lon); s.bind(8, d.inner.lat)
                 s.bind(9, d.bbox.west); s.bind(10, d.bbox.south); s.bind(11, d.bbox.east); s.bind(12, d.bbox.north)
+                s.bind(13, d.areaKm2)
                 try s.run()
             }
             for x in boundaries {
@@ -165,7 +167,8 @@ enum PlaceStore {
             out.append(Division(code: s.text(0), level: s.text(1), name: s.text(2), fullName: s.text(3),
                                 centroid: Coordinate(lon: s.double(4), lat: s.double(5)),
                                 inner: Coordinate(lon: s.double(6), lat: s.double(7)),
-                                bbox: BoundingBox(west: s.double(8), south: s.double(9), east: s.double(10), north: s.double(11))))
+                                bbox: BoundingBox(west: s.double(8), south: s.double(9), east: s.double(10), north: s.double(11)),
+                                areaKm2: s.double(12)))
         }
         return out
     }
