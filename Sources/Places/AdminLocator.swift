@@ -26,8 +26,15 @@ public struct AdminArea: Sendable {
 /// 읍면동 elsewhere.
 struct AdminLocator: Sendable {
     let divisionsByCode: [String: Division]
-    /// 읍면동 outside the polygon-covered area, for the nearest search.
+    /// 읍면동 outside the polygon-covered area, for the nearest search (and, in parallel
+    /// arrays, their points, boxes and areas: the search reads only those).
     let emds: [Division]
+    let emdCentroids: [Coordinate]
+    let emdInners: [Coordinate]
+    let emdBoxes: [BoundingBox]
+    let emdAreas: [Double]
+    /// 시군구 by 시도 code and the first word of their name ("성남시" for 성남시 수정구).
+    let sigunguByCity: [String: [Division]]
     let sigunguBoundaries: [Boundary]
     /// 법정동 polygons by their 구 code, and all of them.
     let emdBoundaries: [String: [Boundary]]
@@ -49,6 +56,16 @@ struct AdminLocator: Sendable {
         let covered = Set(sigunguBoundaries.map { String($0.code.prefix(2)) })
         polygonSidoCodes = covered
         emds = divisions.filter { $0.level == "emd" && !covered.contains(String($0.code.prefix(2))) }
+        emdCentroids = emds.map(\.centroid)
+        emdInners = emds.map(\.inner)
+        emdBoxes = emds.map(\.bbox)
+        emdAreas = emds.map(\.areaKm2)
+        var byCity: [String: [Division]] = [:]
+        for d in divisions where d.level == "sigungu" {
+            let city = d.name.split(separator: " ").first.map(String.init) ?? d.name
+            byCity[String(d.code.prefix(2)) + city, default: []].append(d)
+        }
+        sigunguByCity = byCity
     }
 
     /// The divisions at `point`, or nil when it is in no polygon and no 읍면동 point is within
@@ -88,17 +105,15 @@ struct AdminLocator: Sendable {
         }
         var nearest = Double.infinity
         var inBox: [Int] = []
-        for (i, d) in emds.enumerated() {
-            nearest = min(nearest, distance(d.centroid), distance(d.inner))
-            if d.bbox.contains(point) { inBox.append(i) }
+        for i in emdCentroids.indices {
+            nearest = min(nearest, distance(emdCentroids[i]), distance(emdInners[i]))
+            if emdBoxes[i].contains(point) { inBox.append(i) }
         }
         guard !inBox.isEmpty || nearest <= AdminLocator.maximumApproximateDistance else { return nil }
-        let candidates = inBox.isEmpty ? Array(emds.indices) : inBox
         var bestIndex = -1
         var bestScore = Double.infinity
-        for i in candidates {
-            let d = emds[i]
-            let score = min(distance(d.centroid), distance(d.inner)) / (d.areaKm2 + 0.01).squareRoot()
+        for i in inBox.isEmpty ? Array(emdCentroids.indices) : inBox {
+            let score = min(distance(emdCentroids[i]), distance(emdInners[i])) / (emdAreas[i] + 0.01).squareRoot()
             if score < bestScore { bestScore = score; bestIndex = i }
         }
         return bestIndex >= 0 ? emds[bestIndex] : nil

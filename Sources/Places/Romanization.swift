@@ -75,27 +75,33 @@ public enum Romanization {
     /// fold alike. Vowels ㅓ/ㅗ/ㅜ/ㅡ become "o", ㅐ/ㅔ "e"; k/t/p/ch/r become g/d/b/j/l; doubled
     /// letters are single. Input: lower-case ASCII (folded text); other characters pass.
     public static func looseForm(_ latin: String) -> String {
-        let s = Array(latin.utf8)
         var out: [UInt8] = []
-        out.reserveCapacity(s.count)
-        let patterns: [(String, String)] = [
-            ("yeo", "yo"), ("eo", "o"), ("eu", "o"), ("oo", "o"), ("ou", "o"), ("wo", "o"), ("ae", "e"), ("ai", "e"),
-            ("ee", "i"), ("ch", "j"), ("sh", "s"), ("ph", "b"), ("u", "o"), ("k", "g"), ("t", "d"), ("p", "b"),
-            ("r", "l"), ("f", "b"), ("z", "j"), ("c", "g"),
-        ].map { ($0.0, $0.1) }
-        let compiled = patterns.map { (Array($0.0.utf8), Array($0.1.utf8)) }
-        var i = 0
-        outer: while i < s.count {
-            for (from, to) in compiled where i + from.count <= s.count && Array(s[i..<(i + from.count)]) == from {
-                for b in to where out.last != b || !(b >= 97 && b <= 122) { out.append(b) }
-                i += from.count
-                continue outer
+        out.reserveCapacity(latin.utf8.count)
+        latin.utf8.withContiguousStorageIfAvailable { s in
+            var i = 0
+            outer: while i < s.count {
+                for (from, to) in looseRules where i + from.count <= s.count {
+                    var k = 0
+                    while k < from.count && s[i + k] == from[k] { k += 1 }
+                    guard k == from.count else { continue }
+                    for b in to where out.last != b { out.append(b) }
+                    i += from.count
+                    continue outer
+                }
+                let b = s[i]
+                if out.last != b || !(b >= 97 && b <= 122) { out.append(b) }
+                i += 1
             }
-            if out.last != s[i] || !(s[i] >= 97 && s[i] <= 122) { out.append(s[i]) }
-            i += 1
         }
         return String(decoding: out, as: UTF8.self)
     }
+
+    /// The rewrites of `looseForm`, longest first where they overlap.
+    static let looseRules: [([UInt8], [UInt8])] = [
+        ("yeo", "yo"), ("eo", "o"), ("eu", "o"), ("oo", "o"), ("ou", "o"), ("wo", "o"), ("ae", "e"), ("ai", "e"),
+        ("ee", "i"), ("ch", "j"), ("sh", "s"), ("ph", "b"), ("u", "o"), ("k", "g"), ("t", "d"), ("p", "b"),
+        ("r", "l"), ("f", "b"), ("z", "j"), ("c", "g"),
+    ].map { (Array($0.0.utf8), Array($0.1.utf8)) }
 
     /// One run of syllables, with the sound changes at each boundary.
     static func romanizeRun(_ run: [HangulJamo.Syllable]) -> String {

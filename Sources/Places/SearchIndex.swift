@@ -1,3 +1,5 @@
+import Foundation
+
 /// The in-memory search structures over every key of every place:
 ///
 /// - all key symbols in one flat buffer, keys sorted lexicographically, so the exact and
@@ -21,29 +23,51 @@ struct SearchIndex: Sendable {
     var keyCount: Int { keyStart.count }
 
     init(keysPerPlace: [[SearchKeyForm]]) {
-        var all: [(symbols: [UInt8], place: Int32, weight: Float)] = []
+        // All keys unsorted in one buffer, then an order sorted with memcmp.
+        var raw: [UInt8] = []
+        var rawStart: [Int32] = [], rawLength: [UInt8] = [], rawPlace: [Int32] = [], rawWeight: [Float] = []
         for (p, keys) in keysPerPlace.enumerated() {
-            for k in keys { all.append((k.symbols, Int32(p), k.weight)) }
+            for k in keys {
+                rawStart.append(Int32(raw.count))
+                rawLength.append(UInt8(k.symbols.count))
+                rawPlace.append(Int32(p))
+                rawWeight.append(k.weight)
+                raw.append(contentsOf: k.symbols)
+            }
         }
-        all.sort { a, b in
-            if a.symbols != b.symbols { return a.symbols.lexicographicallyPrecedes(b.symbols) }
-            return a.place < b.place
+        var order = Array(0..<Int32(rawStart.count))
+        raw.withUnsafeBufferPointer { buf in
+            guard let base = buf.baseAddress else { return }
+            order.sort { a, b in
+                let la = Int(rawLength[Int(a)]), lb = Int(rawLength[Int(b)])
+                let c = memcmp(base + Int(rawStart[Int(a)]), base + Int(rawStart[Int(b)]), min(la, lb))
+                if c != 0 { return c < 0 }
+                if la != lb { return la < lb }
+                return rawPlace[Int(a)] < rawPlace[Int(b)]
+            }
         }
         var symbols: [UInt8] = []
-        symbols.reserveCapacity(all.reduce(0) { $0 + $1.symbols.count })
+        symbols.reserveCapacity(raw.count)
         var keyStart: [Int32] = [], keyLength: [UInt8] = [], keyPlace: [Int32] = [], keyWeight: [Float] = []
-        var grams: [(UInt64)] = []
-        for (k, key) in all.enumerated() {
+        keyStart.reserveCapacity(order.count)
+        var grams: [UInt64] = []
+        grams.reserveCapacity(raw.count)
+        var seen: [UInt32] = []
+        for (k, o) in order.enumerated() {
+            let from = Int(rawStart[Int(o)]), len = Int(rawLength[Int(o)])
             keyStart.append(Int32(symbols.count))
-            keyLength.append(UInt8(key.symbols.count))
-            keyPlace.append(key.place)
-            keyWeight.append(key.weight)
-            symbols.append(contentsOf: key.symbols)
-            if key.symbols.count >= 3 {
-                var seen = Set<UInt32>()
-                for i in 0...(key.symbols.count - 3) {
-                    let g = SearchIndex.gram(key.symbols[i], key.symbols[i + 1], key.symbols[i + 2])
-                    if seen.insert(g).inserted { grams.append(UInt64(g) << 32 | UInt64(k)) }
+            keyLength.append(UInt8(len))
+            keyPlace.append(rawPlace[Int(o)])
+            keyWeight.append(rawWeight[Int(o)])
+            symbols.append(contentsOf: raw[from..<(from + len)])
+            if len >= 3 {
+                seen.removeAll(keepingCapacity: true)
+                for i in from...(from + len - 3) {
+                    let g = SearchIndex.gram(raw[i], raw[i + 1], raw[i + 2])
+                    if !seen.contains(g) {
+                        seen.append(g)
+                        grams.append(UInt64(g) << 32 | UInt64(k))
+                    }
                 }
             }
         }

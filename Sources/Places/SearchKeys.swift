@@ -3,8 +3,9 @@
 ///
 /// For each Korean name (the display name and its aliases): the folded name, the name without
 /// parenthesised parts and its parts (weight 0.85), the parts of a compound "A.B" name (0.9),
-/// the 초성 of each, and the Revised Romanization (plus the plain letter-by-letter
-/// transliteration, 0.95, and the loose spelling of both, 0.9). For English names: the folded name, and for stations also
+/// the 초성 of each, the Revised Romanization, and the loose spelling (0.9) of it and of the
+/// plain letter-by-letter transliteration (왕십리 → wangsipri → wangsibli). For English
+/// names: the folded name, and for stations also
 /// "… station". Stations are also found by their romanised name + "station".
 struct SearchKeyForm: Hashable {
     let symbols: [UInt8]
@@ -15,7 +16,6 @@ enum SearchKeys {
     static let subNameWeight: Float = 0.85
     static let compoundPartWeight: Float = 0.9
     static let aliasWeight: Float = 0.97
-    static let transliterationWeight: Float = 0.95
     static let looseWeight: Float = 0.9
 
     /// True for an alias that is simply the place's name as people say it: a station without
@@ -47,10 +47,13 @@ enum SearchKeys {
             if SearchText.containsHangul(folded) {
                 let rr = Romanization.romanize(folded)
                 add(rr, weight)
+                let looseRR = Romanization.looseForm(rr)
+                add(looseRR, weight * looseWeight)
                 let tr = Romanization.transliterate(folded)
-                if tr != rr { add(tr, weight * transliterationWeight) }
-                add(Romanization.looseForm(rr), weight * looseWeight)
-                add(Romanization.looseForm(tr), weight * looseWeight)
+                if tr != rr {
+                    let looseTR = Romanization.looseForm(tr)
+                    if looseTR != looseRR { add(looseTR, weight * looseWeight) }
+                }
                 if place.category == PlaceCategory.station && weight >= aliasWeight && !folded.hasSuffix("역") {
                     add(rr + "station", weight)
                 }

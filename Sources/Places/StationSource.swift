@@ -137,10 +137,7 @@ enum StationSource {
         }
         if !near(sido.bbox) { return "its position \(stop.coordinate) is outside \(province.name), which its address names ('\(address)')" }
         guard words.count > 1 else { return nil }
-        let sigungus = locator.divisionsByCode.values.filter {
-            $0.level == PlaceCategory.sigungu && $0.code.hasPrefix(province.code)
-                && $0.name.split(separator: " ").first.map(String.init) == words[1]
-        }
+        let sigungus = locator.sigunguByCity[province.code + words[1]] ?? []
         if !sigungus.isEmpty && !sigungus.contains(where: { near($0.bbox) }) {
             return "its position \(stop.coordinate) is outside \(words[1]), which its address names ('\(address)')"
         }
