@@ -79,7 +79,7 @@ enum SearchKeys {
                 if place.category == PlaceCategory.station && !folded.hasSuffix("station") { add(folded + "station", 1) }
             }
         }
+        // Unordered: the index sorts all keys together.
         return best.map { SearchKeyForm(symbols: $0.key, weight: $0.value) }
-            .sorted { $0.symbols.lexicographicallyPrecedes($1.symbols) }
     }
 }
