@@ -41,23 +41,23 @@ public enum PlaceSearchError: Error, Sendable, Equatable, CustomStringConvertibl
     public var message: String {
         switch self {
         case .emptyQuery:
-            return "query parameter 'q' must contain a letter or digit"
+            return "parameter 'q' must contain a letter or digit"
         case .queryTooLong(let n):
-            return "query parameter 'q' is \(n) characters long; the maximum is \(PlaceQuery.maximumLength)"
+            return "parameter 'q' is \(n) characters long; the maximum is \(PlaceQuery.maximumLength)"
         case .unknownCategory(let c, let known):
             return "unknown category '\(c.prefix(40))'; known categories: \(known.joined(separator: ", "))"
         case .invalidNear(let t):
-            return "query parameter 'near' must be 'lon,lat' in degrees (e.g. 127.0276,37.4979), got '\(t.prefix(60))'"
+            return "parameter 'near' must be 'lon,lat' in degrees (e.g. 127.0276,37.4979), got '\(t.prefix(60))'"
         case .invalidRect(let t):
-            return "query parameter 'rect' must be 'west,south,east,north' in degrees with west ≤ east and south ≤ north, got '\(t.prefix(80))'"
+            return "parameter 'rect' must be 'west,south,east,north' in degrees with west ≤ east and south ≤ north, got '\(t.prefix(80))'"
         case .invalidRadius(let why):
-            return "query parameter 'radius_m' \(why)"
+            return "parameter 'radius_m' \(why)"
         case .invalidSort(let why):
-            return "query parameter 'sort' \(why)"
+            return "parameter 'sort' \(why)"
         case .invalidLimit(let t):
-            return "query parameter 'limit' must be a whole number from 1 to \(PlaceQuery.maximumLimit), got '\(t.prefix(40))'"
+            return "parameter 'limit' must be a whole number from 1 to \(PlaceQuery.maximumLimit), got '\(t.prefix(40))'"
         case .invalidCursor(let t):
-            return "query parameter 'cursor' '\(t.prefix(40))' is not a cursor from a previous page of this search"
+            return "parameter 'cursor' '\(t.prefix(40))' is not a cursor from a previous page of this search"
         }
     }
 
