@@ -4,6 +4,8 @@ import HTTPServer
 public func makeRouter(context: ServiceContext) -> Router {
     let router = Router()
     registerSystemEndpoints(router, context)
+    registerCoordinatesEndpoints(router, context)
+    registerFaresEndpoints(router, context)
     registerRoutingEndpoints(router, context)
     return router
 }

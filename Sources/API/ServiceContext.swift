@@ -1,3 +1,5 @@
+import Coordinates
+import Engine
 import Foundation
 import HTTPServer
 import JSON
@@ -52,6 +54,10 @@ public final class ServiceContext: Sendable {
     public let dataset: DatasetInfo
     public let metrics: ServerMetrics
     public let startedAt = Date()
+    /// Coordinate transformers by (from, to) CRS, built on first use (`/v1/transform`).
+    public let transformers = TransformerCache()
+    /// Fare schedules and the traffic profile (`data/fares/`, `data/traffic/profile.csv`).
+    public let fares: FareEstimator
     /// Routing over `DATA/build/seoul.graph`; nil when that file is absent (`/v1/route` answers 503).
     public let routeEngine: RouteEngine?
 
@@ -59,6 +65,7 @@ public final class ServiceContext: Sendable {
         self.configuration = configuration
         self.metrics = metrics
         dataset = try DatasetInfo.load(dataDir: configuration.dataDir)
+        fares = try FareEstimator.load(dataDir: configuration.dataDir)
         routeEngine = try loadRouteEngine(dataDir: configuration.dataDir)
     }
 }
