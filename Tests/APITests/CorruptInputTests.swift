@@ -88,6 +88,17 @@ final class CorruptInputTests: XCTestCase {
         try assertServeRefuses(data, naming: "dataset.json")
     }
 
+    func testTruncatedAndCorruptPlaceDatabaseAreRefused() throws {
+        let data = try makeDataset()
+        let db = data.appendingPathComponent("build/places.db")
+        try FileManager.default.copyItem(at: TestPaths.dataDir.appendingPathComponent("build/places.db"), to: db)
+        let bytes = try Data(contentsOf: db)
+        try bytes.prefix(bytes.count / 3).write(to: db)
+        try assertServeRefuses(data, naming: "places.db")
+        try Data(repeating: 0x41, count: 100_000).write(to: db)
+        try assertServeRefuses(data, naming: "places.db")
+    }
+
     func testCorruptOSMFilesFailTheImport() throws {
         let dir = TestPaths.temporaryDirectory("corrupt-osm")
         let source = try Data(contentsOf: TestPaths.dataDir.appendingPathComponent("osm/seoul-central.osm.pbf"))
