@@ -5,5 +5,7 @@ public func makeRouter(context: ServiceContext) -> Router {
     let router = Router()
     registerSystemEndpoints(router, context)
     registerCoordinatesEndpoints(router, context)
+    registerFaresEndpoints(router, context)
+    registerRoutingEndpoints(router, context)
     return router
 }

@@ -6,6 +6,9 @@ let commands: [any Command] = [
     ServeCommand(),
     ImportCommand(),
     TransformCommand(),
+    FareCommand(),
+    RouteCommand(),
+    SynthOSMCommand(),
 ]
 
 func usage() -> String {
