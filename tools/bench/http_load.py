@@ -42,15 +42,20 @@ def quote_requests():
 
 
 def places_requests():
+    """The project's query set (kind, query, near, ...), with its location bias where given."""
     path = os.path.join(benchlib.INPUTS, "place_queries.tsv")
     if not os.path.exists(path):
         return []
     out = []
-    with open(path) as f:
-        for line in f:
-            q = line.rstrip("\n").split("\t")[0]
-            if q and q != "query":
-                out.append(("GET", "/v1/places?q=" + urllib.parse.quote(q), ""))
+    with open(path, encoding="utf-8") as f:
+        for i, line in enumerate(f):
+            c = line.rstrip("\r\n").split("\t")
+            if i == 0 or len(c) < 2 or not c[1] or line.startswith("#"):
+                continue
+            p = "/v1/places?q=" + urllib.parse.quote(c[1])
+            if len(c) > 2 and c[2]:
+                p += "&near=" + urllib.parse.quote(c[2], safe=",")
+            out.append(("GET", p, ""))
     return out
 
 
