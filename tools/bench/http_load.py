@@ -109,7 +109,7 @@ def wrk_records(key, side, impl, url, reqfile, duration, cond):
 
 def nginx_version():
     p = subprocess.run(["nginx", "-v"], capture_output=True, text=True)
-    return (p.stderr or p.stdout).strip().replace("nginx version: ", "")
+    return (p.stderr or p.stdout).strip().replace("nginx version: nginx/", "")
 
 
 def start_nginx(body_bytes):

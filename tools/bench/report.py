@@ -146,6 +146,7 @@ def main():
     ap.add_argument("output")
     ap.add_argument("--mode", default="full")
     ap.add_argument("--seconds", type=float, default=0)
+    ap.add_argument("--readme", help="README.md whose bench:start/bench:end block gets the headline rows")
     args = ap.parse_args()
     records, notes, impls = [], [], {}
     for path in sorted(glob.glob(os.path.join(args.results, "*.json"))):
@@ -181,8 +182,16 @@ def main():
     if swift:
         w("- Swift: %s" % swift[0])
     w("- Peers: %s\n" % "; ".join(sorted(impls)))
-    w("| Capability | Figure | Ours | Peer | Ratio | Target | Conditions |")
+    w("| Capability | Figure | Ours | Peer | Ratio | Target | Cond. |")
     w("|---|---|---|---|---|---|---|")
+    conditions = []  # footnotes: (text) in order of first use
+
+    def footnote(text):
+        if text not in conditions:
+            conditions.append(text)
+        return "[%d](#c%d)" % (conditions.index(text) + 1, conditions.index(text) + 1)
+
+    headline = []
     for cap, figure, key, pside, target, check in ROWS:
         ours = by.get((key, "ours"))
         pkey, pside = pside if isinstance(pside, tuple) else (key, pside)
@@ -197,11 +206,18 @@ def main():
             except TypeError:
                 met = ""
         peer_cell = cell(peer) + (" — " + peer["impl"] if peer else "")
-        cond = (ours or peer)["conditions"]
-        if peer and ours and peer["conditions"] != ours["conditions"]:
-            cond = "ours: %s; peer: %s" % (ours["conditions"], peer["conditions"])
-        w("| %s | %s | %s | %s | %s | %s%s | %s |" % (cap, figure, cell(ours), peer_cell, ratio(ours, peer),
-                                                   target or "", met, cond.replace("|", "/")))
+        notes_here = []
+        if ours:
+            notes_here.append(footnote("ours (%s): %s" % (ours["impl"], ours["conditions"])))
+        if peer:
+            notes_here.append(footnote("%s (%s): %s" % ("ceiling" if peer["side"] == "ceiling" else "peer",
+                                                        peer["impl"], peer["conditions"])))
+        row = "| %s | %s | %s | %s | %s | %s%s | %s |" % (cap, figure, cell(ours), peer_cell, ratio(ours, peer),
+                                                       target or "", met, " ".join(notes_here))
+        w(row)
+        if ours and (target or pside == "ceiling"):
+            headline.append("| %s | %s | %s | %s | %s | %s%s |" % (cap, figure, cell(ours), peer_cell, ratio(ours, peer),
+                                                               target or "", met))
     shown = {s if isinstance(s, tuple) else (k, s) for _, _, k, s, _, _ in ROWS}
     shown |= {(k, "ours") for _, _, k, _, _, _ in ROWS}
     extra = [r for r in records if (r["key"], r["side"]) not in shown]
@@ -211,6 +227,10 @@ def main():
         w("|---|---|---|---|---|")
         for r in extra:
             w("| %s | %s | %s | %s | %s |" % (r["key"], r["side"], r["impl"], cell(r), r["conditions"].replace("|", "/")))
+    if conditions:
+        w("\n## Conditions\n")
+        for i, text in enumerate(conditions):
+            w('- <a id="c%d"></a>[%d] %s' % (i + 1, i + 1, text.replace("|", "/")))
     if notes:
         w("\n## Notes from this run\n")
         for n in notes:
@@ -225,6 +245,23 @@ def main():
     w("- Peak memory is the maximum resident set size from `/usr/bin/time -v`. One-off preparations "
       "(imports, OSRM extract/contract) run once per benchmark run and say so (runs = 1).")
     open(args.output, "w").write("\n".join(out) + "\n")
+    if args.readme:
+        update_readme(args.readme, headline, "%s, %s cores; %s; commit %s; `make bench%s`" % (
+            cpu, cores, time.strftime("%Y-%m-%d"), commit, " QUICK=1" if args.mode == "quick" else ""))
+
+
+def update_readme(path, rows, where):
+    """Replaces the block between the bench markers of the README with the headline rows."""
+    start, end = "<!-- bench:start -->", "<!-- bench:end -->"
+    text = open(path).read()
+    if start not in text or end not in text:
+        return
+    block = [start, "Measured by `make bench` (%s); every figure, peer and condition is in "
+             "[BENCHMARKS.md](BENCHMARKS.md).\n" % where,
+             "| Capability | Figure | Ours | Peer | Ratio | Target |", "|---|---|---|---|---|---|"] + rows + [end]
+    head, rest = text.split(start, 1)
+    tail = rest.split(end, 1)[1]
+    open(path, "w").write(head + "\n".join(block) + tail)
 
 
 if __name__ == "__main__":
