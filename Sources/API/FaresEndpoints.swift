@@ -4,9 +4,11 @@ import HTTPServer
 import Geo
 import JSON
 
-/// `POST /v1/fare`: a fare without routing, for callers who bring their own distances.
+/// `POST /v1/fare` (a fare without routing, for callers who bring their own distances) and
+/// `POST /v1/quote` (route + fare + split).
 func registerFaresEndpoints(_ router: Router, _ context: ServiceContext) {
     registerFareEndpoint(router, fares: context.fares)
+    registerQuoteEndpoint(router, quotes: context.quotes)
 }
 
 /// Adds `POST /v1/fare` served by `fares` (separate so tests can serve a bare estimator).
