@@ -21,28 +21,34 @@ public enum QuoteBenchmark {
         }
     }
 
-    /// Times `engine.routes.route` and `engine.quote` (one rider, equal split) on each pair,
-    /// alternating the two so that both see the same cache state; one untimed pass first.
-    public static func measure(_ engine: QuoteEngine, pairs: [(Coordinate, Coordinate)], departAt: Double) -> Figures {
-        var routeTimes: [Double] = [], quoteTimes: [Double] = []
-        var failures = 0
-        for record in [false, true] {
-            for (a, b) in pairs {
+    /// Times `engine.routes.route` over all pairs, then `engine.quote` (one rider, equal split)
+    /// over the same pairs, in separate passes (so neither gains from the other having just
+    /// searched the same pair), for `rounds` rounds after one untimed round; each figure is the
+    /// median over the rounds (robust to other load on the machine).
+    public static func measure(_ engine: QuoteEngine, pairs: [(Coordinate, Coordinate)], departAt: Double, rounds: Int = 5) -> Figures {
+        var failed = Set<Int>()
+        func pass(_ quote: Bool) -> [Double] {
+            var times: [Double] = []
+            times.reserveCapacity(pairs.count)
+            for (i, (a, b)) in pairs.enumerated() {
                 let t0 = DispatchTime.now().uptimeNanoseconds
-                let route = try? engine.routes.route(RouteRequest(from: a, to: b, departAt: departAt))
+                let ok = quote ? (try? engine.quote(QuoteRequest(origin: a, destination: b, departure: departAt))) != nil
+                    : (try? engine.routes.route(RouteRequest(from: a, to: b, departAt: departAt))) != nil
                 let t1 = DispatchTime.now().uptimeNanoseconds
-                let quote = try? engine.quote(QuoteRequest(origin: a, destination: b, departure: departAt))
-                let t2 = DispatchTime.now().uptimeNanoseconds
-                guard record else { continue }
-                if route == nil || quote == nil { failures += 1; continue }
-                routeTimes.append(Double(t1 - t0) / 1000)
-                quoteTimes.append(Double(t2 - t1) / 1000)
+                if ok { times.append(Double(t1 - t0) / 1000) } else { failed.insert(i) }
             }
+            return times
         }
         func p50(_ v: [Double]) -> Double { v.isEmpty ? 0 : v.sorted()[v.count / 2] }
         func mean(_ v: [Double]) -> Double { v.reduce(0, +) / Double(max(1, v.count)) }
-        return Figures(pairs: pairs.count, failures: failures, routeP50Microseconds: p50(routeTimes),
-                       quoteP50Microseconds: p50(quoteTimes), routeMeanMicroseconds: mean(routeTimes),
-                       quoteMeanMicroseconds: mean(quoteTimes))
+        _ = pass(false)
+        _ = pass(true)
+        var r50: [Double] = [], q50: [Double] = [], rMean: [Double] = [], qMean: [Double] = []
+        for _ in 0..<max(1, rounds) {
+            let r = pass(false), q = pass(true)
+            r50.append(p50(r)); q50.append(p50(q)); rMean.append(mean(r)); qMean.append(mean(q))
+        }
+        return Figures(pairs: pairs.count, failures: failed.count, routeP50Microseconds: p50(r50),
+                       quoteP50Microseconds: p50(q50), routeMeanMicroseconds: p50(rMean), quoteMeanMicroseconds: p50(qMean))
     }
 }

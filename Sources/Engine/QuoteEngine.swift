@@ -11,17 +11,36 @@ import Routing
 ///   duration × the traffic profile's slow share for its road class at the clock hour the taxi
 ///   reaches it (the clock advances along the route by the segments' durations).
 /// - A segment is out of the city when its midpoint is outside the origin region's boundary.
+///   When every node of the road graph lies inside the region (central Seoul in Seoul), no
+///   segment is tested: segments are edges between graph nodes (tens of metres), so one
+///   leaving the region between two inside nodes is taken to be impossible.
 /// - `proportional` splits weigh each person by their solo fare: the fare of a route from the
 ///   origin straight to their own drop-off (one extra route per stop, only for that policy).
 public struct QuoteEngine: Sendable {
     public let routes: RouteEngine
     public let fares: FareEstimator
     public let regions: any RegionLookup
+    /// The region of the graph's first node: origins are tested against it first (one
+    /// boundary test instead of a full region lookup).
+    public let homeRegion: String?
+    /// True when every node of the graph lies inside `homeRegion`.
+    public let graphInsideHomeRegion: Bool
 
+    /// Composes the engines; tests every graph node against its region once (about 0.5 µs a node).
     public init(routes: RouteEngine, fares: FareEstimator, regions: any RegionLookup) {
         self.routes = routes
         self.fares = fares
         self.regions = regions
+        let graph = routes.graph
+        let home = graph.nodeCount > 0 ? regions.regionID(at: graph.coordinate(ofNode: 0)) : nil
+        homeRegion = home
+        graphInsideHomeRegion = home.map { h in (0..<graph.nodeCount).allSatisfy { regions.isInside(regionID: h, graph.coordinate(ofNode: $0)) } } ?? false
+    }
+
+    /// The fare region of a point: the home region when the point is inside it, else a full lookup.
+    public func region(at point: Coordinate) -> String? {
+        if let home = homeRegion, regions.isInside(regionID: home, point) { return home }
+        return regions.regionID(at: point)
     }
 
     /// Prices a pooled ride; errors carry the HTTP status they map to (400, 404, 422).
@@ -43,7 +62,7 @@ public struct QuoteEngine: Sendable {
             throw .invalid("riders", "must exceed the riders getting off at drop-offs (\(dropping)): the host rides to the destination")
         }
 
-        guard let region = regions.regionID(at: r.origin) else {
+        guard let region = region(at: r.origin) else {
             throw FareRequestError(status: 422, code: "outside_fare_regions", field: "origin",
                                    message: "the origin (\(r.origin)) is in no known fare region")
         }
@@ -101,12 +120,17 @@ public struct QuoteEngine: Sendable {
         var trip = [TripSegment]()
         trip.reserveCapacity(route.segments.count)
         var local = SeoulTime.secondOfDay(departure)
+        let testEach = !(graphInsideHomeRegion && region == homeRegion)
+        let profile = fares.profile
         for s in route.segments {
             let hour = Int((local / 3600).rounded(.down)) % 24
-            let mid = Coordinate(lon: (s.start.lon + s.end.lon) / 2, lat: (s.start.lat + s.end.lat) / 2)
+            var outside = false
+            if testEach {
+                outside = !regions.isInside(regionID: region, Coordinate(lon: (s.start.lon + s.end.lon) / 2, lat: (s.start.lat + s.end.lat) / 2))
+            }
             trip.append(TripSegment(distanceM: s.distanceMeters, durationS: s.durationSeconds,
-                                    slowS: s.durationSeconds * fares.profile.slow(s.roadClass, hour: hour),
-                                    outOfCity: !regions.isInside(regionID: region, mid), leg: s.legIndex))
+                                    slowS: s.durationSeconds * profile.slow(s.roadClass, hour: hour),
+                                    outOfCity: outside, leg: s.legIndex))
             local += s.durationSeconds
         }
         return trip
