@@ -12,6 +12,7 @@ let sections: [(String, (BenchContext, [String: String]) throws -> Void)] = [
     ("coordinates", CoordinatesBench.run),
     ("routing", RoutingBench.run),
     ("places", PlacesBench.run),
+    ("quote", QuoteBench.run),
     // Only with --graph FILE --label L (a synthetic city); not part of the default set.
     ("synthetic", RoutingBench.runSynthetic),
 ]
