@@ -1,0 +1,312 @@
+import Geo
+
+/// A cluster in an answer: several parties shown as one point.
+public struct Cluster: Sendable, Hashable {
+    /// Its cells at its zoom; use it for leaves and children.
+    public let id: ClusterID
+    /// The centroid of its parties' origins.
+    public let coordinate: Coordinate
+    /// How many parties it holds.
+    public let count: Int
+    /// The least zoom at which its parties show as more than one feature (merged among
+    /// themselves); `PartyIndex.maxZoom + 1` when they lie so close together that no zoom
+    /// splits them (list them with leaves instead).
+    public let expansionZoom: Int
+}
+
+/// One feature of a cluster answer: a cluster, or a party shown alone.
+public enum ClusterFeature: Sendable, Hashable {
+    case cluster(Cluster)
+    case party(Party)
+
+    /// Where the feature is drawn.
+    public var coordinate: Coordinate {
+        switch self {
+        case .cluster(let c): return c.coordinate
+        case .party(let p): return p.origin
+        }
+    }
+
+    /// How many parties it stands for.
+    public var count: Int {
+        switch self {
+        case .cluster(let c): return c.count
+        case .party: return 1
+        }
+    }
+}
+
+/// A grid cell at some zoom together with the tree node that covers exactly its parties:
+/// the node of that cell, or a single-party leaf higher up whose party lies in it.
+struct CellRef {
+    var node: Int32
+    var x: Int32
+    var y: Int32
+
+    var key: UInt64 { UInt64(UInt32(bitPattern: y)) << 32 | UInt64(UInt32(bitPattern: x)) }
+}
+
+extension PartyIndex {
+    /// Clusters and lone parties in view at `zoom` (0–20) in `box`, counting only parties
+    /// that pass `filter`.
+    ///
+    /// The answer covers the grid cells `box` touches, whole; its counts add up to the
+    /// matching parties in those cells. A `box` whose west edge is east of its east edge
+    /// crosses the antimeridian.
+    public func clusters(in box: BoundingBox, zoom: Int, filter: PartyFilter = PartyFilter()) -> [ClusterFeature] {
+        let z = min(max(zoom, 0), PartyIndex.maxZoom)
+        var refs = [CellRef]()
+        for range in cellRanges(box, zoom: z) {
+            collectCells(zoom: z, xs: range.xs, ys: range.ys, into: &refs)
+        }
+        var merger = ClusterMerger()
+        return features(refs, zoom: z, filter: filter, merger: &merger)
+    }
+
+    /// The features one zoom deeper that the parties of `id` form (merged among themselves),
+    /// or nil when none of its cells holds a matching party any more.
+    public func children(of id: ClusterID, filter: PartyFilter = PartyFilter()) -> [ClusterFeature]? {
+        guard id.zoom < PartyIndex.maxZoom else {
+            // At the deepest zoom a cluster's parties are its children.
+            guard let all = leaves(of: id, filter: filter, limit: Int.max, offset: 0), all.total > 0 else { return nil }
+            return all.parties.map { .party($0) }
+        }
+        let refs = locate(id)
+        var below = [CellRef]()
+        for r in refs { appendChildren(of: r, zoom: id.zoom, into: &below) }
+        var merger = ClusterMerger()
+        let out = features(below, zoom: id.zoom + 1, filter: filter, merger: &merger)
+        return out.isEmpty ? nil : out
+    }
+
+    /// The parties of `id` that pass `filter`, by departure then id: `total` of them, of which
+    /// `limit` from `offset` are returned. Nil when none of its cells holds a matching party.
+    public func leaves(of id: ClusterID, filter: PartyFilter = PartyFilter(), limit: Int, offset: Int) -> (total: Int, parties: [Party])? {
+        var found = [Int32]()
+        for r in locate(id) {
+            forEachSlot(under: r.node) { s in
+                let slot = slots[Int(s)]
+                if filter.matches(departAt: slot.departAt, seatsLeft: Int(slot.seatsLeft)) { found.append(s) }
+            }
+        }
+        guard !found.isEmpty else { return nil }
+        found.sort { a, b in
+            let da = slots[Int(a)].departAt, db = slots[Int(b)].departAt
+            if da != db { return da < db }
+            return (values[Int(a)]?.id ?? "") < (values[Int(b)]?.id ?? "")
+        }
+        let from = min(max(offset, 0), found.count)
+        let to = from + min(max(limit, 0), found.count - from)
+        return (found.count, found[from..<to].compactMap { values[Int($0)] })
+    }
+
+    // MARK: - Building an answer
+
+    /// Aggregates `refs` (cells at `zoom`), merges neighbours and turns the groups into features.
+    func features(_ refs: [CellRef], zoom: Int, filter: PartyFilter, merger: inout ClusterMerger) -> [ClusterFeature] {
+        merger.reset()
+        var kept = [CellRef]()
+        kept.reserveCapacity(refs.count)
+        for r in refs {
+            let a = aggregate(r, filter: filter)
+            guard a.count > 0 else { continue }
+            merger.add(count: a.count, sumX: a.sumX, sumY: a.sumY, key: r.key)
+            kept.append(r)
+        }
+        merger.merge(radius: radius, scale: PartyIndex.worldPixels(zoom: zoom))
+        var out = [ClusterFeature]()
+        var deeper = ClusterMerger()
+        for g in merger.groups {
+            let n = merger.count[g]
+            if n == 1, let p = singleMatch(kept[g], filter: filter) {
+                out.append(.party(p))
+                continue
+            }
+            var cells = [ClusterID.Cell]()
+            var groupRefs = [CellRef]()
+            merger.forEachMember(of: g) { m in
+                cells.append(ClusterID.Cell(x: Int(kept[m].x), y: Int(kept[m].y)))
+                groupRefs.append(kept[m])
+            }
+            let c = WebMercator.coordinate(normalizedX: merger.sumX[g] / Double(n), y: merger.sumY[g] / Double(n))
+            let expansion = expansionZoom(groupRefs, zoom: zoom, filter: filter, merger: &deeper)
+            out.append(.cluster(Cluster(id: ClusterID(zoom: zoom, cells: cells), coordinate: c, count: n, expansionZoom: expansion)))
+        }
+        return out
+    }
+
+    /// The least zoom below `zoom` at which the parties of `refs` form two or more features.
+    func expansionZoom(_ refs: [CellRef], zoom: Int, filter: PartyFilter, merger: inout ClusterMerger) -> Int {
+        var current = refs
+        var below = [CellRef]()
+        var z = zoom
+        while z < PartyIndex.maxZoom {
+            below.removeAll(keepingCapacity: true)
+            for r in current { appendChildren(of: r, zoom: z, into: &below) }
+            z += 1
+            merger.reset()
+            var kept = [CellRef]()
+            for r in below {
+                let a = aggregate(r, filter: filter)
+                guard a.count > 0 else { continue }
+                merger.add(count: a.count, sumX: a.sumX, sumY: a.sumY, key: r.key)
+                kept.append(r)
+            }
+            if kept.count > 1 {
+                merger.merge(radius: radius, scale: PartyIndex.worldPixels(zoom: z))
+                if merger.groups.count > 1 { return z }
+            }
+            current = kept
+        }
+        return PartyIndex.maxZoom + 1
+    }
+
+    /// The width of the world in pixels at `zoom`.
+    static func worldPixels(zoom: Int) -> Double { WebMercator.tileSize * Double(1 << zoom) }
+
+    /// Count and coordinate sums of the parties of `r` that pass `filter`.
+    func aggregate(_ r: CellRef, filter: PartyFilter) -> (count: Int, sumX: Double, sumY: Double) {
+        let node = nodes[Int(r.node)]
+        if filter.isEmpty { return (Int(node.count), node.sumX, node.sumY) }
+        var n = 0, sx = 0.0, sy = 0.0
+        let b = filter.bounds
+        forEachSlot(under: r.node) { s in
+            let slot = slots[Int(s)]
+            if slot.departAt >= b.after && slot.departAt <= b.before && Int(slot.seatsLeft) >= b.seats {
+                n += 1
+                sx += slot.x
+                sy += slot.y
+            }
+        }
+        return (n, sx, sy)
+    }
+
+    /// The one party of `r` that passes `filter`, when exactly one does.
+    func singleMatch(_ r: CellRef, filter: PartyFilter) -> Party? {
+        var found: Int32 = -1
+        var n = 0
+        forEachSlot(under: r.node) { s in
+            let slot = slots[Int(s)]
+            if filter.matches(departAt: slot.departAt, seatsLeft: Int(slot.seatsLeft)) {
+                found = s
+                n += 1
+            }
+        }
+        return n == 1 ? values[Int(found)] : nil
+    }
+
+    // MARK: - Walking the tree
+
+    /// Calls `body` with every party slot below `node`.
+    func forEachSlot(under node: Int32, _ body: (Int32) -> Void) {
+        let first = nodes[Int(node)].first
+        if first >= 0 {
+            var s = first
+            while s >= 0 {
+                body(s)
+                s = slots[Int(s)].next
+            }
+            return
+        }
+        let b = Int(node) * 4
+        for q in 0..<4 {
+            let c = children[b + q]
+            if c >= 0 { forEachSlot(under: c, body) }
+        }
+    }
+
+    /// The cells one zoom below `r` (which is at `zoom`) that hold parties.
+    func appendChildren(of r: CellRef, zoom: Int, into out: inout [CellRef]) {
+        guard zoom < PartyIndex.maxZoom else { return }
+        let ni = Int(r.node)
+        let first = nodes[ni].first
+        if first >= 0 {
+            // A single-party leaf above this zoom: its party's cell one zoom down.
+            let shift = Int32(PartyIndex.maxZoom - zoom - 1)
+            out.append(CellRef(node: r.node, x: slots[Int(first)].cellX >> shift, y: slots[Int(first)].cellY >> shift))
+            return
+        }
+        for q in 0..<4 {
+            let c = children[ni * 4 + q]
+            if c >= 0 { out.append(CellRef(node: c, x: r.x * 2 + Int32(q & 1), y: r.y * 2 + Int32(q >> 1))) }
+        }
+    }
+
+    /// The occupied cells at `zoom` within cell ranges `xs` × `ys` of that zoom.
+    func collectCells(zoom: Int, xs: ClosedRange<Int>, ys: ClosedRange<Int>, into out: inout [CellRef]) {
+        let rx = (xs.lowerBound >> zoom)...(xs.upperBound >> zoom)
+        let ry = (ys.lowerBound >> zoom)...(ys.upperBound >> zoom)
+        for y in ry where y < rootsPerAxis {
+            for x in rx where x < rootsPerAxis {
+                let n = roots[y * rootsPerAxis + x]
+                if n >= 0 { visit(n, depth: 0, x: x, y: y, zoom: zoom, xs: xs, ys: ys, into: &out) }
+            }
+        }
+    }
+
+    private func visit(_ node: Int32, depth: Int, x: Int, y: Int, zoom: Int,
+                       xs: ClosedRange<Int>, ys: ClosedRange<Int>, into out: inout [CellRef])
+    {
+        let shift = zoom - depth
+        let lox = x << shift, hix = ((x + 1) << shift) - 1
+        let loy = y << shift, hiy = ((y + 1) << shift) - 1
+        guard hix >= xs.lowerBound, lox <= xs.upperBound, hiy >= ys.lowerBound, loy <= ys.upperBound else { return }
+        if depth == zoom {
+            out.append(CellRef(node: node, x: Int32(x), y: Int32(y)))
+            return
+        }
+        let ni = Int(node)
+        let first = nodes[ni].first
+        if first >= 0 {
+            let down = Int32(PartyIndex.maxZoom - zoom)
+            let cx = Int(slots[Int(first)].cellX >> down), cy = Int(slots[Int(first)].cellY >> down)
+            if xs.contains(cx) && ys.contains(cy) { out.append(CellRef(node: node, x: Int32(cx), y: Int32(cy))) }
+            return
+        }
+        for q in 0..<4 {
+            let c = children[ni * 4 + q]
+            if c >= 0 {
+                visit(c, depth: depth + 1, x: x * 2 + (q & 1), y: y * 2 + (q >> 1), zoom: zoom, xs: xs, ys: ys, into: &out)
+            }
+        }
+    }
+
+    /// The cells of `id` that hold parties, each with the node covering it.
+    func locate(_ id: ClusterID) -> [CellRef] {
+        let z = id.zoom
+        let perAxis = cellsPerAxis(zoom: z)
+        var out = [CellRef]()
+        for cell in id.cells where cell.x < perAxis && cell.y < perAxis {
+            var node = roots[(cell.y >> z) * rootsPerAxis + (cell.x >> z)]
+            var depth = 0
+            while node >= 0 && depth < z {
+                let first = nodes[Int(node)].first
+                if first >= 0 {
+                    let down = Int32(PartyIndex.maxZoom - z)
+                    if Int(slots[Int(first)].cellX >> down) != cell.x || Int(slots[Int(first)].cellY >> down) != cell.y { node = -1 }
+                    break
+                }
+                let shift = z - depth - 1
+                let q = ((cell.x >> shift) & 1) | (((cell.y >> shift) & 1) << 1)
+                node = children[Int(node) * 4 + q]
+                depth += 1
+            }
+            if node >= 0 { out.append(CellRef(node: node, x: Int32(cell.x), y: Int32(cell.y))) }
+        }
+        return out
+    }
+
+    /// The cell ranges at `zoom` that `box` covers: one, or two when it crosses the antimeridian.
+    func cellRanges(_ box: BoundingBox, zoom: Int) -> [(xs: ClosedRange<Int>, ys: ClosedRange<Int>)] {
+        let down = PartyIndex.maxZoom - zoom
+        let nw = WebMercator.normalized(Coordinate(lon: box.west, lat: box.north))
+        let se = WebMercator.normalized(Coordinate(lon: box.east, lat: box.south))
+        let a = cell(x: nw.x, y: nw.y), b = cell(x: se.x, y: se.y)
+        let ys = (a.y >> down)...(b.y >> down)
+        let last = cellsPerAxis(zoom: zoom) - 1
+        if box.west <= box.east {
+            return [((a.x >> down)...(b.x >> down), ys)]
+        }
+        return [((a.x >> down)...last, ys), (0...(b.x >> down), ys)]
+    }
+}
