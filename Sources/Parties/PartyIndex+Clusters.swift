@@ -93,11 +93,11 @@ extension PartyIndex {
         found.sort { a, b in
             let da = slots[Int(a)].departAt, db = slots[Int(b)].departAt
             if da != db { return da < db }
-            return (values[Int(a)]?.id ?? "") < (values[Int(b)]?.id ?? "")
+            return (party(slot: a)?.id ?? "") < (party(slot: b)?.id ?? "")
         }
         let from = min(max(offset, 0), found.count)
         let to = from + min(max(limit, 0), found.count - from)
-        return (found.count, found[from..<to].compactMap { values[Int($0)] })
+        return (found.count, found[from..<to].compactMap { party(slot: $0) })
     }
 
     // MARK: - Building an answer
@@ -192,7 +192,7 @@ extension PartyIndex {
                 n += 1
             }
         }
-        return n == 1 ? values[Int(found)] : nil
+        return n == 1 ? party(slot: found) : nil
     }
 
     // MARK: - Walking the tree

@@ -68,7 +68,7 @@ extension PartyIndex {
         for range in ranges {
             forEachSlot(inZoom20Cells: range.xs, range.ys) { s in
                 let slot = slots[Int(s)]
-                guard filter.matches(departAt: slot.departAt, seatsLeft: Int(slot.seatsLeft)), let p = values[Int(s)] else { return }
+                guard filter.matches(departAt: slot.departAt, seatsLeft: Int(slot.seatsLeft)), let p = party(slot: s) else { return }
                 let d = center.distance(to: p.origin)
                 guard d <= radiusMeters else { return }
                 let item = NearbyParty(party: p, distance: d)

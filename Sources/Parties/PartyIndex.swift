@@ -38,6 +38,7 @@ public struct PartyIndex {
         var node: Int32  // the leaf holding this party
         var prev: Int32  // neighbours in the leaf's list
         var next: Int32
+        var value: Int32  // where the party itself is kept in `values`
     }
 
     struct Node {
@@ -48,10 +49,15 @@ public struct PartyIndex {
         var sumY: Double
     }
 
+    /// The geometry and filter fields of each party, in tree order after a bulk load.
     var slots = ContiguousArray<Slot>()
+    /// The parties, in input order after a bulk load; `slots[s].value` and `slotOfValue`
+    /// pair each slot with one entry for good (a freed slot keeps its entry, set to nil).
     var values = ContiguousArray<Party?>()
+    var slotOfValue = ContiguousArray<Int32>()
     var freeSlots = [Int32]()
-    var slotByID = [String: Int32]()
+    /// Party id → index in `values`.
+    var valueByID = [String: Int32]()
     var nodes = ContiguousArray<Node>()
     /// Four children per node (quadrant = x bit | y bit << 1), −1 when absent.
     var children = ContiguousArray<Int32>()
@@ -69,41 +75,67 @@ public struct PartyIndex {
 
     /// An index holding `parties` (the last one wins when an id repeats).
     ///
-    /// Inserts in quadtree order, so consecutive inserts share most of their path.
+    /// The parties are kept in input order; their slots are sorted into quadtree order and
+    /// linked in that order, so the tree is built with sequential memory access and
+    /// consecutive links share most of their path.
     public init<C: Collection>(parties: C, radius: Double = 60) where C.Element == Party {
         self.init(radius: radius)
-        reserveCapacity(parties.count)
-        var keyed = [(key: UInt64, index: Int)]()
-        keyed.reserveCapacity(parties.count)
-        var all = [Party]()
-        all.reserveCapacity(parties.count)
+        let n = parties.count
+        reserveCapacity(n)
+        var keyed = ContiguousArray<(key: UInt64, value: Int32, seats: Int32, x: Double, y: Double, departAt: Double)>()
+        keyed.reserveCapacity(n)
+        var dropped = Set<Int32>()
         for p in parties {
-            let n = WebMercator.normalized(p.origin)
-            let c = cell(x: n.x, y: n.y)
-            keyed.append((PartyIndex.mortonKey(c.x, c.y), all.count))
-            all.append(p)
+            let v = Int32(values.count)
+            values.append(p)
+            if let old = valueByID.updateValue(v, forKey: p.id) {
+                // A repeated id: the later party wins.
+                values[Int(old)] = nil
+                dropped.insert(old)
+            }
+            let pos = WebMercator.normalized(p.origin)
+            let c = cell(x: pos.x, y: pos.y)
+            keyed.append((PartyIndex.mortonKey(c.x, c.y), v, Int32(p.seatsLeft), pos.x, pos.y, p.departAt))
         }
-        keyed.sort { $0.key < $1.key || ($0.key == $1.key && $0.index < $1.index) }
-        for k in keyed { upsert(all[k.index]) }
+        slotOfValue = ContiguousArray(repeating: -1, count: values.count)
+        keyed.sort { $0.key < $1.key || ($0.key == $1.key && $0.value < $1.value) }
+        for k in keyed {
+            let s = Int32(slots.count)
+            let c = cell(x: k.x, y: k.y)
+            slotOfValue[Int(k.value)] = s
+            if !dropped.isEmpty && dropped.contains(k.value) {
+                slots.append(Slot(x: 0, y: 0, departAt: 0, cellX: 0, cellY: 0, seatsLeft: 0, node: -1, prev: -1, next: -1, value: k.value))
+                freeSlots.append(s)
+                continue
+            }
+            slots.append(Slot(x: k.x, y: k.y, departAt: k.departAt, cellX: Int32(c.x), cellY: Int32(c.y),
+                              seatsLeft: k.seats, node: -1, prev: -1, next: -1, value: k.value))
+            link(s)
+        }
     }
 
     /// Makes room for `n` parties without reallocating.
     public mutating func reserveCapacity(_ n: Int) {
         slots.reserveCapacity(n)
         values.reserveCapacity(n)
-        slotByID.reserveCapacity(n)
+        slotOfValue.reserveCapacity(n)
+        valueByID.reserveCapacity(n)
         nodes.reserveCapacity(n * 2)
         children.reserveCapacity(n * 8)
     }
 
     /// Number of parties indexed.
-    public var count: Int { slotByID.count }
+    public var count: Int { valueByID.count }
 
     /// The party with `id`, if indexed.
     public func party(id: String) -> Party? {
-        guard let s = slotByID[id] else { return nil }
-        return values[Int(s)]
+        guard let v = valueByID[id] else { return nil }
+        return values[Int(v)]
     }
+
+    /// The party of slot `s`.
+    @inline(__always)
+    func party(slot s: Int32) -> Party? { values[Int(slots[Int(s)].value)] }
 
     /// Every indexed party, in no particular order.
     public var allParties: [Party] { values.compactMap { $0 } }
@@ -113,36 +145,39 @@ public struct PartyIndex {
     public mutating func upsert(_ party: Party) -> Party? {
         let n = WebMercator.normalized(party.origin)
         let c = cell(x: n.x, y: n.y)
-        if let s = slotByID[party.id] {
+        if let v = valueByID[party.id] {
+            let s = slotOfValue[Int(v)]
             let i = Int(s)
-            let old = values[i]
-            if slots[i].x == n.x && slots[i].y == n.y {
-                // Same place: only the filterable fields change; the tree is untouched.
-                slots[i].departAt = party.departAt
-                slots[i].seatsLeft = Int32(party.seatsLeft)
-                values[i] = party
-                return old
-            }
+            let old = values[Int(v)]
+            values[Int(v)] = party
+            slots[i].departAt = party.departAt
+            slots[i].seatsLeft = Int32(party.seatsLeft)
+            // Same place: only the filterable fields change; the tree is untouched.
+            if slots[i].x == n.x && slots[i].y == n.y { return old }
             unlink(s)
-            slots[i] = Slot(x: n.x, y: n.y, departAt: party.departAt, cellX: Int32(c.x), cellY: Int32(c.y),
-                            seatsLeft: Int32(party.seatsLeft), node: -1, prev: -1, next: -1)
-            values[i] = party
+            slots[i].x = n.x
+            slots[i].y = n.y
+            slots[i].cellX = Int32(c.x)
+            slots[i].cellY = Int32(c.y)
             link(s)
             return old
         }
-        let slot = Slot(x: n.x, y: n.y, departAt: party.departAt, cellX: Int32(c.x), cellY: Int32(c.y),
-                        seatsLeft: Int32(party.seatsLeft), node: -1, prev: -1, next: -1)
+        var slot = Slot(x: n.x, y: n.y, departAt: party.departAt, cellX: Int32(c.x), cellY: Int32(c.y),
+                        seatsLeft: Int32(party.seatsLeft), node: -1, prev: -1, next: -1, value: -1)
         let s: Int32
         if let f = freeSlots.popLast() {
             s = f
+            slot.value = slots[Int(f)].value
             slots[Int(f)] = slot
-            values[Int(f)] = party
         } else {
             s = Int32(slots.count)
+            slot.value = Int32(values.count)
             slots.append(slot)
-            values.append(party)
+            values.append(nil)
+            slotOfValue.append(s)
         }
-        slotByID[party.id] = s
+        values[Int(slot.value)] = party
+        valueByID[party.id] = slot.value
         link(s)
         return nil
     }
@@ -150,10 +185,11 @@ public struct PartyIndex {
     /// Removes the party with `id`; returns it, or nil when absent.
     @discardableResult
     public mutating func remove(id: String) -> Party? {
-        guard let s = slotByID.removeValue(forKey: id) else { return nil }
+        guard let v = valueByID.removeValue(forKey: id) else { return nil }
+        let s = slotOfValue[Int(v)]
         unlink(s)
-        let old = values[Int(s)]
-        values[Int(s)] = nil
+        let old = values[Int(v)]
+        values[Int(v)] = nil
         freeSlots.append(s)
         return old
     }
@@ -200,10 +236,10 @@ public struct PartyIndex {
 
     // MARK: - Tree maintenance
 
-    /// A new leaf holding slot `s` alone.
-    mutating func newLeaf(_ s: Int32) -> Int32 {
+    /// A new leaf holding slot `s` (at `x`, `y`) alone.
+    mutating func newLeaf(_ s: Int32, x: Double, y: Double) -> Int32 {
         let i = Int(s)
-        let node = Node(count: 1, first: s, sumX: slots[i].x, sumY: slots[i].y)
+        let node = Node(count: 1, first: s, sumX: x, sumY: y)
         let n: Int32
         if let f = freeNodes.popLast() {
             n = f
@@ -213,7 +249,7 @@ public struct PartyIndex {
         } else {
             n = Int32(nodes.count)
             nodes.append(node)
-            children.append(contentsOf: [-1, -1, -1, -1] as [Int32])
+            children.append(-1); children.append(-1); children.append(-1); children.append(-1)
         }
         slots[i].node = n
         slots[i].prev = -1
@@ -229,12 +265,16 @@ public struct PartyIndex {
     /// Puts slot `s` (position and cell already set) into the tree.
     mutating func link(_ s: Int32) {
         let si = Int(s)
-        let cx = slots[si].cellX, cy = slots[si].cellY
-        let x = slots[si].x, y = slots[si].y
+        link(s, x: slots[si].x, y: slots[si].y, cellX: slots[si].cellX, cellY: slots[si].cellY)
+    }
+
+    /// `link(_:)` given the slot's position and cell (so a bulk load need not read the slot).
+    mutating func link(_ s: Int32, x: Double, y: Double, cellX cx: Int32, cellY cy: Int32) {
+        let si = Int(s)
         let r = rootIndex(cx, cy)
         var node = roots[r]
         if node < 0 {
-            roots[r] = newLeaf(s)
+            roots[r] = newLeaf(s, x: x, y: y)
             return
         }
         var depth = 0
@@ -257,7 +297,7 @@ public struct PartyIndex {
                 // A single-party leaf: move its party one level down, then continue as inner node.
                 nodes[ni].first = -1
                 let q = PartyIndex.quadrant(slots[Int(first)].cellX, slots[Int(first)].cellY, depth: depth)
-                let child = newLeaf(first)
+                let child = newLeaf(first, x: slots[Int(first)].x, y: slots[Int(first)].y)
                 children[ni * 4 + q] = child
             }
             nodes[ni].count += 1
@@ -266,7 +306,7 @@ public struct PartyIndex {
             let q = PartyIndex.quadrant(cx, cy, depth: depth)
             let child = children[ni * 4 + q]
             if child < 0 {
-                let leaf = newLeaf(s)
+                let leaf = newLeaf(s, x: x, y: y)
                 children[ni * 4 + q] = leaf
                 return
             }
@@ -351,5 +391,55 @@ public struct PartyIndex {
         slots[Int(party)].node = n
         slots[Int(party)].prev = -1
         slots[Int(party)].next = -1
+    }
+}
+
+extension PartyIndex {
+    /// Checks the tree against its rules and returns the first broken one (nil when sound):
+    /// counts and sums add up, inner nodes hold two or more parties, leaves above zoom 20 hold
+    /// one, every party sits in the leaf its slot names, within its cell. For tests.
+    func invariantViolation() -> String? {
+        var seen = 0
+        func check(_ n: Int32, depth: Int, x: Int, y: Int) -> String? {
+            let node = nodes[Int(n)]
+            if node.first >= 0 {
+                var s = node.first, k: Int32 = 0, sx = 0.0, sy = 0.0, prev: Int32 = -1
+                while s >= 0 {
+                    let slot = slots[Int(s)]
+                    guard slot.node == n, slot.prev == prev else { return "slot \(s) links wrong in leaf \(n)" }
+                    let down = PartyIndex.maxZoom - depth
+                    guard Int(slot.cellX) >> down == x, Int(slot.cellY) >> down == y else { return "slot \(s) outside leaf \(n)'s cell" }
+                    k += 1; sx += slot.x; sy += slot.y
+                    prev = s
+                    s = slot.next
+                }
+                seen += Int(k)
+                guard k == node.count else { return "leaf \(n) counts \(node.count), holds \(k)" }
+                guard depth == PartyIndex.maxZoom || k == 1 else { return "leaf \(n) at depth \(depth) holds \(k)" }
+                guard abs(sx - node.sumX) < 1e-6, abs(sy - node.sumY) < 1e-6 else { return "leaf \(n) sums drift" }
+                return nil
+            }
+            guard node.count >= 2, depth < PartyIndex.maxZoom else { return "inner node \(n) at depth \(depth) counts \(node.count)" }
+            var k: Int32 = 0, sx = 0.0, sy = 0.0
+            for q in 0..<4 {
+                let c = children[Int(n) * 4 + q]
+                guard c >= 0 else { continue }
+                if let e = check(c, depth: depth + 1, x: x * 2 + (q & 1), y: y * 2 + (q >> 1)) { return e }
+                k += nodes[Int(c)].count; sx += nodes[Int(c)].sumX; sy += nodes[Int(c)].sumY
+            }
+            guard k == node.count else { return "inner node \(n) counts \(node.count), children hold \(k)" }
+            guard abs(sx - node.sumX) < 1e-6, abs(sy - node.sumY) < 1e-6 else { return "inner node \(n) sums drift" }
+            return nil
+        }
+        for y in 0..<rootsPerAxis {
+            for x in 0..<rootsPerAxis {
+                let n = roots[y * rootsPerAxis + x]
+                if n >= 0, let e = check(n, depth: 0, x: x, y: y) { return e }
+            }
+        }
+        guard seen == valueByID.count else { return "tree holds \(seen) parties, \(valueByID.count) indexed" }
+        let live = nodes.count - freeNodes.count
+        guard live <= 2 * max(seen, 1) * (PartyIndex.maxZoom + 1) else { return "\(live) live nodes for \(seen) parties" }
+        return nil
     }
 }
