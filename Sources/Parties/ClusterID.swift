@@ -32,7 +32,18 @@ public struct ClusterID: Sendable, Hashable, CustomStringConvertible {
     /// An id for `cells` (sorted and de-duplicated here) at `zoom`.
     public init(zoom: Int, cells: [Cell]) {
         self.zoom = zoom
-        self.cells = Array(Set(cells)).sorted()
+        if cells.count < 2 {
+            self.cells = cells
+        } else {
+            var sorted = cells.sorted()
+            var k = 1
+            for i in 1..<sorted.count where sorted[i] != sorted[k - 1] {
+                sorted[k] = sorted[i]
+                k += 1
+            }
+            sorted.removeLast(sorted.count - k)
+            self.cells = sorted
+        }
     }
 
     public var description: String {

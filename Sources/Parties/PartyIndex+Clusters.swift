@@ -114,49 +114,90 @@ extension PartyIndex {
             kept.append(r)
         }
         merger.merge(radius: radius, scale: PartyIndex.worldPixels(zoom: zoom))
-        var out = [ClusterFeature]()
-        var deeper = ClusterMerger()
-        for g in merger.groups {
-            let n = merger.count[g]
+        // Lone parties are final; clusters wait for their expansion zoom, found below for all
+        // of them at once, so the tree reads of different clusters overlap in memory.
+        var out = [ClusterFeature?]()
+        out.reserveCapacity(merger.groupCount)
+        var pending = [(slot: Int, cells: [ClusterID.Cell], count: Int, sumX: Double, sumY: Double, children: Range<Int>)]()
+        var below = [CellRef]()
+        merger.forEachGroup { g in
+            let n = merger.count(g)
             if n == 1, let p = singleMatch(kept[g], filter: filter) {
                 out.append(.party(p))
-                continue
+                return
             }
             var cells = [ClusterID.Cell]()
-            var groupRefs = [CellRef]()
+            let first = below.count
             merger.forEachMember(of: g) { m in
                 cells.append(ClusterID.Cell(x: Int(kept[m].x), y: Int(kept[m].y)))
-                groupRefs.append(kept[m])
+                appendChildren(of: kept[m], zoom: zoom, into: &below)
             }
-            let c = WebMercator.coordinate(normalizedX: merger.sumX[g] / Double(n), y: merger.sumY[g] / Double(n))
-            let expansion = expansionZoom(groupRefs, zoom: zoom, filter: filter, merger: &deeper)
-            out.append(.cluster(Cluster(id: ClusterID(zoom: zoom, cells: cells), coordinate: c, count: n, expansionZoom: expansion)))
+            let sums = merger.sums(g)
+            pending.append((out.count, cells, n, sums.x, sums.y, first..<below.count))
+            out.append(nil)
         }
-        return out
+        var counts = [Int](), sumsX = [Double](), sumsY = [Double]()
+        counts.reserveCapacity(below.count)
+        sumsX.reserveCapacity(below.count)
+        sumsY.reserveCapacity(below.count)
+        for r in below {
+            let a = aggregate(r, filter: filter)
+            counts.append(a.count)
+            sumsX.append(a.sumX)
+            sumsY.append(a.sumY)
+        }
+        var scratch = ExpansionScratch()
+        let belowScale = PartyIndex.worldPixels(zoom: min(zoom + 1, PartyIndex.maxZoom))
+        for c in pending {
+            var expansion = PartyIndex.maxZoom + 1
+            if zoom < PartyIndex.maxZoom {
+                scratch.merger.reset()
+                scratch.current.removeAll(keepingCapacity: true)
+                for k in c.children where counts[k] > 0 {
+                    scratch.merger.add(count: counts[k], sumX: sumsX[k], sumY: sumsY[k], key: below[k].key)
+                    scratch.current.append(below[k])
+                }
+                if scratch.current.count > 1 { scratch.merger.merge(radius: radius, scale: belowScale) }
+                if scratch.current.count > 1 && scratch.merger.groupCount > 1 {
+                    expansion = zoom + 1
+                } else {
+                    expansion = expansionZoom(zoom: zoom + 1, filter: filter, scratch: &scratch)
+                }
+            }
+            let coordinate = WebMercator.coordinate(normalizedX: c.sumX / Double(c.count), y: c.sumY / Double(c.count))
+            out[c.slot] = .cluster(Cluster(id: ClusterID(zoom: zoom, cells: c.cells), coordinate: coordinate,
+                                           count: c.count, expansionZoom: expansion))
+        }
+        return out.compactMap { $0 }
     }
 
-    /// The least zoom below `zoom` at which the parties of `refs` form two or more features.
-    func expansionZoom(_ refs: [CellRef], zoom: Int, filter: PartyFilter, merger: inout ClusterMerger) -> Int {
-        var current = refs
-        var below = [CellRef]()
+    /// Buffers reused across the expansion-zoom searches of one answer.
+    struct ExpansionScratch {
+        var current: [CellRef] = []
+        var below: [CellRef] = []
+        var merger = ClusterMerger()
+    }
+
+    /// The least zoom below `zoom` at which the parties of `scratch.current` (cells at `zoom`)
+    /// form two or more features when merged among themselves.
+    func expansionZoom(zoom: Int, filter: PartyFilter, scratch: inout ExpansionScratch) -> Int {
         var z = zoom
         while z < PartyIndex.maxZoom {
-            below.removeAll(keepingCapacity: true)
-            for r in current { appendChildren(of: r, zoom: z, into: &below) }
+            scratch.below.removeAll(keepingCapacity: true)
+            for r in scratch.current { appendChildren(of: r, zoom: z, into: &scratch.below) }
             z += 1
-            merger.reset()
-            var kept = [CellRef]()
-            for r in below {
+            scratch.merger.reset()
+            scratch.current.removeAll(keepingCapacity: true)
+            for r in scratch.below {
                 let a = aggregate(r, filter: filter)
                 guard a.count > 0 else { continue }
-                merger.add(count: a.count, sumX: a.sumX, sumY: a.sumY, key: r.key)
-                kept.append(r)
+                scratch.merger.add(count: a.count, sumX: a.sumX, sumY: a.sumY, key: r.key)
+                scratch.current.append(r)
             }
-            if kept.count > 1 {
-                merger.merge(radius: radius, scale: PartyIndex.worldPixels(zoom: z))
-                if merger.groups.count > 1 { return z }
+            if scratch.current.count > 1 {
+                scratch.merger.merge(radius: radius, scale: PartyIndex.worldPixels(zoom: z))
+                if scratch.merger.groupCount > 1 { return z }
             }
-            current = kept
         }
         return PartyIndex.maxZoom + 1
     }
@@ -310,3 +351,4 @@ extension PartyIndex {
         return [((a.x >> down)...last, ys), (0...(b.x >> down), ys)]
     }
 }
+
