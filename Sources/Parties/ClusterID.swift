@@ -11,8 +11,15 @@
 public struct ClusterID: Sendable, Hashable, CustomStringConvertible {
     /// The zoom the cells belong to, 0–20.
     public let zoom: Int
-    /// The cells, sorted by `y` then `x`, no repeats.
-    public let cells: [Cell]
+    /// The least cell (by `y`, then `x`).
+    public let first: Cell
+    /// The other cells, sorted by `y` then `x`, no repeats (usually none).
+    public let others: [Cell]
+
+    /// All the cells, sorted by `y` then `x`.
+    public var cells: [Cell] { [first] + others }
+    /// Number of cells.
+    public var cellCount: Int { 1 + others.count }
 
     /// A grid cell at the cluster's zoom (cells are `radius` pixels square).
     public struct Cell: Sendable, Hashable, Comparable {
@@ -29,27 +36,24 @@ public struct ClusterID: Sendable, Hashable, CustomStringConvertible {
     public static let maxCells = 256
     public static let maxOffset = 255
 
-    /// An id for `cells` (sorted and de-duplicated here) at `zoom`.
-    public init(zoom: Int, cells: [Cell]) {
+    /// The id of one cell at `zoom`.
+    public init(zoom: Int, cell: Cell) {
         self.zoom = zoom
-        if cells.count < 2 {
-            self.cells = cells
-        } else {
-            var sorted = cells.sorted()
-            var k = 1
-            for i in 1..<sorted.count where sorted[i] != sorted[k - 1] {
-                sorted[k] = sorted[i]
-                k += 1
-            }
-            sorted.removeLast(sorted.count - k)
-            self.cells = sorted
-        }
+        first = cell
+        others = []
+    }
+
+    /// An id for `cells` (sorted and de-duplicated here) at `zoom`; nil when `cells` is empty.
+    public init?(zoom: Int, cells: [Cell]) {
+        guard let least = cells.min() else { return nil }
+        self.zoom = zoom
+        first = least
+        others = Array(Set(cells.filter { $0 != least })).sorted()
     }
 
     public var description: String {
-        guard let head = cells.first else { return "\(zoom)" }
-        var s = "\(zoom).\(head.x).\(head.y)"
-        for c in cells.dropFirst() { s += ".\(c.x - head.x).\(c.y - head.y)" }
+        var s = "\(zoom).\(first.x).\(first.y)"
+        for c in others { s += ".\(c.x - first.x).\(c.y - first.y)" }
         return s
     }
 
@@ -84,6 +88,7 @@ public struct ClusterID: Sendable, Hashable, CustomStringConvertible {
         // The text form is canonical: the first cell must be the least one.
         guard cells.dropFirst().allSatisfy({ head < $0 }) else { return nil }
         self.zoom = zoom
-        self.cells = cells.sorted()
+        first = head
+        others = cells.dropFirst().sorted()
     }
 }

@@ -1,7 +1,8 @@
 /// Merges weighted points (grid-cell aggregates) until no two are closer than a distance.
 ///
-/// Greedy, in rounds: features are visited heaviest first (ties by a caller-given key, so the
-/// result does not depend on input order); a feature not yet absorbed absorbs every other
+/// Greedy, in rounds: features are visited in the order of a caller-given key (the cell's
+/// quadtree order, so the result does not depend on how the input was gathered, as in
+/// supercluster, which visits points in its tree's order); a feature not yet absorbed absorbs every other
 /// unabsorbed feature within `radius` of it, and the merged feature moves to the weighted
 /// centroid. Rounds repeat until one merges nothing. In that last round every pair was
 /// examined and none was closer than `radius`, so the output spacing is at least `radius`.
@@ -40,8 +41,14 @@ struct ClusterMerger {
         groupCount = 0
     }
 
+    /// Makes room for `n` features.
+    mutating func reserve(_ n: Int) {
+        items.reserveCapacity(n)
+        order.reserveCapacity(n)
+    }
+
     /// Adds a feature of `count` parties whose normalised positions sum to (`sumX`, `sumY`);
-    /// `key` breaks ties between equal counts.
+    /// `key` orders the features (distinct keys give an order independent of input order).
     mutating func add(count c: Int, sumX sx: Double, sumY sy: Double, key k: UInt64) {
         items.append(Item(count: c, sumX: sx, sumY: sy, key: k, px: 0, py: 0, alive: true, absorbedThisRound: false,
                           nextMember: -1, lastMember: Int32(items.count), gridNext: -1))
@@ -64,19 +71,24 @@ struct ClusterMerger {
             order.append(Int32(i))
         }
         guard n > 1 else { return }
-        items.withUnsafeBufferPointer { it in
-            order.sort { a, b in
-                let ia = it[Int(a)], ib = it[Int(b)]
-                return ia.count > ib.count || (ia.count == ib.count && ia.key < ib.key)
+        var sorted = true
+        for i in 1..<n where items[i - 1].key > items[i].key {
+            sorted = false
+            break
+        }
+        if !sorted {
+            items.withUnsafeBufferPointer { it in
+                order.sort { a, b in it[Int(a)].key < it[Int(b)].key || (it[Int(a)].key == it[Int(b)].key && a < b) }
             }
         }
         let ordered = order
         let r2 = radius * radius
+        let perCell = 1 / radius
         var left = n
         var merged = true
         while merged {
             let useGrid = left > 24
-            if useGrid { buildGrid(radius: radius) }
+            if useGrid { buildGrid(perCell: perCell) }
             let grid = self.grid
             var absorbedAny = false
             items.withUnsafeMutableBufferPointer { it in
@@ -87,10 +99,11 @@ struct ClusterMerger {
                         let x = it[i].px, y = it[i].py
                         var absorbed = false
                         if useGrid {
-                            let gx = Int64((x / radius).rounded(.down)), gy = Int64((y / radius).rounded(.down))
-                            for ny in (gy - 1)...(gy + 1) {
-                                for nx in (gx - 1)...(gx + 1) {
-                                    var j = grid.first(nx, ny)
+                            // Positions are ≥ 0, so truncation is floor.
+                            let gx = Int(x * perCell) - grid.originX, gy = Int(y * perCell) - grid.originY
+                            for ny in max(gy - 1, 0)..<min(gy + 2, grid.height) {
+                                for nx in max(gx - 1, 0)..<min(gx + 2, grid.width) {
+                                    var j = grid.usesMap ? grid.map[ny &* grid.width &+ nx] ?? -1 : grid.head[ny * grid.width + nx]
                                     while j >= 0 {
                                         let ji = Int(j)
                                         if ji != i && it[ji].alive {
@@ -138,6 +151,69 @@ struct ClusterMerger {
         groupCount = left
     }
 
+    /// The number of features `merge(radius:scale:)` would leave, computed without keeping
+    /// groups: the same algorithm on a compact copy, for the expansion-zoom search, which
+    /// only asks whether a few features stay one.
+    mutating func mergedCount(radius: Double, scale: Double) -> Int {
+        let n = items.count
+        guard n > 1 else { return n }
+        guard n <= 32 else {
+            merge(radius: radius, scale: scale)
+            return groupCount
+        }
+        return withUnsafeTemporaryAllocation(of: Double.self, capacity: 5 * 32 + 8) { buf in
+            let px = buf.baseAddress!, py = px + 32, w = px + 64, sx = px + 96, sy = px + 128
+            // Visit order: by key, ties by input position (insertion sort of at most 32).
+            let order = UnsafeMutableRawPointer(px + 160).bindMemory(to: Int8.self, capacity: 32)
+            for a in 0..<n {
+                let key = items[a].key
+                var b = a
+                while b > 0 && items[Int(order[b - 1])].key > key {
+                    order[b] = order[b - 1]
+                    b -= 1
+                }
+                order[b] = Int8(a)
+            }
+            for k in 0..<n {
+                let it = items[Int(order[k])]
+                let c = Double(it.count)
+                w[k] = c
+                sx[k] = it.sumX
+                sy[k] = it.sumY
+                px[k] = it.sumX / c * scale
+                py[k] = it.sumY / c * scale
+            }
+            let r2 = radius * radius
+            var alive: UInt32 = n == 32 ? ~0 : (1 << UInt32(n)) - 1
+            var left = n
+            while true {
+                var moved: UInt32 = 0
+                var i = 0
+                while i < n {
+                    defer { i += 1 }
+                    guard alive & (1 << UInt32(i)) != 0 else { continue }
+                    let x = px[i], y = py[i]
+                    for j in (i + 1)..<max(i + 1, n) where alive & (1 << UInt32(j)) != 0 {
+                        let dx = px[j] - x, dy = py[j] - y
+                        if dx * dx + dy * dy < r2 {
+                            alive &= ~(1 << UInt32(j))
+                            left -= 1
+                            w[i] += w[j]
+                            sx[i] += sx[j]
+                            sy[i] += sy[j]
+                            moved |= 1 << UInt32(i)
+                        }
+                    }
+                }
+                guard moved != 0 else { return left }
+                for i in 0..<n where moved & (1 << UInt32(i)) != 0 {
+                    px[i] = sx[i] / w[i] * scale
+                    py[i] = sy[i] / w[i] * scale
+                }
+            }
+        }
+    }
+
     @inline(__always)
     private static func absorb(_ j: Int, into i: Int, _ it: UnsafeMutableBufferPointer<Item>) {
         it[j].alive = false
@@ -149,29 +225,31 @@ struct ClusterMerger {
     }
 
     /// Buckets the living features by `radius`-sized cells of their position.
-    private mutating func buildGrid(radius: Double) {
+    private mutating func buildGrid(perCell: Double) {
         var g = grid
         grid = Grid()  // leave one reference to its buffers, so they are reused in place
-        g.build(&items, radius: radius)
+        g.build(&items, perCell: perCell)
         grid = g
     }
 
-    /// Features bucketed by `radius`-sized cells: a flat array when their extent is small,
-    /// a hash map otherwise; each bucket lists features through `Item.gridNext`.
+    /// Features bucketed by `radius`-sized cells in a flat array over their extent (positions
+    /// are within a viewport plus a cell, or a few cells around a cluster, so it is small);
+    /// each bucket lists features through `Item.gridNext`.
     struct Grid {
         var head: [Int32] = []
-        var map: [Int64: Int32] = [:]
-        var originX: Int64 = 0
-        var originY: Int64 = 0
-        var width: Int64 = 0
-        var height: Int64 = 0
+        /// Used instead of `head` when the extent is large and sparse (a world-wide answer).
+        var map: [Int: Int32] = [:]
         var usesMap = false
+        var originX = 0
+        var originY = 0
+        var width = 0
+        var height = 0
 
-        mutating func build(_ items: inout [Item], radius: Double) {
+        mutating func build(_ items: inout [Item], perCell: Double) {
             let n = items.count
-            var minX = Int64.max, minY = Int64.max, maxX = Int64.min, maxY = Int64.min
+            var minX = Int.max, minY = Int.max, maxX = Int.min, maxY = Int.min
             for i in 0..<n where items[i].alive {
-                let gx = Int64((items[i].px / radius).rounded(.down)), gy = Int64((items[i].py / radius).rounded(.down))
+                let gx = Int(items[i].px * perCell), gy = Int(items[i].py * perCell)
                 minX = min(minX, gx); maxX = max(maxX, gx)
                 minY = min(minY, gy); maxY = max(maxY, gy)
             }
@@ -179,39 +257,29 @@ struct ClusterMerger {
             originY = minY
             width = maxX - minX + 1
             height = maxY - minY + 1
-            usesMap = width > 1 << 20 || height > 1 << 20 || width * height > Int64(4 * n + 64)
+            usesMap = width > 1 << 24 || height > 1 << 24 || width * height > 4 * n + 64
             if usesMap {
                 map.removeAll(keepingCapacity: true)
             } else {
                 head.removeAll(keepingCapacity: true)
-                head.append(contentsOf: repeatElement(-1, count: Int(width * height)))
+                head.append(contentsOf: repeatElement(-1, count: width * height))
             }
             for i in 0..<n {
                 items[i].gridNext = -1
                 guard items[i].alive else { continue }
-                let gx = Int64((items[i].px / radius).rounded(.down)), gy = Int64((items[i].py / radius).rounded(.down))
+                let k = (Int(items[i].py * perCell) - minY) &* width &+ (Int(items[i].px * perCell) - minX)
                 if usesMap {
-                    let k = gy &* 0x1_0000_0000 &+ gx
                     items[i].gridNext = map[k] ?? -1
                     map[k] = Int32(i)
                 } else {
-                    let k = Int((gy - minY) * width + (gx - minX))
                     items[i].gridNext = head[k]
                     head[k] = Int32(i)
                 }
             }
         }
-
-        @inline(__always)
-        func first(_ gx: Int64, _ gy: Int64) -> Int32 {
-            if usesMap { return map[gy &* 0x1_0000_0000 &+ gx] ?? -1 }
-            let x = gx - originX, y = gy - originY
-            guard x >= 0, y >= 0, x < width, y < height else { return -1 }
-            return head[Int(y * width + x)]
-        }
     }
 
-    /// Calls `body` with each surviving feature, heaviest first.
+    /// Calls `body` with each surviving feature, in merge order.
     func forEachGroup(_ body: (Int) -> Void) {
         if items.count == 1 { body(0); return }
         for o in order where items[Int(o)].alive { body(Int(o)) }

@@ -40,10 +40,14 @@ public enum ClusterFeature: Sendable, Hashable {
 /// the node of that cell, or a single-party leaf higher up whose party lies in it.
 struct CellRef {
     var node: Int32
+    /// The node's depth: the cell's zoom, or less for a single-party leaf.
+    var depth: Int32
     var x: Int32
     var y: Int32
 
-    var key: UInt64 { UInt64(UInt32(bitPattern: y)) << 32 | UInt64(UInt32(bitPattern: x)) }
+    /// The cell's place in quadtree (Morton) order among the cells of its zoom: the order the
+    /// tree is walked in, so cells gathered by a walk come sorted.
+    func key(zoom: Int) -> UInt64 { PartyIndex.mortonKey(Int(x), Int(y)) }
 }
 
 extension PartyIndex {
@@ -56,7 +60,9 @@ extension PartyIndex {
     public func clusters(in box: BoundingBox, zoom: Int, filter: PartyFilter = PartyFilter()) -> [ClusterFeature] {
         let z = min(max(zoom, 0), PartyIndex.maxZoom)
         var refs = [CellRef]()
-        for range in cellRanges(box, zoom: z) {
+        let ranges = cellRanges(box, zoom: z)
+        refs.reserveCapacity(min(ranges.reduce(0) { $0 + $1.xs.count * $1.ys.count }, 4096))
+        for range in ranges {
             collectCells(zoom: z, xs: range.xs, ys: range.ys, into: &refs)
         }
         var merger = ClusterMerger()
@@ -84,7 +90,7 @@ extension PartyIndex {
     public func leaves(of id: ClusterID, filter: PartyFilter = PartyFilter(), limit: Int, offset: Int) -> (total: Int, parties: [Party])? {
         var found = [Int32]()
         for r in locate(id) {
-            forEachSlot(under: r.node) { s in
+            forEachSlot(under: r) { s in
                 let slot = slots[Int(s)]
                 if filter.matches(departAt: slot.departAt, seatsLeft: Int(slot.seatsLeft)) { found.append(s) }
             }
@@ -105,12 +111,13 @@ extension PartyIndex {
     /// Aggregates `refs` (cells at `zoom`), merges neighbours and turns the groups into features.
     func features(_ refs: [CellRef], zoom: Int, filter: PartyFilter, merger: inout ClusterMerger) -> [ClusterFeature] {
         merger.reset()
+        merger.reserve(refs.count)
         var kept = [CellRef]()
         kept.reserveCapacity(refs.count)
         for r in refs {
             let a = aggregate(r, filter: filter)
             guard a.count > 0 else { continue }
-            merger.add(count: a.count, sumX: a.sumX, sumY: a.sumY, key: r.key)
+            merger.add(count: a.count, sumX: a.sumX, sumY: a.sumY, key: r.key(zoom: zoom))
             kept.append(r)
         }
         merger.merge(radius: radius, scale: PartyIndex.worldPixels(zoom: zoom))
@@ -118,55 +125,54 @@ extension PartyIndex {
         // of them at once, so the tree reads of different clusters overlap in memory.
         var out = [ClusterFeature?]()
         out.reserveCapacity(merger.groupCount)
-        var pending = [(slot: Int, cells: [ClusterID.Cell], count: Int, sumX: Double, sumY: Double, children: Range<Int>)]()
+        var pending = [(slot: Int, count: Int, sumX: Double, sumY: Double, cells: Range<Int>, children: Range<Int>)]()
+        pending.reserveCapacity(merger.groupCount)
+        var pendingCells = [ClusterID.Cell]()
+        pendingCells.reserveCapacity(kept.count)
         var below = [CellRef]()
+        below.reserveCapacity(4 * kept.count)
         merger.forEachGroup { g in
             let n = merger.count(g)
             if n == 1, let p = singleMatch(kept[g], filter: filter) {
                 out.append(.party(p))
                 return
             }
-            var cells = [ClusterID.Cell]()
-            let first = below.count
+            let firstCell = pendingCells.count, firstChild = below.count
             merger.forEachMember(of: g) { m in
-                cells.append(ClusterID.Cell(x: Int(kept[m].x), y: Int(kept[m].y)))
+                pendingCells.append(ClusterID.Cell(x: Int(kept[m].x), y: Int(kept[m].y)))
                 appendChildren(of: kept[m], zoom: zoom, into: &below)
             }
             let sums = merger.sums(g)
-            pending.append((out.count, cells, n, sums.x, sums.y, first..<below.count))
+            pending.append((out.count, n, sums.x, sums.y, firstCell..<pendingCells.count, firstChild..<below.count))
             out.append(nil)
         }
-        var counts = [Int](), sumsX = [Double](), sumsY = [Double]()
-        counts.reserveCapacity(below.count)
-        sumsX.reserveCapacity(below.count)
-        sumsY.reserveCapacity(below.count)
-        for r in below {
-            let a = aggregate(r, filter: filter)
-            counts.append(a.count)
-            sumsX.append(a.sumX)
-            sumsY.append(a.sumY)
-        }
+        var aggregates = [(count: Int, sumX: Double, sumY: Double)]()
+        aggregates.reserveCapacity(below.count)
+        for r in below { aggregates.append(aggregate(r, filter: filter)) }
         var scratch = ExpansionScratch()
+        scratch.merger.reserve(32)
+        scratch.current.reserveCapacity(32)
         let belowScale = PartyIndex.worldPixels(zoom: min(zoom + 1, PartyIndex.maxZoom))
         for c in pending {
             var expansion = PartyIndex.maxZoom + 1
             if zoom < PartyIndex.maxZoom {
                 scratch.merger.reset()
                 scratch.current.removeAll(keepingCapacity: true)
-                for k in c.children where counts[k] > 0 {
-                    scratch.merger.add(count: counts[k], sumX: sumsX[k], sumY: sumsY[k], key: below[k].key)
+                for k in c.children where aggregates[k].count > 0 {
+                    let a = aggregates[k]
+                    scratch.merger.add(count: a.count, sumX: a.sumX, sumY: a.sumY, key: below[k].key(zoom: zoom + 1))
                     scratch.current.append(below[k])
                 }
-                if scratch.current.count > 1 { scratch.merger.merge(radius: radius, scale: belowScale) }
-                if scratch.current.count > 1 && scratch.merger.groupCount > 1 {
+                if scratch.current.count > 1 && scratch.merger.mergedCount(radius: radius, scale: belowScale) > 1 {
                     expansion = zoom + 1
                 } else {
                     expansion = expansionZoom(zoom: zoom + 1, filter: filter, scratch: &scratch)
                 }
             }
             let coordinate = WebMercator.coordinate(normalizedX: c.sumX / Double(c.count), y: c.sumY / Double(c.count))
-            out[c.slot] = .cluster(Cluster(id: ClusterID(zoom: zoom, cells: c.cells), coordinate: coordinate,
-                                           count: c.count, expansionZoom: expansion))
+            let id = c.cells.count == 1 ? ClusterID(zoom: zoom, cell: pendingCells[c.cells.lowerBound])
+                : ClusterID(zoom: zoom, cells: Array(pendingCells[c.cells]))!
+            out[c.slot] = .cluster(Cluster(id: id, coordinate: coordinate, count: c.count, expansionZoom: expansion))
         }
         return out.compactMap { $0 }
     }
@@ -191,12 +197,11 @@ extension PartyIndex {
             for r in scratch.below {
                 let a = aggregate(r, filter: filter)
                 guard a.count > 0 else { continue }
-                scratch.merger.add(count: a.count, sumX: a.sumX, sumY: a.sumY, key: r.key)
+                scratch.merger.add(count: a.count, sumX: a.sumX, sumY: a.sumY, key: r.key(zoom: z))
                 scratch.current.append(r)
             }
-            if scratch.current.count > 1 {
-                scratch.merger.merge(radius: radius, scale: PartyIndex.worldPixels(zoom: z))
-                if scratch.merger.groupCount > 1 { return z }
+            if scratch.current.count > 1 && scratch.merger.mergedCount(radius: radius, scale: PartyIndex.worldPixels(zoom: z)) > 1 {
+                return z
             }
         }
         return PartyIndex.maxZoom + 1
@@ -207,11 +212,11 @@ extension PartyIndex {
 
     /// Count and coordinate sums of the parties of `r` that pass `filter`.
     func aggregate(_ r: CellRef, filter: PartyFilter) -> (count: Int, sumX: Double, sumY: Double) {
-        let node = nodes[Int(r.node)]
-        if filter.isEmpty { return (Int(node.count), node.sumX, node.sumY) }
+        let nd = node(Int(r.depth), r.node)
+        if filter.isEmpty { return (Int(nd.count), nd.sumX, nd.sumY) }
         var n = 0, sx = 0.0, sy = 0.0
         let b = filter.bounds
-        forEachSlot(under: r.node) { s in
+        forEachSlot(under: r) { s in
             let slot = slots[Int(s)]
             if slot.departAt >= b.after && slot.departAt <= b.before && Int(slot.seatsLeft) >= b.seats {
                 n += 1
@@ -226,7 +231,7 @@ extension PartyIndex {
     func singleMatch(_ r: CellRef, filter: PartyFilter) -> Party? {
         var found: Int32 = -1
         var n = 0
-        forEachSlot(under: r.node) { s in
+        forEachSlot(under: r) { s in
             let slot = slots[Int(s)]
             if filter.matches(departAt: slot.departAt, seatsLeft: Int(slot.seatsLeft)) {
                 found = s
@@ -238,39 +243,44 @@ extension PartyIndex {
 
     // MARK: - Walking the tree
 
-    /// Calls `body` with every party slot below `node`.
-    func forEachSlot(under node: Int32, _ body: (Int32) -> Void) {
-        let first = nodes[Int(node)].first
-        if first >= 0 {
-            var s = first
+    /// Calls `body` with every party slot below `r`'s node.
+    func forEachSlot(under r: CellRef, _ body: (Int32) -> Void) {
+        forEachSlot(under: r.node, depth: Int(r.depth), body)
+    }
+
+    /// Calls `body` with every party slot below node `n` of depth `depth`.
+    func forEachSlot(under n: Int32, depth: Int, _ body: (Int32) -> Void) {
+        let nd = node(depth, n)
+        if nd.first >= 0 {
+            var s = nd.first
             while s >= 0 {
                 body(s)
                 s = slots[Int(s)].next
             }
             return
         }
-        let b = Int(node) * 4
         for q in 0..<4 {
-            let c = children[b + q]
-            if c >= 0 { forEachSlot(under: c, body) }
+            let c = nd.child(q)
+            if c >= 0 { forEachSlot(under: c, depth: depth + 1, body) }
         }
     }
 
     /// The cells one zoom below `r` (which is at `zoom`) that hold parties.
     func appendChildren(of r: CellRef, zoom: Int, into out: inout [CellRef]) {
         guard zoom < PartyIndex.maxZoom else { return }
-        let ni = Int(r.node)
-        let first = nodes[ni].first
-        if first >= 0 {
-            // A single-party leaf above this zoom: its party's cell one zoom down.
+        let nd = node(Int(r.depth), r.node)
+        if nd.first >= 0 {
+            // A single-party leaf at or above this zoom: its party's cell one zoom down.
             let shift = Int32(PartyIndex.maxZoom - zoom - 1)
-            out.append(CellRef(node: r.node, x: slots[Int(first)].cellX >> shift, y: slots[Int(first)].cellY >> shift))
+            let slot = slots[Int(nd.first)]
+            out.append(CellRef(node: r.node, depth: r.depth, x: slot.cellX >> shift, y: slot.cellY >> shift))
             return
         }
-        for q in 0..<4 {
-            let c = children[ni * 4 + q]
-            if c >= 0 { out.append(CellRef(node: c, x: r.x * 2 + Int32(q & 1), y: r.y * 2 + Int32(q >> 1))) }
-        }
+        let d = r.depth + 1
+        if nd.c0 >= 0 { out.append(CellRef(node: nd.c0, depth: d, x: r.x * 2, y: r.y * 2)) }
+        if nd.c1 >= 0 { out.append(CellRef(node: nd.c1, depth: d, x: r.x * 2 + 1, y: r.y * 2)) }
+        if nd.c2 >= 0 { out.append(CellRef(node: nd.c2, depth: d, x: r.x * 2, y: r.y * 2 + 1)) }
+        if nd.c3 >= 0 { out.append(CellRef(node: nd.c3, depth: d, x: r.x * 2 + 1, y: r.y * 2 + 1)) }
     }
 
     /// The occupied cells at `zoom` within cell ranges `xs` × `ys` of that zoom.
@@ -285,7 +295,7 @@ extension PartyIndex {
         }
     }
 
-    private func visit(_ node: Int32, depth: Int, x: Int, y: Int, zoom: Int,
+    private func visit(_ n: Int32, depth: Int, x: Int, y: Int, zoom: Int,
                        xs: ClosedRange<Int>, ys: ClosedRange<Int>, into out: inout [CellRef])
     {
         let shift = zoom - depth
@@ -293,19 +303,19 @@ extension PartyIndex {
         let loy = y << shift, hiy = ((y + 1) << shift) - 1
         guard hix >= xs.lowerBound, lox <= xs.upperBound, hiy >= ys.lowerBound, loy <= ys.upperBound else { return }
         if depth == zoom {
-            out.append(CellRef(node: node, x: Int32(x), y: Int32(y)))
+            out.append(CellRef(node: n, depth: Int32(depth), x: Int32(x), y: Int32(y)))
             return
         }
-        let ni = Int(node)
-        let first = nodes[ni].first
-        if first >= 0 {
+        let nd = node(depth, n)
+        if nd.first >= 0 {
             let down = Int32(PartyIndex.maxZoom - zoom)
-            let cx = Int(slots[Int(first)].cellX >> down), cy = Int(slots[Int(first)].cellY >> down)
-            if xs.contains(cx) && ys.contains(cy) { out.append(CellRef(node: node, x: Int32(cx), y: Int32(cy))) }
+            let slot = slots[Int(nd.first)]
+            let cx = Int(slot.cellX >> down), cy = Int(slot.cellY >> down)
+            if xs.contains(cx) && ys.contains(cy) { out.append(CellRef(node: n, depth: Int32(depth), x: Int32(cx), y: Int32(cy))) }
             return
         }
         for q in 0..<4 {
-            let c = children[ni * 4 + q]
+            let c = nd.child(q)
             if c >= 0 {
                 visit(c, depth: depth + 1, x: x * 2 + (q & 1), y: y * 2 + (q >> 1), zoom: zoom, xs: xs, ys: ys, into: &out)
             }
@@ -318,21 +328,21 @@ extension PartyIndex {
         let perAxis = cellsPerAxis(zoom: z)
         var out = [CellRef]()
         for cell in id.cells where cell.x < perAxis && cell.y < perAxis {
-            var node = roots[(cell.y >> z) * rootsPerAxis + (cell.x >> z)]
+            var n = roots[(cell.y >> z) * rootsPerAxis + (cell.x >> z)]
             var depth = 0
-            while node >= 0 && depth < z {
-                let first = nodes[Int(node)].first
-                if first >= 0 {
+            while n >= 0 && depth < z {
+                let nd = node(depth, n)
+                if nd.first >= 0 {
                     let down = Int32(PartyIndex.maxZoom - z)
-                    if Int(slots[Int(first)].cellX >> down) != cell.x || Int(slots[Int(first)].cellY >> down) != cell.y { node = -1 }
+                    let slot = slots[Int(nd.first)]
+                    if Int(slot.cellX >> down) != cell.x || Int(slot.cellY >> down) != cell.y { n = -1 }
                     break
                 }
                 let shift = z - depth - 1
-                let q = ((cell.x >> shift) & 1) | (((cell.y >> shift) & 1) << 1)
-                node = children[Int(node) * 4 + q]
+                n = nd.child(((cell.x >> shift) & 1) | (((cell.y >> shift) & 1) << 1))
                 depth += 1
             }
-            if node >= 0 { out.append(CellRef(node: node, x: Int32(cell.x), y: Int32(cell.y))) }
+            if n >= 0 { out.append(CellRef(node: n, depth: Int32(depth), x: Int32(cell.x), y: Int32(cell.y))) }
         }
         return out
     }

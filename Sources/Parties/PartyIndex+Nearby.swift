@@ -98,17 +98,16 @@ extension PartyIndex {
         }
     }
 
-    private func visitSlots(_ node: Int32, depth: Int, x: Int, y: Int, xs: ClosedRange<Int>, ys: ClosedRange<Int>,
+    private func visitSlots(_ n: Int32, depth: Int, x: Int, y: Int, xs: ClosedRange<Int>, ys: ClosedRange<Int>,
                             _ body: (Int32) -> Void)
     {
         let shift = PartyIndex.maxZoom - depth
         let lox = x << shift, hix = ((x + 1) << shift) - 1
         let loy = y << shift, hiy = ((y + 1) << shift) - 1
         guard hix >= xs.lowerBound, lox <= xs.upperBound, hiy >= ys.lowerBound, loy <= ys.upperBound else { return }
-        let ni = Int(node)
-        let first = nodes[ni].first
-        if first >= 0 {
-            var s = first
+        let nd = node(depth, n)
+        if nd.first >= 0 {
+            var s = nd.first
             while s >= 0 {
                 let slot = slots[Int(s)]
                 if xs.contains(Int(slot.cellX)) && ys.contains(Int(slot.cellY)) { body(s) }
@@ -117,11 +116,11 @@ extension PartyIndex {
             return
         }
         if lox >= xs.lowerBound && hix <= xs.upperBound && loy >= ys.lowerBound && hiy <= ys.upperBound {
-            forEachSlot(under: node, body)
+            forEachSlot(under: n, depth: depth, body)
             return
         }
         for q in 0..<4 {
-            let c = children[ni * 4 + q]
+            let c = nd.child(q)
             if c >= 0 { visitSlots(c, depth: depth + 1, x: x * 2 + (q & 1), y: y * 2 + (q >> 1), xs: xs, ys: ys, body) }
         }
     }

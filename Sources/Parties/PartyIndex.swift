@@ -35,18 +35,11 @@ public struct PartyIndex {
         var cellX: Int32  // cell at zoom 20
         var cellY: Int32
         var seatsLeft: Int32
-        var node: Int32  // the leaf holding this party
-        var prev: Int32  // neighbours in the leaf's list
+        var node: Int32  // the leaf holding this party…
+        var prev: Int32  // …and its neighbours in the leaf's list
         var next: Int32
         var value: Int32  // where the party itself is kept in `values`
-    }
-
-    struct Node {
-        var count: Int32
-        /// First party of a leaf's list; −1 for an inner node (which has children).
-        var first: Int32
-        var sumX: Double
-        var sumY: Double
+        var depth: Int8  // the leaf's depth (zoom)
     }
 
     /// The geometry and filter fields of each party, in tree order after a bulk load.
@@ -58,10 +51,11 @@ public struct PartyIndex {
     var freeSlots = [Int32]()
     /// Party id → index in `values`.
     var valueByID = [String: Int32]()
-    var nodes = ContiguousArray<Node>()
-    /// Four children per node (quadrant = x bit | y bit << 1), −1 when absent.
-    var children = ContiguousArray<Int32>()
-    var freeNodes = [Int32]()
+    /// The tree's nodes, one pool per depth (= zoom), so the cells of one zoom that lie near
+    /// each other on the map lie near each other in memory (a bulk load creates them in
+    /// quadtree order). A node's children are in the next pool.
+    var pools: [NodePool]
+    /// The depth-0 nodes by zoom-0 cell (row-major), −1 when empty.
     var roots = ContiguousArray<Int32>()
 
     /// An empty index with grid cells of `radius` pixels (clamped to `radiusRange`).
@@ -71,6 +65,7 @@ public struct PartyIndex {
         cellsAtMaxZoom = Int((Double(1 << (PartyIndex.maxZoom + 8)) / r).rounded(.up))
         rootsPerAxis = ((cellsAtMaxZoom - 1) >> PartyIndex.maxZoom) + 1
         roots = ContiguousArray(repeating: -1, count: rootsPerAxis * rootsPerAxis)
+        pools = Array(repeating: NodePool(), count: PartyIndex.maxZoom + 1)
     }
 
     /// An index holding `parties` (the last one wins when an id repeats).
@@ -104,12 +99,13 @@ public struct PartyIndex {
             let c = cell(x: k.x, y: k.y)
             slotOfValue[Int(k.value)] = s
             if !dropped.isEmpty && dropped.contains(k.value) {
-                slots.append(Slot(x: 0, y: 0, departAt: 0, cellX: 0, cellY: 0, seatsLeft: 0, node: -1, prev: -1, next: -1, value: k.value))
+                slots.append(Slot(x: 0, y: 0, departAt: 0, cellX: 0, cellY: 0, seatsLeft: 0, node: -1, prev: -1, next: -1,
+                                  value: k.value, depth: 0))
                 freeSlots.append(s)
                 continue
             }
             slots.append(Slot(x: k.x, y: k.y, departAt: k.departAt, cellX: Int32(c.x), cellY: Int32(c.y),
-                              seatsLeft: k.seats, node: -1, prev: -1, next: -1, value: k.value))
+                              seatsLeft: k.seats, node: -1, prev: -1, next: -1, value: k.value, depth: 0))
             link(s)
         }
     }
@@ -120,8 +116,6 @@ public struct PartyIndex {
         values.reserveCapacity(n)
         slotOfValue.reserveCapacity(n)
         valueByID.reserveCapacity(n)
-        nodes.reserveCapacity(n * 2)
-        children.reserveCapacity(n * 8)
     }
 
     /// Number of parties indexed.
@@ -163,7 +157,7 @@ public struct PartyIndex {
             return old
         }
         var slot = Slot(x: n.x, y: n.y, departAt: party.departAt, cellX: Int32(c.x), cellY: Int32(c.y),
-                        seatsLeft: Int32(party.seatsLeft), node: -1, prev: -1, next: -1, value: -1)
+                        seatsLeft: Int32(party.seatsLeft), node: -1, prev: -1, next: -1, value: -1, depth: 0)
         let s: Int32
         if let f = freeSlots.popLast() {
             s = f
@@ -192,254 +186,5 @@ public struct PartyIndex {
         values[Int(v)] = nil
         freeSlots.append(s)
         return old
-    }
-
-    // MARK: - Grid math
-
-    /// The zoom-20 cell of a normalised position.
-    @inline(__always)
-    func cell(x: Double, y: Double) -> (x: Int, y: Int) {
-        let scale = Double(1 << (PartyIndex.maxZoom + 8)) / radius
-        let last = cellsAtMaxZoom - 1
-        return (min(max(Int(x * scale), 0), last), min(max(Int(y * scale), 0), last))
-    }
-
-    /// Cells per axis at `zoom`.
-    func cellsPerAxis(zoom: Int) -> Int { ((cellsAtMaxZoom - 1) >> (PartyIndex.maxZoom - zoom)) + 1 }
-
-    /// Interleaves the bits of a zoom-20 cell (x in even bits), so sorting by the key sorts
-    /// parties in quadtree order.
-    static func mortonKey(_ x: Int, _ y: Int) -> UInt64 {
-        func spread(_ v: UInt64) -> UInt64 {
-            var v = v & 0xFFFF_FFFF
-            v = (v | (v << 16)) & 0x0000_FFFF_0000_FFFF
-            v = (v | (v << 8)) & 0x00FF_00FF_00FF_00FF
-            v = (v | (v << 4)) & 0x0F0F_0F0F_0F0F_0F0F
-            v = (v | (v << 2)) & 0x3333_3333_3333_3333
-            v = (v | (v << 1)) & 0x5555_5555_5555_5555
-            return v
-        }
-        return spread(UInt64(x)) | (spread(UInt64(y)) << 1)
-    }
-
-    /// Which child of its depth-`depth` ancestor the zoom-20 cell falls in.
-    @inline(__always)
-    static func quadrant(_ cx: Int32, _ cy: Int32, depth: Int) -> Int {
-        let shift = Int32(PartyIndex.maxZoom - 1 - depth)
-        return Int((cx >> shift) & 1) | Int(((cy >> shift) & 1) << 1)
-    }
-
-    @inline(__always)
-    func rootIndex(_ cx: Int32, _ cy: Int32) -> Int {
-        Int(cy >> Int32(PartyIndex.maxZoom)) * rootsPerAxis + Int(cx >> Int32(PartyIndex.maxZoom))
-    }
-
-    // MARK: - Tree maintenance
-
-    /// A new leaf holding slot `s` (at `x`, `y`) alone.
-    mutating func newLeaf(_ s: Int32, x: Double, y: Double) -> Int32 {
-        let i = Int(s)
-        let node = Node(count: 1, first: s, sumX: x, sumY: y)
-        let n: Int32
-        if let f = freeNodes.popLast() {
-            n = f
-            nodes[Int(f)] = node
-            let b = Int(f) * 4
-            children[b] = -1; children[b + 1] = -1; children[b + 2] = -1; children[b + 3] = -1
-        } else {
-            n = Int32(nodes.count)
-            nodes.append(node)
-            children.append(-1); children.append(-1); children.append(-1); children.append(-1)
-        }
-        slots[i].node = n
-        slots[i].prev = -1
-        slots[i].next = -1
-        return n
-    }
-
-    mutating func freeNode(_ n: Int32) {
-        nodes[Int(n)] = Node(count: 0, first: -1, sumX: 0, sumY: 0)
-        freeNodes.append(n)
-    }
-
-    /// Puts slot `s` (position and cell already set) into the tree.
-    mutating func link(_ s: Int32) {
-        let si = Int(s)
-        link(s, x: slots[si].x, y: slots[si].y, cellX: slots[si].cellX, cellY: slots[si].cellY)
-    }
-
-    /// `link(_:)` given the slot's position and cell (so a bulk load need not read the slot).
-    mutating func link(_ s: Int32, x: Double, y: Double, cellX cx: Int32, cellY cy: Int32) {
-        let si = Int(s)
-        let r = rootIndex(cx, cy)
-        var node = roots[r]
-        if node < 0 {
-            roots[r] = newLeaf(s, x: x, y: y)
-            return
-        }
-        var depth = 0
-        while true {
-            let ni = Int(node)
-            let first = nodes[ni].first
-            if first >= 0 {
-                if depth == PartyIndex.maxZoom {
-                    // Co-located parties share a zoom-20 cell: prepend to its list.
-                    slots[si].node = node
-                    slots[si].prev = -1
-                    slots[si].next = first
-                    slots[Int(first)].prev = s
-                    nodes[ni].first = s
-                    nodes[ni].count += 1
-                    nodes[ni].sumX += x
-                    nodes[ni].sumY += y
-                    return
-                }
-                // A single-party leaf: move its party one level down, then continue as inner node.
-                nodes[ni].first = -1
-                let q = PartyIndex.quadrant(slots[Int(first)].cellX, slots[Int(first)].cellY, depth: depth)
-                let child = newLeaf(first, x: slots[Int(first)].x, y: slots[Int(first)].y)
-                children[ni * 4 + q] = child
-            }
-            nodes[ni].count += 1
-            nodes[ni].sumX += x
-            nodes[ni].sumY += y
-            let q = PartyIndex.quadrant(cx, cy, depth: depth)
-            let child = children[ni * 4 + q]
-            if child < 0 {
-                let leaf = newLeaf(s, x: x, y: y)
-                children[ni * 4 + q] = leaf
-                return
-            }
-            node = child
-            depth += 1
-        }
-    }
-
-    /// Takes slot `s` out of the tree, dropping emptied nodes and collapsing an inner node
-    /// left with one party into a leaf.
-    mutating func unlink(_ s: Int32) {
-        let si = Int(s)
-        let cx = slots[si].cellX, cy = slots[si].cellY
-        let x = slots[si].x, y = slots[si].y
-        let r = rootIndex(cx, cy)
-        var node = roots[r]
-        var parent: Int32 = -1
-        var parentQuadrant = 0
-        var depth = 0
-        var collapse: Int32 = -1
-        while node >= 0 {
-            let ni = Int(node)
-            nodes[ni].count -= 1
-            nodes[ni].sumX -= x
-            nodes[ni].sumY -= y
-            let remaining = nodes[ni].count
-            if nodes[ni].first >= 0 {
-                if remaining == 0 {
-                    if parent < 0 { roots[r] = -1 } else { children[Int(parent) * 4 + parentQuadrant] = -1 }
-                    freeNode(node)
-                } else {
-                    // A zoom-20 list: unlink s from it.
-                    let prev = slots[si].prev, next = slots[si].next
-                    if prev >= 0 { slots[Int(prev)].next = next } else { nodes[ni].first = next }
-                    if next >= 0 { slots[Int(next)].prev = prev }
-                    if remaining == 1 {
-                        let only = nodes[ni].first
-                        nodes[ni].sumX = slots[Int(only)].x
-                        nodes[ni].sumY = slots[Int(only)].y
-                    }
-                }
-                break
-            }
-            if remaining == 1 && collapse < 0 { collapse = node }
-            parent = node
-            parentQuadrant = PartyIndex.quadrant(cx, cy, depth: depth)
-            node = children[ni * 4 + parentQuadrant]
-            depth += 1
-        }
-        slots[si].node = -1
-        slots[si].prev = -1
-        slots[si].next = -1
-        if collapse >= 0 { collapseToLeaf(collapse) }
-    }
-
-    /// Turns inner node `n`, now holding one party, into that party's leaf.
-    mutating func collapseToLeaf(_ n: Int32) {
-        let ni = Int(n)
-        var cur = n
-        var party: Int32 = -1
-        while party < 0 {
-            let b = Int(cur) * 4
-            var next: Int32 = -1
-            for q in 0..<4 where children[b + q] >= 0 { next = children[b + q] }
-            if cur != n { freeNode(cur) }
-            guard next >= 0 else { break }  // cannot happen: an inner node has a child
-            let f = nodes[Int(next)].first
-            if f >= 0 {
-                party = f
-                freeNode(next)
-            } else {
-                cur = next
-            }
-        }
-        let b = ni * 4
-        children[b] = -1; children[b + 1] = -1; children[b + 2] = -1; children[b + 3] = -1
-        guard party >= 0 else { return }
-        nodes[ni].first = party
-        nodes[ni].count = 1
-        nodes[ni].sumX = slots[Int(party)].x
-        nodes[ni].sumY = slots[Int(party)].y
-        slots[Int(party)].node = n
-        slots[Int(party)].prev = -1
-        slots[Int(party)].next = -1
-    }
-}
-
-extension PartyIndex {
-    /// Checks the tree against its rules and returns the first broken one (nil when sound):
-    /// counts and sums add up, inner nodes hold two or more parties, leaves above zoom 20 hold
-    /// one, every party sits in the leaf its slot names, within its cell. For tests.
-    func invariantViolation() -> String? {
-        var seen = 0
-        func check(_ n: Int32, depth: Int, x: Int, y: Int) -> String? {
-            let node = nodes[Int(n)]
-            if node.first >= 0 {
-                var s = node.first, k: Int32 = 0, sx = 0.0, sy = 0.0, prev: Int32 = -1
-                while s >= 0 {
-                    let slot = slots[Int(s)]
-                    guard slot.node == n, slot.prev == prev else { return "slot \(s) links wrong in leaf \(n)" }
-                    let down = PartyIndex.maxZoom - depth
-                    guard Int(slot.cellX) >> down == x, Int(slot.cellY) >> down == y else { return "slot \(s) outside leaf \(n)'s cell" }
-                    k += 1; sx += slot.x; sy += slot.y
-                    prev = s
-                    s = slot.next
-                }
-                seen += Int(k)
-                guard k == node.count else { return "leaf \(n) counts \(node.count), holds \(k)" }
-                guard depth == PartyIndex.maxZoom || k == 1 else { return "leaf \(n) at depth \(depth) holds \(k)" }
-                guard abs(sx - node.sumX) < 1e-6, abs(sy - node.sumY) < 1e-6 else { return "leaf \(n) sums drift" }
-                return nil
-            }
-            guard node.count >= 2, depth < PartyIndex.maxZoom else { return "inner node \(n) at depth \(depth) counts \(node.count)" }
-            var k: Int32 = 0, sx = 0.0, sy = 0.0
-            for q in 0..<4 {
-                let c = children[Int(n) * 4 + q]
-                guard c >= 0 else { continue }
-                if let e = check(c, depth: depth + 1, x: x * 2 + (q & 1), y: y * 2 + (q >> 1)) { return e }
-                k += nodes[Int(c)].count; sx += nodes[Int(c)].sumX; sy += nodes[Int(c)].sumY
-            }
-            guard k == node.count else { return "inner node \(n) counts \(node.count), children hold \(k)" }
-            guard abs(sx - node.sumX) < 1e-6, abs(sy - node.sumY) < 1e-6 else { return "inner node \(n) sums drift" }
-            return nil
-        }
-        for y in 0..<rootsPerAxis {
-            for x in 0..<rootsPerAxis {
-                let n = roots[y * rootsPerAxis + x]
-                if n >= 0, let e = check(n, depth: 0, x: x, y: y) { return e }
-            }
-        }
-        guard seen == valueByID.count else { return "tree holds \(seen) parties, \(valueByID.count) indexed" }
-        let live = nodes.count - freeNodes.count
-        guard live <= 2 * max(seen, 1) * (PartyIndex.maxZoom + 1) else { return "\(live) live nodes for \(seen) parties" }
-        return nil
     }
 }

@@ -57,7 +57,7 @@ final class PartyIndexLiveTests: XCTestCase {
         for id in live.keys { index.remove(id: id) }
         XCTAssertEqual(index.count, 0)
         XCTAssertTrue(index.clusters(in: RandomParties.world, zoom: 5).isEmpty)
-        XCTAssertEqual(index.nodes.count, index.freeNodes.count)
+        XCTAssertEqual(index.liveNodeCount, 0)
     }
 
     /// A put shows in the next query; a delete vanishes from it.
