@@ -3,5 +3,9 @@ import HTTPServer
 /// The router of the Taxipot HTTP API: every endpoint group registers its routes here.
 public func makeRouter(context: ServiceContext) -> Router {
     let router = Router()
+    registerSystemEndpoints(router, context)
+    registerCoordinatesEndpoints(router, context)
+    registerFaresEndpoints(router, context)
+    registerRoutingEndpoints(router, context)
     return router
 }

@@ -3,7 +3,12 @@ import Foundation
 /// Every `taxipot` subcommand, in the order `taxipot --help` lists them.
 let commands: [any Command] = [
     VersionCommand(),
+    ServeCommand(),
     ImportCommand(),
+    TransformCommand(),
+    FareCommand(),
+    RouteCommand(),
+    SynthOSMCommand(),
 ]
 
 func usage() -> String {
