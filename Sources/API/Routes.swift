@@ -7,5 +7,6 @@ public func makeRouter(context: ServiceContext) -> Router {
     registerCoordinatesEndpoints(router, context)
     registerFaresEndpoints(router, context)
     registerRoutingEndpoints(router, context)
+    registerPartiesEndpoints(router, context)
     return router
 }

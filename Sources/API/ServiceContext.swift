@@ -3,6 +3,7 @@ import Engine
 import Foundation
 import HTTPServer
 import JSON
+import Parties
 import Routing
 
 /// Where the service finds its dataset and state, and its tunable options.
@@ -11,10 +12,16 @@ public struct ServiceConfiguration: Sendable {
     public var dataDir: String
     /// Where mutable state (the party store) lives (`var/` by default).
     public var stateDir: String
+    /// The bearer token writes to parties need (`TAXIPOT_WRITE_TOKEN`); nil or empty: writes answer 403.
+    public var writeToken: String?
+    /// The party cluster grid's cell size in 256-px-tile pixels (16–512).
+    public var clusterRadius: Double
 
-    public init(dataDir: String, stateDir: String) {
+    public init(dataDir: String, stateDir: String, writeToken: String? = nil, clusterRadius: Double = 60) {
         self.dataDir = dataDir
         self.stateDir = stateDir
+        self.writeToken = writeToken
+        self.clusterRadius = clusterRadius
     }
 }
 
@@ -60,6 +67,8 @@ public final class ServiceContext: Sendable {
     public let fares: FareEstimator
     /// Routing over `DATA/build/seoul.graph`; nil when that file is absent (`/v1/route` answers 503).
     public let routeEngine: RouteEngine?
+    /// Live parties and their clusters, stored in `STATE/parties.db` (created if absent).
+    public let parties: PartyService
 
     public init(configuration: ServiceConfiguration, metrics: ServerMetrics = ServerMetrics()) throws {
         self.configuration = configuration
@@ -67,5 +76,6 @@ public final class ServiceContext: Sendable {
         dataset = try DatasetInfo.load(dataDir: configuration.dataDir)
         fares = try FareEstimator.load(dataDir: configuration.dataDir)
         routeEngine = try loadRouteEngine(dataDir: configuration.dataDir)
+        parties = try PartyService(stateDirectory: configuration.stateDir, options: PartyServiceOptions(radius: configuration.clusterRadius))
     }
 }

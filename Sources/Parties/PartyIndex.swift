@@ -16,7 +16,7 @@ import Geo
 ///
 /// A value type: copy it and the copy is independent. Not thread-safe for concurrent
 /// mutation; `PartyService` guards one with a lock.
-public struct PartyIndex {
+public struct PartyIndex: Sendable {
     /// The grid cell size and merge distance, in pixels.
     public let radius: Double
     /// The deepest zoom (cells at this zoom are leaves).

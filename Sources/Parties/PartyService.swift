@@ -69,14 +69,15 @@ public final class PartyService: @unchecked Sendable {
         let loaded = try store.load(departingAfter: t - options.grace)
         rejectedOnLoad = loaded.rejected
         index = PartyIndex(parties: loaded.parties, radius: options.radius)
+        radius = index.radius
         for p in loaded.parties { expiry.push(p.departAt + options.grace, p.id) }
     }
 
     /// Number of live parties.
     public var count: Int { read { $0.count } }
 
-    /// The cluster grid's cell size in pixels.
-    public var radius: Double { index.radius }
+    /// The cluster grid's cell size in pixels (the option, clamped to `PartyIndex.radiusRange`).
+    public let radius: Double
 
     /// Validates and saves `party` durably, then indexes it.
     /// Throws `PartyValidationError`, `PartyExpiredError` or `PartyStoreError`.

@@ -9,6 +9,7 @@ let commands: [any Command] = [
     FareCommand(),
     RouteCommand(),
     SynthOSMCommand(),
+    PartiesCommand(),
 ]
 
 func usage() -> String {
