@@ -70,9 +70,9 @@ public struct PartyIndex: Sendable {
 
     /// An index holding `parties` (the last one wins when an id repeats).
     ///
-    /// The parties are kept in input order; their slots are sorted into quadtree order and
-    /// linked in that order, so the tree is built with sequential memory access and
-    /// consecutive links share most of their path.
+    /// The parties are kept in input order; their slots are sorted into quadtree order and the
+    /// tree is built level by level over that order (`buildTree`), so memory is walked
+    /// sequentially and each zoom's nodes come out in quadtree order.
     public init<C: Collection>(parties: C, radius: Double = 60) where C.Element == Party {
         self.init(radius: radius)
         let n = parties.count
@@ -94,9 +94,10 @@ public struct PartyIndex: Sendable {
         }
         slotOfValue = ContiguousArray(repeating: -1, count: values.count)
         keyed.sort { $0.key < $1.key || ($0.key == $1.key && $0.value < $1.value) }
+        var entries = ContiguousArray<(key: UInt64, slot: Int32)>()
+        entries.reserveCapacity(keyed.count)
         for k in keyed {
             let s = Int32(slots.count)
-            let c = cell(x: k.x, y: k.y)
             slotOfValue[Int(k.value)] = s
             if !dropped.isEmpty && dropped.contains(k.value) {
                 slots.append(Slot(x: 0, y: 0, departAt: 0, cellX: 0, cellY: 0, seatsLeft: 0, node: -1, prev: -1, next: -1,
@@ -104,10 +105,12 @@ public struct PartyIndex: Sendable {
                 freeSlots.append(s)
                 continue
             }
+            let c = cell(x: k.x, y: k.y)
             slots.append(Slot(x: k.x, y: k.y, departAt: k.departAt, cellX: Int32(c.x), cellY: Int32(c.y),
                               seatsLeft: k.seats, node: -1, prev: -1, next: -1, value: k.value, depth: 0))
-            link(s)
+            entries.append((k.key, s))
         }
+        buildTree(entries)
     }
 
     /// Makes room for `n` parties without reallocating.

@@ -60,6 +60,25 @@ final class PartyIndexLiveTests: XCTestCase {
         XCTAssertEqual(index.liveNodeCount, 0)
     }
 
+    /// A bulk load with a repeated id keeps the later party, like upserts one by one.
+    func testBulkLoadWithRepeatedIDs() {
+        let base = RandomParties.make(400, seed: 17)
+        var moved = base.prefix(50).map { p -> Party in var q = p; q.origin = q.origin.offset(eastMeters: 900, northMeters: 0); return q }
+        moved[0].seatsTaken = 0
+        let bulk = PartyIndex(parties: base + moved, radius: 60)
+        XCTAssertNil(bulk.invariantViolation())
+        XCTAssertEqual(bulk.count, 400)
+        XCTAssertEqual(bulk.party(id: base[0].id), moved[0])
+        var oneByOne = PartyIndex(radius: 60)
+        for p in base + moved { oneByOne.upsert(p) }
+        for zoom in [3, 9, 15, 20] { XCTAssertEqual(answer(bulk, zoom: zoom), answer(oneByOne, zoom: zoom), "zoom \(zoom)") }
+        // The freed slots are reused by later inserts.
+        var grown = bulk
+        grown.upsert(Party(id: "new", origin: Coordinate(lon: 127, lat: 37.5), destination: Coordinate(lon: 127, lat: 37.6), departAt: 1_700_000_000, seatsTotal: 2, seatsTaken: 0))
+        XCTAssertNil(grown.invariantViolation())
+        XCTAssertEqual(grown.slots.count, bulk.slots.count)
+    }
+
     /// A put shows in the next query; a delete vanishes from it.
     func testPutAndDeleteShowInTheNextQuery() {
         var index = PartyIndex(parties: RandomParties.make(500, seed: 11), radius: 60)
