@@ -290,7 +290,7 @@ extension PartyIndex {
                 if n >= 0, let e = check(n, depth: 0, x: x, y: y) { return e }
             }
         }
-        guard seen == valueByID.count else { return "tree holds \(seen) parties, \(valueByID.count) indexed" }
+        guard seen == ids.count else { return "tree holds \(seen) parties, \(ids.count) indexed" }
         guard reached == liveNodeCount else { return "\(liveNodeCount) nodes in use, \(reached) in the tree" }
         return nil
     }

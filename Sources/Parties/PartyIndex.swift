@@ -46,11 +46,15 @@ public struct PartyIndex: Sendable {
     var slots = ContiguousArray<Slot>()
     /// The parties, in input order after a bulk load; `slots[s].value` and `slotOfValue`
     /// pair each slot with one entry for good (a freed slot keeps its entry, set to nil).
-    var values = ContiguousArray<Party?>()
+    /// (A freed entry holds `PartyIndex.vacant`, whose empty id no party can have. Not an
+    /// optional, so a bulk load from an array shares the array's storage.)
+    var values = ContiguousArray<Party>()
     var slotOfValue = ContiguousArray<Int32>()
     var freeSlots = [Int32]()
     /// Party id → index in `values`.
-    var valueByID = [String: Int32]()
+    var ids = PartyIDTable()
+    /// What the bulk load's bucket reads returned (kept so they are not optimised away).
+    var bulkLoadProbe: Int32 = 0
     /// The tree's nodes, one pool per depth (= zoom), so the cells of one zoom that lie near
     /// each other on the map lie near each other in memory (a bulk load creates them in
     /// quadtree order). A node's children are in the next pool.
@@ -75,42 +79,102 @@ public struct PartyIndex: Sendable {
     /// sequentially and each zoom's nodes come out in quadtree order.
     public init<C: Collection>(parties: C, radius: Double = 60) where C.Element == Party {
         self.init(radius: radius)
-        let n = parties.count
-        reserveCapacity(n)
-        var keyed = ContiguousArray<(key: UInt64, value: Int32, seats: Int32, x: Double, y: Double, departAt: Double)>()
-        keyed.reserveCapacity(n)
-        var dropped = Set<Int32>()
-        for p in parties {
-            let v = Int32(values.count)
-            values.append(p)
-            if let old = valueByID.updateValue(v, forKey: p.id) {
-                // A repeated id: the later party wins.
-                values[Int(old)] = nil
-                dropped.insert(old)
+        reserveCapacity(parties.count)
+        values = ContiguousArray(parties)
+        bulkIndexIDs()
+        // Position and filter fields in input order, and the parties' quadtree keys.
+        var fields = ContiguousArray<(x: Double, y: Double, departAt: Double, seats: Int32)>()
+        fields.reserveCapacity(values.count)
+        var keyed = ContiguousArray<(key: UInt64, value: Int32)>()
+        keyed.reserveCapacity(values.count)
+        for (v, p) in values.enumerated() {
+            guard !p.id.isEmpty else {
+                fields.append((0, 0, 0, 0))
+                continue
             }
             let pos = WebMercator.normalized(p.origin)
             let c = cell(x: pos.x, y: pos.y)
-            keyed.append((PartyIndex.mortonKey(c.x, c.y), v, Int32(p.seatsLeft), pos.x, pos.y, p.departAt))
+            fields.append((pos.x, pos.y, p.departAt, Int32(p.seatsLeft)))
+            keyed.append((PartyIndex.mortonKey(c.x, c.y), Int32(v)))
         }
+        PartyIndex.radixSort(&keyed)
+        // Slots in quadtree order.
         slotOfValue = ContiguousArray(repeating: -1, count: values.count)
-        keyed.sort { $0.key < $1.key || ($0.key == $1.key && $0.value < $1.value) }
-        var entries = ContiguousArray<(key: UInt64, slot: Int32)>()
-        entries.reserveCapacity(keyed.count)
-        for k in keyed {
+        for i in 0..<keyed.count {
+            let k = keyed[i]
             let s = Int32(slots.count)
+            let f = fields[Int(k.value)]
+            let c = cell(x: f.x, y: f.y)
             slotOfValue[Int(k.value)] = s
-            if !dropped.isEmpty && dropped.contains(k.value) {
-                slots.append(Slot(x: 0, y: 0, departAt: 0, cellX: 0, cellY: 0, seatsLeft: 0, node: -1, prev: -1, next: -1,
-                                  value: k.value, depth: 0))
-                freeSlots.append(s)
-                continue
-            }
-            let c = cell(x: k.x, y: k.y)
-            slots.append(Slot(x: k.x, y: k.y, departAt: k.departAt, cellX: Int32(c.x), cellY: Int32(c.y),
-                              seatsLeft: k.seats, node: -1, prev: -1, next: -1, value: k.value, depth: 0))
-            entries.append((k.key, s))
+            slots.append(Slot(x: f.x, y: f.y, departAt: f.departAt, cellX: Int32(c.x), cellY: Int32(c.y),
+                              seatsLeft: f.seats, node: -1, prev: -1, next: -1, value: k.value, depth: 0))
+            keyed[i].value = s  // now (key, slot)
         }
-        buildTree(entries)
+        buildTree(keyed)
+    }
+
+    /// Fills `ids` from `values` (freshly appended); of parties sharing an id the later one
+    /// stays and the earlier ones become nil.
+    ///
+    /// In blocks of 64: every hash first, then a read of each one's bucket (independent
+    /// loads, so their cache misses overlap), then the inserts, which find the buckets cached.
+    private mutating func bulkIndexIDs() {
+        var hashes = [UInt64](repeating: 0, count: 64)
+        var touched: Int32 = 0
+        var start = 0
+        while start < values.count {
+            let end = min(start + 64, values.count)
+            for v in start..<end { hashes[v - start] = PartyIDTable.hash(values[v].id) }
+            for k in 0..<(end - start) { touched |= ids.touch(hashes[k]) }
+            for v in start..<end {
+                let h = hashes[v - start]
+                let id = values[v].id
+                let vals = values
+                if let old = ids.find(h, { vals[Int($0)].id == id }) {
+                    values[Int(old)] = PartyIndex.vacant
+                    _ = ids.update(h, { $0 == old }, to: Int32(v))
+                } else {
+                    ids.insert(h, Int32(v))
+                }
+            }
+            start = end
+        }
+        bulkLoadProbe = touched
+    }
+
+    /// Sorts by key, keeping the input order of equal keys (LSD radix sort, a byte a pass,
+    /// only over the bytes the largest key uses).
+    static func radixSort(_ a: inout ContiguousArray<(key: UInt64, value: Int32)>) {
+        let n = a.count
+        guard n > 1 else { return }
+        let maxKey = a.reduce(0) { max($0, $1.key) }
+        var passes = 0
+        while passes < 8 && maxKey >> UInt64(8 * passes) != 0 { passes += 1 }
+        var b = a
+        var counts = [Int](repeating: 0, count: 256)
+        for pass in 0..<passes {
+            let shift = UInt64(8 * pass)
+            for i in 0..<256 { counts[i] = 0 }
+            a.withUnsafeBufferPointer { src in
+                for e in src { counts[Int((e.key >> shift) & 0xFF)] += 1 }
+            }
+            var sum = 0
+            for i in 0..<256 {
+                let c = counts[i]
+                counts[i] = sum
+                sum += c
+            }
+            a.withUnsafeBufferPointer { src in
+                b.withUnsafeMutableBufferPointer { dst in
+                    for e in src {
+                        let d = Int((e.key >> shift) & 0xFF)
+                        dst[counts[d]] = e
+                        counts[d] += 1
+                    }
+                }
+            }
+            swap(&a, &b)
+        }
     }
 
     /// Makes room for `n` parties without reallocating.
@@ -118,31 +182,44 @@ public struct PartyIndex: Sendable {
         slots.reserveCapacity(n)
         values.reserveCapacity(n)
         slotOfValue.reserveCapacity(n)
-        valueByID.reserveCapacity(n)
+        ids.reserve(n)
     }
 
     /// Number of parties indexed.
-    public var count: Int { valueByID.count }
+    public var count: Int { ids.count }
+
+    /// Where the party `id` is kept in `values`.
+    @inline(__always)
+    func valueIndex(_ id: String) -> Int32? {
+        ids.find(PartyIDTable.hash(id)) { values[Int($0)].id == id }
+    }
 
     /// The party with `id`, if indexed.
     public func party(id: String) -> Party? {
-        guard let v = valueByID[id] else { return nil }
+        guard let v = valueIndex(id) else { return nil }
         return values[Int(v)]
     }
 
     /// The party of slot `s`.
     @inline(__always)
-    func party(slot s: Int32) -> Party? { values[Int(slots[Int(s)].value)] }
+    func party(slot s: Int32) -> Party? {
+        let p = values[Int(slots[Int(s)].value)]
+        return p.id.isEmpty ? nil : p
+    }
+
+    /// What a freed entry of `values` holds.
+    static let vacant = Party(id: "", origin: Coordinate(lon: 0, lat: 0), destination: Coordinate(lon: 0, lat: 0),
+                              departAt: 0, seatsTotal: 0, seatsTaken: 0)
 
     /// Every indexed party, in no particular order.
-    public var allParties: [Party] { values.compactMap { $0 } }
+    public var allParties: [Party] { values.filter { !$0.id.isEmpty } }
 
     /// Adds `party`, or replaces the one with its id. Returns the party it replaced.
     @discardableResult
     public mutating func upsert(_ party: Party) -> Party? {
         let n = WebMercator.normalized(party.origin)
         let c = cell(x: n.x, y: n.y)
-        if let v = valueByID[party.id] {
+        if let v = valueIndex(party.id) {
             let s = slotOfValue[Int(v)]
             let i = Int(s)
             let old = values[Int(v)]
@@ -170,11 +247,11 @@ public struct PartyIndex: Sendable {
             s = Int32(slots.count)
             slot.value = Int32(values.count)
             slots.append(slot)
-            values.append(nil)
+            values.append(PartyIndex.vacant)
             slotOfValue.append(s)
         }
         values[Int(slot.value)] = party
-        valueByID[party.id] = slot.value
+        ids.insert(PartyIDTable.hash(party.id), slot.value)
         link(s)
         return nil
     }
@@ -182,11 +259,12 @@ public struct PartyIndex: Sendable {
     /// Removes the party with `id`; returns it, or nil when absent.
     @discardableResult
     public mutating func remove(id: String) -> Party? {
-        guard let v = valueByID.removeValue(forKey: id) else { return nil }
+        let vals = values
+        guard let v = ids.remove(PartyIDTable.hash(id), { vals[Int($0)].id == id }) else { return nil }
         let s = slotOfValue[Int(v)]
         unlink(s)
         let old = values[Int(v)]
-        values[Int(v)] = nil
+        values[Int(v)] = PartyIndex.vacant
         freeSlots.append(s)
         return old
     }
