@@ -45,10 +45,16 @@ public struct ClusterID: Sendable, Hashable, CustomStringConvertible {
 
     /// An id for `cells` (sorted and de-duplicated here) at `zoom`; nil when `cells` is empty.
     public init?(zoom: Int, cells: [Cell]) {
-        guard let least = cells.min() else { return nil }
+        guard !cells.isEmpty else { return nil }
+        var sorted = cells.sorted()
+        var k = 1
+        for i in 1..<sorted.count where sorted[i] != sorted[k - 1] {
+            sorted[k] = sorted[i]
+            k += 1
+        }
         self.zoom = zoom
-        first = least
-        others = Array(Set(cells.filter { $0 != least })).sorted()
+        first = sorted[0]
+        others = Array(sorted[1..<k])
     }
 
     public var description: String {

@@ -151,67 +151,68 @@ struct ClusterMerger {
         groupCount = left
     }
 
-    /// The number of features `merge(radius:scale:)` would leave, computed without keeping
-    /// groups: the same algorithm on a compact copy, for the expansion-zoom search, which
-    /// only asks whether a few features stay one.
-    mutating func mergedCount(radius: Double, scale: Double) -> Int {
-        let n = items.count
+    /// A feature for `mergedCount`: its key, count and coordinate sums, and its position.
+    struct SmallFeature {
+        var key: UInt64
+        var w: Double
+        var sx: Double
+        var sy: Double
+        var px: Double = 0
+        var py: Double = 0
+    }
+
+    /// The most features `mergedCount` takes (so its buffer fits on the stack).
+    static let smallCapacity = 20
+
+    /// The number of features `merge(radius:scale:)` would leave of `f` (sorted by key), without
+    /// keeping groups: the same algorithm on a compact buffer, for the expansion-zoom search,
+    /// which only asks whether a few features stay one.
+    static func mergedCount(_ f: UnsafeMutableBufferPointer<SmallFeature>, radius: Double, scale: Double) -> Int {
+        let n = f.count
         guard n > 1 else { return n }
-        guard n <= 32 else {
-            merge(radius: radius, scale: scale)
-            return groupCount
+        for k in 0..<n {
+            f[k].px = f[k].sx / f[k].w * scale
+            f[k].py = f[k].sy / f[k].w * scale
         }
-        return withUnsafeTemporaryAllocation(of: Double.self, capacity: 5 * 32 + 8) { buf in
-            let px = buf.baseAddress!, py = px + 32, w = px + 64, sx = px + 96, sy = px + 128
-            // Visit order: by key, ties by input position (insertion sort of at most 32).
-            let order = UnsafeMutableRawPointer(px + 160).bindMemory(to: Int8.self, capacity: 32)
-            for a in 0..<n {
-                let key = items[a].key
-                var b = a
-                while b > 0 && items[Int(order[b - 1])].key > key {
-                    order[b] = order[b - 1]
-                    b -= 1
-                }
-                order[b] = Int8(a)
-            }
-            for k in 0..<n {
-                let it = items[Int(order[k])]
-                let c = Double(it.count)
-                w[k] = c
-                sx[k] = it.sumX
-                sy[k] = it.sumY
-                px[k] = it.sumX / c * scale
-                py[k] = it.sumY / c * scale
-            }
-            let r2 = radius * radius
-            var alive: UInt32 = n == 32 ? ~0 : (1 << UInt32(n)) - 1
-            var left = n
-            while true {
-                var moved: UInt32 = 0
-                var i = 0
-                while i < n {
-                    defer { i += 1 }
-                    guard alive & (1 << UInt32(i)) != 0 else { continue }
-                    let x = px[i], y = py[i]
-                    for j in (i + 1)..<max(i + 1, n) where alive & (1 << UInt32(j)) != 0 {
-                        let dx = px[j] - x, dy = py[j] - y
+        let r2 = radius * radius
+        var alive: UInt32 = (1 << UInt32(n)) - 1
+        var left = n
+        while true {
+            var moved: UInt32 = 0
+            for i in 0..<n where alive & (1 << UInt32(i)) != 0 {
+                let x = f[i].px, y = f[i].py
+                var j = i + 1
+                while j < n {
+                    if alive & (1 << UInt32(j)) != 0 {
+                        let dx = f[j].px - x, dy = f[j].py - y
                         if dx * dx + dy * dy < r2 {
                             alive &= ~(1 << UInt32(j))
                             left -= 1
-                            w[i] += w[j]
-                            sx[i] += sx[j]
-                            sy[i] += sy[j]
+                            f[i].w += f[j].w
+                            f[i].sx += f[j].sx
+                            f[i].sy += f[j].sy
                             moved |= 1 << UInt32(i)
                         }
                     }
-                }
-                guard moved != 0 else { return left }
-                for i in 0..<n where moved & (1 << UInt32(i)) != 0 {
-                    px[i] = sx[i] / w[i] * scale
-                    py[i] = sy[i] / w[i] * scale
+                    j += 1
                 }
             }
+            guard moved != 0 else { return left }
+            for i in 0..<n where moved & (1 << UInt32(i)) != 0 {
+                f[i].px = f[i].sx / f[i].w * scale
+                f[i].py = f[i].sy / f[i].w * scale
+            }
         }
+    }
+
+    /// Inserts `x` into `f[0..<n]`, keeping it sorted by key (ties after equal keys).
+    static func insertSorted(_ x: SmallFeature, into f: UnsafeMutableBufferPointer<SmallFeature>, count n: Int) {
+        var b = n
+        while b > 0 && f[b - 1].key > x.key {
+            f[b] = f[b - 1]
+            b -= 1
+        }
+        f[b] = x
     }
 
     @inline(__always)

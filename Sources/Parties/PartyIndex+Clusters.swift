@@ -36,6 +36,23 @@ public enum ClusterFeature: Sendable, Hashable {
     }
 }
 
+/// Buffers a cluster answer works in, kept between answers so that a warmed-up query
+/// allocates little. A value: keep one per thread (or per lock holder) and pass it `inout`.
+public struct ClusterQueryScratch: Sendable {
+    var refs: [CellRef] = []
+    var kept: [CellRef] = []
+    var merger = ClusterMerger()
+    var small = ClusterMerger()
+    var below: [CellRef] = []
+    var aggregates: [(count: Int, sumX: Double, sumY: Double)] = []
+    var pending: [(count: Int, sumX: Double, sumY: Double, cells: Range<Int>, children: Range<Int>)] = []
+    var pendingCells: [ClusterID.Cell] = []
+    var current: [CellRef] = []
+    var deeper: [CellRef] = []
+
+    public init() {}
+}
+
 /// A grid cell at some zoom together with the tree node that covers exactly its parties:
 /// the node of that cell, or a single-party leaf higher up whose party lies in it.
 struct CellRef {
@@ -58,15 +75,20 @@ extension PartyIndex {
     /// matching parties in those cells. A `box` whose west edge is east of its east edge
     /// crosses the antimeridian.
     public func clusters(in box: BoundingBox, zoom: Int, filter: PartyFilter = PartyFilter()) -> [ClusterFeature] {
+        var scratch = ClusterQueryScratch()
+        return clusters(in: box, zoom: zoom, filter: filter, scratch: &scratch)
+    }
+
+    /// `clusters(in:zoom:filter:)` reusing `scratch`'s buffers (one scratch per thread).
+    public func clusters(in box: BoundingBox, zoom: Int, filter: PartyFilter = PartyFilter(),
+                         scratch: inout ClusterQueryScratch) -> [ClusterFeature]
+    {
         let z = min(max(zoom, 0), PartyIndex.maxZoom)
-        var refs = [CellRef]()
-        let ranges = cellRanges(box, zoom: z)
-        refs.reserveCapacity(min(ranges.reduce(0) { $0 + $1.xs.count * $1.ys.count }, 4096))
-        for range in ranges {
-            collectCells(zoom: z, xs: range.xs, ys: range.ys, into: &refs)
+        scratch.refs.removeAll(keepingCapacity: true)
+        for range in cellRanges(box, zoom: z) {
+            collectCells(zoom: z, xs: range.xs, ys: range.ys, into: &scratch.refs)
         }
-        var merger = ClusterMerger()
-        return features(refs, zoom: z, filter: filter, merger: &merger)
+        return features(zoom: z, filter: filter, scratch: &scratch)
     }
 
     /// The features one zoom deeper that the parties of `id` form (merged among themselves),
@@ -77,11 +99,9 @@ extension PartyIndex {
             guard let all = leaves(of: id, filter: filter, limit: Int.max, offset: 0), all.total > 0 else { return nil }
             return all.parties.map { .party($0) }
         }
-        let refs = locate(id)
-        var below = [CellRef]()
-        for r in refs { appendChildren(of: r, zoom: id.zoom, into: &below) }
-        var merger = ClusterMerger()
-        let out = features(below, zoom: id.zoom + 1, filter: filter, merger: &merger)
+        var scratch = ClusterQueryScratch()
+        for r in locate(id) { appendChildren(of: r, zoom: id.zoom, into: &scratch.refs) }
+        let out = features(zoom: id.zoom + 1, filter: filter, scratch: &scratch)
         return out.isEmpty ? nil : out
     }
 
@@ -108,100 +128,108 @@ extension PartyIndex {
 
     // MARK: - Building an answer
 
-    /// Aggregates `refs` (cells at `zoom`), merges neighbours and turns the groups into features.
-    func features(_ refs: [CellRef], zoom: Int, filter: PartyFilter, merger: inout ClusterMerger) -> [ClusterFeature] {
-        merger.reset()
-        merger.reserve(refs.count)
-        var kept = [CellRef]()
-        kept.reserveCapacity(refs.count)
-        for r in refs {
+    /// Aggregates `scratch.refs` (cells at `zoom`), merges neighbours and turns the groups into
+    /// features: lone parties, then clusters.
+    func features(zoom: Int, filter: PartyFilter, scratch sc: inout ClusterQueryScratch) -> [ClusterFeature] {
+        sc.merger.reset()
+        sc.merger.reserve(sc.refs.count)
+        sc.kept.removeAll(keepingCapacity: true)
+        for r in sc.refs {
             let a = aggregate(r, filter: filter)
             guard a.count > 0 else { continue }
-            merger.add(count: a.count, sumX: a.sumX, sumY: a.sumY, key: r.key(zoom: zoom))
-            kept.append(r)
+            sc.merger.add(count: a.count, sumX: a.sumX, sumY: a.sumY, key: r.key(zoom: zoom))
+            sc.kept.append(r)
         }
-        merger.merge(radius: radius, scale: PartyIndex.worldPixels(zoom: zoom))
-        // Lone parties are final; clusters wait for their expansion zoom, found below for all
-        // of them at once, so the tree reads of different clusters overlap in memory.
-        var out = [ClusterFeature?]()
-        out.reserveCapacity(merger.groupCount)
-        var pending = [(slot: Int, count: Int, sumX: Double, sumY: Double, cells: Range<Int>, children: Range<Int>)]()
-        pending.reserveCapacity(merger.groupCount)
-        var pendingCells = [ClusterID.Cell]()
-        pendingCells.reserveCapacity(kept.count)
-        var below = [CellRef]()
-        below.reserveCapacity(4 * kept.count)
-        merger.forEachGroup { g in
-            let n = merger.count(g)
-            if n == 1, let p = singleMatch(kept[g], filter: filter) {
+        sc.merger.merge(radius: radius, scale: PartyIndex.worldPixels(zoom: zoom))
+        var out = [ClusterFeature]()
+        out.reserveCapacity(sc.merger.groupCount)
+        // Lone parties are final; clusters wait for their expansion zoom, found below for all of
+        // them at once, so the tree reads of different clusters overlap in memory.
+        sc.pending.removeAll(keepingCapacity: true)
+        sc.pendingCells.removeAll(keepingCapacity: true)
+        sc.below.removeAll(keepingCapacity: true)
+        sc.merger.forEachGroup { g in
+            let n = sc.merger.count(g)
+            if n == 1, let p = singleMatch(sc.kept[g], filter: filter) {
                 out.append(.party(p))
                 return
             }
-            let firstCell = pendingCells.count, firstChild = below.count
-            merger.forEachMember(of: g) { m in
-                pendingCells.append(ClusterID.Cell(x: Int(kept[m].x), y: Int(kept[m].y)))
-                appendChildren(of: kept[m], zoom: zoom, into: &below)
+            let firstCell = sc.pendingCells.count, firstChild = sc.below.count
+            sc.merger.forEachMember(of: g) { m in
+                let r = sc.kept[m]
+                sc.pendingCells.append(ClusterID.Cell(x: Int(r.x), y: Int(r.y)))
+                appendChildren(of: r, zoom: zoom, into: &sc.below)
             }
-            let sums = merger.sums(g)
-            pending.append((out.count, n, sums.x, sums.y, firstCell..<pendingCells.count, firstChild..<below.count))
-            out.append(nil)
+            let sums = sc.merger.sums(g)
+            sc.pending.append((n, sums.x, sums.y, firstCell..<sc.pendingCells.count, firstChild..<sc.below.count))
         }
-        var aggregates = [(count: Int, sumX: Double, sumY: Double)]()
-        aggregates.reserveCapacity(below.count)
-        for r in below { aggregates.append(aggregate(r, filter: filter)) }
-        var scratch = ExpansionScratch()
-        scratch.merger.reserve(32)
-        scratch.current.reserveCapacity(32)
-        let belowScale = PartyIndex.worldPixels(zoom: min(zoom + 1, PartyIndex.maxZoom))
-        for c in pending {
+        sc.aggregates.removeAll(keepingCapacity: true)
+        for r in sc.below { sc.aggregates.append(aggregate(r, filter: filter)) }
+        for c in sc.pending {
             var expansion = PartyIndex.maxZoom + 1
             if zoom < PartyIndex.maxZoom {
-                scratch.merger.reset()
-                scratch.current.removeAll(keepingCapacity: true)
-                for k in c.children where aggregates[k].count > 0 {
-                    let a = aggregates[k]
-                    scratch.merger.add(count: a.count, sumX: a.sumX, sumY: a.sumY, key: below[k].key(zoom: zoom + 1))
-                    scratch.current.append(below[k])
-                }
-                if scratch.current.count > 1 && scratch.merger.mergedCount(radius: radius, scale: belowScale) > 1 {
+                if splitsBelow(c.children, zoom: zoom, scratch: &sc) {
                     expansion = zoom + 1
                 } else {
-                    expansion = expansionZoom(zoom: zoom + 1, filter: filter, scratch: &scratch)
+                    sc.current.removeAll(keepingCapacity: true)
+                    for k in c.children where sc.aggregates[k].count > 0 { sc.current.append(sc.below[k]) }
+                    expansion = expansionZoom(zoom: zoom + 1, filter: filter, scratch: &sc)
                 }
             }
             let coordinate = WebMercator.coordinate(normalizedX: c.sumX / Double(c.count), y: c.sumY / Double(c.count))
-            let id = c.cells.count == 1 ? ClusterID(zoom: zoom, cell: pendingCells[c.cells.lowerBound])
-                : ClusterID(zoom: zoom, cells: Array(pendingCells[c.cells]))!
-            out[c.slot] = .cluster(Cluster(id: id, coordinate: coordinate, count: c.count, expansionZoom: expansion))
+            let id = c.cells.count == 1 ? ClusterID(zoom: zoom, cell: sc.pendingCells[c.cells.lowerBound])
+                : ClusterID(zoom: zoom, cells: Array(sc.pendingCells[c.cells]))!
+            out.append(.cluster(Cluster(id: id, coordinate: coordinate, count: c.count, expansionZoom: expansion)))
         }
-        return out.compactMap { $0 }
+        return out
     }
 
-    /// Buffers reused across the expansion-zoom searches of one answer.
-    struct ExpansionScratch {
-        var current: [CellRef] = []
-        var below: [CellRef] = []
-        var merger = ClusterMerger()
+    /// True when the cells `below[children]` (one zoom below `zoom`, aggregated in
+    /// `aggregates`) form two or more features when merged among themselves.
+    func splitsBelow(_ children: Range<Int>, zoom: Int, scratch sc: inout ClusterQueryScratch) -> Bool {
+        let scale = PartyIndex.worldPixels(zoom: zoom + 1)
+        if children.count <= ClusterMerger.smallCapacity {
+            let below = sc.below, aggregates = sc.aggregates
+            return withUnsafeTemporaryAllocation(of: ClusterMerger.SmallFeature.self, capacity: ClusterMerger.smallCapacity) { f in
+                var n = 0
+                for k in children where aggregates[k].count > 0 {
+                    let a = aggregates[k]
+                    ClusterMerger.insertSorted(.init(key: below[k].key(zoom: zoom + 1), w: Double(a.count), sx: a.sumX, sy: a.sumY),
+                                               into: f, count: n)
+                    n += 1
+                }
+                return n > 1 && ClusterMerger.mergedCount(UnsafeMutableBufferPointer(rebasing: f[0..<n]), radius: radius, scale: scale) > 1
+            }
+        }
+        sc.small.reset()
+        for k in children where sc.aggregates[k].count > 0 {
+            let a = sc.aggregates[k]
+            sc.small.add(count: a.count, sumX: a.sumX, sumY: a.sumY, key: sc.below[k].key(zoom: zoom + 1))
+        }
+        guard sc.small.inputCount > 1 else { return false }
+        sc.small.merge(radius: radius, scale: scale)
+        return sc.small.groupCount > 1
     }
 
     /// The least zoom below `zoom` at which the parties of `scratch.current` (cells at `zoom`)
     /// form two or more features when merged among themselves.
-    func expansionZoom(zoom: Int, filter: PartyFilter, scratch: inout ExpansionScratch) -> Int {
+    func expansionZoom(zoom: Int, filter: PartyFilter, scratch sc: inout ClusterQueryScratch) -> Int {
         var z = zoom
         while z < PartyIndex.maxZoom {
-            scratch.below.removeAll(keepingCapacity: true)
-            for r in scratch.current { appendChildren(of: r, zoom: z, into: &scratch.below) }
+            sc.deeper.removeAll(keepingCapacity: true)
+            for r in sc.current { appendChildren(of: r, zoom: z, into: &sc.deeper) }
             z += 1
-            scratch.merger.reset()
-            scratch.current.removeAll(keepingCapacity: true)
-            for r in scratch.below {
+            sc.small.reset()
+            sc.current.removeAll(keepingCapacity: true)
+            for r in sc.deeper {
                 let a = aggregate(r, filter: filter)
                 guard a.count > 0 else { continue }
-                scratch.merger.add(count: a.count, sumX: a.sumX, sumY: a.sumY, key: r.key(zoom: z))
-                scratch.current.append(r)
+                sc.small.add(count: a.count, sumX: a.sumX, sumY: a.sumY, key: r.key(zoom: z))
+                sc.current.append(r)
             }
-            if scratch.current.count > 1 && scratch.merger.mergedCount(radius: radius, scale: PartyIndex.worldPixels(zoom: z)) > 1 {
-                return z
+            if sc.current.count > 1 {
+                sc.small.merge(radius: radius, scale: PartyIndex.worldPixels(zoom: z))
+                if sc.small.groupCount > 1 { return z }
             }
         }
         return PartyIndex.maxZoom + 1

@@ -46,8 +46,7 @@ public struct PartyIndex: Sendable {
     var slots = ContiguousArray<Slot>()
     /// The parties, in input order after a bulk load; `slots[s].value` and `slotOfValue`
     /// pair each slot with one entry for good (a freed slot keeps its entry, set to nil).
-    /// (A freed entry holds `PartyIndex.vacant`, whose empty id no party can have. Not an
-    /// optional, so a bulk load from an array shares the array's storage.)
+    /// (A freed entry holds `PartyIndex.vacant`, whose empty id no party can have.)
     var values = ContiguousArray<Party>()
     var slotOfValue = ContiguousArray<Int32>()
     var freeSlots = [Int32]()
@@ -80,7 +79,8 @@ public struct PartyIndex: Sendable {
     public init<C: Collection>(parties: C, radius: Double = 60) where C.Element == Party {
         self.init(radius: radius)
         reserveCapacity(parties.count)
-        values = ContiguousArray(parties)
+        // A copy of its own (sharing the caller's array storage misbehaved in a release build).
+        values = ContiguousArray(parties.lazy.map { $0 })
         bulkIndexIDs()
         // Position and filter fields in input order, and the parties' quadtree keys.
         var fields = ContiguousArray<(x: Double, y: Double, departAt: Double, seats: Int32)>()

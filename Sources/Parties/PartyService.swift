@@ -54,6 +54,8 @@ public final class PartyService: @unchecked Sendable {
     private let now: @Sendable () -> Double
     private let writeLock = NSLock()
     private let indexLock = NSLock()
+    /// Buffers for cluster answers, used under `indexLock`.
+    private var scratch = ClusterQueryScratch()
 
     /// Opens the store in `stateDirectory` (created if absent), purges expired parties and
     /// loads the live ones into the index. `now` is the clock (Unix seconds), for tests.
@@ -135,7 +137,7 @@ public final class PartyService: @unchecked Sendable {
 
     /// Clusters and lone parties in view; see `PartyIndex.clusters(in:zoom:filter:)`.
     public func clusters(in box: BoundingBox, zoom: Int, filter: PartyFilter = PartyFilter()) -> [ClusterFeature] {
-        read { $0.clusters(in: box, zoom: zoom, filter: filter) }
+        read { $0.clusters(in: box, zoom: zoom, filter: filter, scratch: &scratch) }
     }
 
     /// The features one zoom deeper; see `PartyIndex.children(of:filter:)`.
