@@ -41,22 +41,18 @@ extension PartyIndex {
     /// The parties of `id` that pass `filter`, by departure then id: `total` of them, of which
     /// `limit` from `offset` are returned. Nil when none of its cells holds a matching party.
     public func leaves(of id: ClusterID, filter: PartyFilter = PartyFilter(), limit: Int, offset: Int) -> (total: Int, parties: [Party])? {
-        var found = [Int32]()
-        for r in locate(id) {
-            forEachSlot(under: r) { s in
-                let slot = slots[Int(s)]
-                if filter.matches(departAt: slot.departAt, seatsLeft: Int(slot.seatsLeft)) { found.append(s) }
-            }
-        }
+        var all = [Int32]()
+        for r in locate(id) { appendSlots(under: r, into: &all) }
+        let found = all.filter { filter.matches(departAt: slots[Int($0)].departAt, seatsLeft: Int(slots[Int($0)].seatsLeft)) }
         guard !found.isEmpty else { return nil }
-        found.sort { a, b in
+        let sorted = found.sorted { a, b in
             let da = slots[Int(a)].departAt, db = slots[Int(b)].departAt
             if da != db { return da < db }
             return (party(slot: a)?.id ?? "") < (party(slot: b)?.id ?? "")
         }
-        let from = min(max(offset, 0), found.count)
-        let to = from + min(max(limit, 0), found.count - from)
-        return (found.count, found[from..<to].compactMap { party(slot: $0) })
+        let from = min(max(offset, 0), sorted.count)
+        let to = from + min(max(limit, 0), sorted.count - from)
+        return (sorted.count, sorted[from..<to].compactMap { party(slot: $0) })
     }
 
     // MARK: - Building an answer
@@ -172,33 +168,19 @@ extension PartyIndex {
     static func worldPixels(zoom: Int) -> Double { WebMercator.tileSize * Double(1 << zoom) }
 
     /// Count and coordinate sums of the parties of `r` that pass `filter`.
+    @inline(__always)
     func aggregate(_ r: CellRef, filter: PartyFilter) -> (count: Int, sumX: Double, sumY: Double) {
         let nd = node(Int(r.depth), r.node)
         if filter.isEmpty { return (Int(nd.count), nd.sumX, nd.sumY) }
-        var n = 0, sx = 0.0, sy = 0.0
         let b = filter.bounds
-        forEachSlot(under: r) { s in
-            let slot = slots[Int(s)]
-            if slot.departAt >= b.after && slot.departAt <= b.before && Int(slot.seatsLeft) >= b.seats {
-                n += 1
-                sx += slot.x
-                sy += slot.y
-            }
-        }
-        return (n, sx, sy)
+        let a = filteredAggregate(under: r.node, depth: Int(r.depth), b.after, b.before, Int32(clamping: b.seats))
+        return (a.count, a.sumX, a.sumY)
     }
 
     /// The one party of `r` that passes `filter`, when exactly one does.
     func singleMatch(_ r: CellRef, filter: PartyFilter) -> Party? {
-        var found: Int32 = -1
-        var n = 0
-        forEachSlot(under: r) { s in
-            let slot = slots[Int(s)]
-            if filter.matches(departAt: slot.departAt, seatsLeft: Int(slot.seatsLeft)) {
-                found = s
-                n += 1
-            }
-        }
-        return n == 1 ? party(slot: found) : nil
+        let b = filter.bounds
+        let a = filteredAggregate(under: r.node, depth: Int(r.depth), b.after, b.before, Int32(clamping: b.seats))
+        return a.count == 1 ? party(slot: a.one) : nil
     }
 }

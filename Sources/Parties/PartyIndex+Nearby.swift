@@ -63,18 +63,19 @@ extension PartyIndex {
         let dLon = min(180, radiusMeters / (earthRadiusMeters * cosLat) * 180 / .pi)
         let box = BoundingBox(west: max(-180, center.lon - dLon), south: south, east: min(180, center.lon + dLon), north: north)
 
+        var candidates = [Int32]()
+        for range in cellRanges(box, zoom: PartyIndex.maxZoom) {
+            appendSlots(inZoom20Cells: range.xs, range.ys, into: &candidates)
+        }
         var found = [NearbyParty]()
-        let ranges = cellRanges(box, zoom: PartyIndex.maxZoom)
-        for range in ranges {
-            forEachSlot(inZoom20Cells: range.xs, range.ys) { s in
-                let slot = slots[Int(s)]
-                guard filter.matches(departAt: slot.departAt, seatsLeft: Int(slot.seatsLeft)), let p = party(slot: s) else { return }
-                let d = center.distance(to: p.origin)
-                guard d <= radiusMeters else { return }
-                let item = NearbyParty(party: p, distance: d)
-                if let cursor, !cursor.precedes(item) { return }
-                found.append(item)
-            }
+        for s in candidates {
+            let slot = slots[Int(s)]
+            guard filter.matches(departAt: slot.departAt, seatsLeft: Int(slot.seatsLeft)), let p = party(slot: s) else { continue }
+            let d = center.distance(to: p.origin)
+            guard d <= radiusMeters else { continue }
+            let item = NearbyParty(party: p, distance: d)
+            if let cursor, !cursor.precedes(item) { continue }
+            found.append(item)
         }
         found.sort { a, b in
             if a.distance != b.distance { return a.distance < b.distance }
@@ -87,19 +88,19 @@ extension PartyIndex {
         return (page, NearbyCursor(distance: last.distance, departAt: last.party.departAt, id: last.party.id))
     }
 
-    /// Calls `body` with every party whose zoom-20 cell lies in `xs` × `ys`.
-    func forEachSlot(inZoom20Cells xs: ClosedRange<Int>, _ ys: ClosedRange<Int>, _ body: (Int32) -> Void) {
+    /// Appends every party whose zoom-20 cell lies in `xs` × `ys` to `out`.
+    func appendSlots(inZoom20Cells xs: ClosedRange<Int>, _ ys: ClosedRange<Int>, into out: inout [Int32]) {
         let top = PartyIndex.maxZoom
         for y in (ys.lowerBound >> top)...(ys.upperBound >> top) where y < rootsPerAxis {
             for x in (xs.lowerBound >> top)...(xs.upperBound >> top) where x < rootsPerAxis {
                 let n = roots[y * rootsPerAxis + x]
-                if n >= 0 { visitSlots(n, depth: 0, x: x, y: y, xs: xs, ys: ys, body) }
+                if n >= 0 { visitSlots(n, depth: 0, x: x, y: y, xs: xs, ys: ys, into: &out) }
             }
         }
     }
 
     private func visitSlots(_ n: Int32, depth: Int, x: Int, y: Int, xs: ClosedRange<Int>, ys: ClosedRange<Int>,
-                            _ body: (Int32) -> Void)
+                            into out: inout [Int32])
     {
         let shift = PartyIndex.maxZoom - depth
         let lox = x << shift, hix = ((x + 1) << shift) - 1
@@ -110,18 +111,18 @@ extension PartyIndex {
             var s = nd.first
             while s >= 0 {
                 let slot = slots[Int(s)]
-                if xs.contains(Int(slot.cellX)) && ys.contains(Int(slot.cellY)) { body(s) }
+                if xs.contains(Int(slot.cellX)) && ys.contains(Int(slot.cellY)) { out.append(s) }
                 s = slot.next
             }
             return
         }
         if lox >= xs.lowerBound && hix <= xs.upperBound && loy >= ys.lowerBound && hiy <= ys.upperBound {
-            forEachSlot(under: n, depth: depth, body)
+            appendSlots(under: n, depth: depth, into: &out)
             return
         }
         for q in 0..<4 {
             let c = nd.child(q)
-            if c >= 0 { visitSlots(c, depth: depth + 1, x: x * 2 + (q & 1), y: y * 2 + (q >> 1), xs: xs, ys: ys, body) }
+            if c >= 0 { visitSlots(c, depth: depth + 1, x: x * 2 + (q & 1), y: y * 2 + (q >> 1), xs: xs, ys: ys, into: &out) }
         }
     }
 }

@@ -3,26 +3,63 @@ import Geo
 extension PartyIndex {
     // MARK: - Walking the tree
 
-    /// Calls `body` with every party slot below `r`'s node.
-    func forEachSlot(under r: CellRef, _ body: (Int32) -> Void) {
-        forEachSlot(under: r.node, depth: Int(r.depth), body)
+    // (The walks take no closures: a closure that captures the index copies it, which costs
+    // a retain and release of every buffer per call.)
+
+    /// Appends every party slot below `r`'s node to `out`.
+    func appendSlots(under r: CellRef, into out: inout [Int32]) {
+        appendSlots(under: r.node, depth: Int(r.depth), into: &out)
     }
 
-    /// Calls `body` with every party slot below node `n` of depth `depth`.
-    func forEachSlot(under n: Int32, depth: Int, _ body: (Int32) -> Void) {
+    /// Appends every party slot below node `n` of depth `depth` to `out`.
+    func appendSlots(under n: Int32, depth: Int, into out: inout [Int32]) {
         let nd = node(depth, n)
         if nd.first >= 0 {
             var s = nd.first
             while s >= 0 {
-                body(s)
+                out.append(s)
                 s = slots[Int(s)].next
             }
             return
         }
-        for q in 0..<4 {
-            let c = nd.child(q)
-            if c >= 0 { forEachSlot(under: c, depth: depth + 1, body) }
+        if nd.c0 >= 0 { appendSlots(under: nd.c0, depth: depth + 1, into: &out) }
+        if nd.c1 >= 0 { appendSlots(under: nd.c1, depth: depth + 1, into: &out) }
+        if nd.c2 >= 0 { appendSlots(under: nd.c2, depth: depth + 1, into: &out) }
+        if nd.c3 >= 0 { appendSlots(under: nd.c3, depth: depth + 1, into: &out) }
+    }
+
+    /// Count and coordinate sums of the parties below node `n` (depth `depth`) departing in
+    /// `after...before` with at least `seats` seats left; `one` is one of them.
+    func filteredAggregate(under n: Int32, depth: Int, _ after: Double, _ before: Double, _ seats: Int32)
+        -> (count: Int, sumX: Double, sumY: Double, one: Int32)
+    {
+        let nd = node(depth, n)
+        if nd.first >= 0 {
+            var c = 0, sx = 0.0, sy = 0.0, one: Int32 = -1
+            var s = nd.first
+            while s >= 0 {
+                let slot = slots[Int(s)]
+                if slot.departAt >= after && slot.departAt <= before && slot.seatsLeft >= seats {
+                    c += 1
+                    sx += slot.x
+                    sy += slot.y
+                    one = s
+                }
+                s = slot.next
+            }
+            return (c, sx, sy, one)
         }
+        var total = (count: 0, sumX: 0.0, sumY: 0.0, one: Int32(-1))
+        for q in 0..<4 {
+            let child = nd.child(q)
+            guard child >= 0 else { continue }
+            let a = filteredAggregate(under: child, depth: depth + 1, after, before, seats)
+            total.count += a.count
+            total.sumX += a.sumX
+            total.sumY += a.sumY
+            if a.one >= 0 { total.one = a.one }
+        }
+        return total
     }
 
     /// The cells one zoom below `r` (which is at `zoom`) that hold parties.
