@@ -138,18 +138,38 @@ public enum PartiesBenchmark {
         }
     }
 
-    /// Build, viewport queries at zooms 11–16 (1024×768 px), inserts and deletes, on
-    /// `count` uniform Seoul parties (the supercluster comparison's points).
-    public static func run(count: Int = 1_000_000, queriesPerZoom: Int = 1000, updates: Int = 10_000, radius: Double = 60) -> [Result] {
+    /// Build (median of `builds`), viewport queries at zooms 11–16 (`viewport` pixels, a warm-up
+    /// pass first), filtered queries, inserts and deletes, on `parties` (default: `count`
+    /// uniform Seoul parties, the points of research.md's supercluster figures).
+    ///
+    /// To compare with supercluster on the same points and boxes, pass the same `parties`
+    /// origins to it and the boxes of `viewports(count:zoom:width:height:)` (seed 2); note
+    /// that supercluster's radius is relative to its `extent`: `radius` here equals its
+    /// radius with `extent: 256`.
+    public static func run(count: Int = 1_000_000, parties given: [Party]? = nil, queriesPerZoom: Int = 1000,
+                           viewport: (width: Double, height: Double) = (1024, 768), updates: Int = 10_000,
+                           builds: Int = 3, radius: Double = 60) -> [Result]
+    {
         var results = [Result]()
-        let parties = uniformParties(count: count)
-        let build = timeBuild(parties, radius: radius)
-        results.append(Result(name: "index build", n: count, median: build.seconds, p90: build.seconds))
-        for zoom in 11...16 {
-            let q = timeQueries(build.index, boxes: viewports(count: queriesPerZoom, zoom: zoom), zoom: zoom)
-            results.append(summary("clusters z\(zoom) (\(q.features / max(queriesPerZoom, 1)) features)", q.seconds))
+        let parties = given ?? uniformParties(count: count)
+        var times = [Double]()
+        var index = PartyIndex(radius: radius)
+        for _ in 0..<max(builds, 1) {
+            let b = timeBuild(parties, radius: radius)
+            times.append(b.seconds)
+            index = b.index
         }
-        var index = build.index
+        results.append(summary("index build", times))
+        let now = parties.first?.departAt ?? 0
+        let filter = PartyFilter(departAfter: now + 3600, departBefore: now + 7200, minSeats: 1)
+        for zoom in 11...16 {
+            let boxes = viewports(count: queriesPerZoom, zoom: zoom, width: viewport.width, height: viewport.height)
+            _ = timeQueries(index, boxes: boxes, zoom: zoom)
+            let q = timeQueries(index, boxes: boxes, zoom: zoom)
+            results.append(summary("clusters z\(zoom) \(Int(viewport.width))x\(Int(viewport.height)) (\(q.features / max(queriesPerZoom, 1)) features)", q.seconds))
+            let f = timeQueries(index, boxes: Array(boxes.prefix(max(queriesPerZoom / 10, 1))), zoom: zoom, filter: filter)
+            results.append(summary("clusters z\(zoom) filtered (1 h window, ≥1 seat)", f.seconds))
+        }
         let extra = uniformParties(count: updates, seed: 3).map { p -> Party in
             var q = p
             q.id = "u" + p.id

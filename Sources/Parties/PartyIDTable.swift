@@ -24,7 +24,9 @@ struct PartyIDTable: Sendable {
     @inline(__always)
     static func hash(_ id: String) -> UInt64 {
         var h = Hasher()
-        h.combine(id)
+        // Party ids are ASCII, so their UTF-8 bytes identify them (no Unicode normalisation).
+        var id = id
+        id.withUTF8 { h.combine(bytes: UnsafeRawBufferPointer($0)) }
         return UInt64(bitPattern: Int64(h.finalize()))
     }
 
