@@ -8,5 +8,6 @@ public func makeRouter(context: ServiceContext) -> Router {
     registerFaresEndpoints(router, context)
     registerRoutingEndpoints(router, context)
     registerPartiesEndpoints(router, context)
+    registerPlacesEndpoints(router, context)
     return router
 }

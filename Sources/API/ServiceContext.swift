@@ -4,6 +4,7 @@ import Foundation
 import HTTPServer
 import JSON
 import Parties
+import Places
 import Routing
 
 /// Where the service finds its dataset and state, and its tunable options.
@@ -69,6 +70,10 @@ public final class ServiceContext: Sendable {
     public let routeEngine: RouteEngine?
     /// Live parties and their clusters, stored in `STATE/parties.db` (created if absent).
     public let parties: PartyService
+    /// Place search and reverse geocoding over `DATA/build/places.db`; nil when that file is absent (503).
+    public let places: PlaceIndex?
+    /// Quotes (route + fare + split); nil when the graph or the place DB is absent (503).
+    public let quotes: QuoteEngine?
 
     public init(configuration: ServiceConfiguration, metrics: ServerMetrics = ServerMetrics()) throws {
         self.configuration = configuration
@@ -77,5 +82,7 @@ public final class ServiceContext: Sendable {
         fares = try FareEstimator.load(dataDir: configuration.dataDir)
         routeEngine = try loadRouteEngine(dataDir: configuration.dataDir)
         parties = try PartyService(stateDirectory: configuration.stateDir, options: PartyServiceOptions(radius: configuration.clusterRadius))
+        places = try loadPlaceIndex(dataDir: configuration.dataDir)
+        quotes = routeEngine.flatMap { [fares, places] r in places.map { QuoteEngine(routes: r, fares: fares, regions: $0.regionLocator) } }
     }
 }
