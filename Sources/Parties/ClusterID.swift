@@ -23,6 +23,7 @@ public struct ClusterID: Sendable, Hashable, CustomStringConvertible {
 
     /// A grid cell at the cluster's zoom (cells are `radius` pixels square).
     public struct Cell: Sendable, Hashable, Comparable {
+        /// Column (eastward) and row (southward) of the cell at the cluster's zoom.
         public let x: Int
         public let y: Int
         public init(x: Int, y: Int) {
@@ -34,6 +35,7 @@ public struct ClusterID: Sendable, Hashable, CustomStringConvertible {
 
     /// Most cells one id may name, and the largest offset of a further cell.
     public static let maxCells = 256
+    /// (See `maxCells`.)
     public static let maxOffset = 255
 
     /// The id of one cell at `zoom`.

@@ -128,10 +128,12 @@ public enum PartiesBenchmark {
 
     /// One measured figure.
     public struct Result: Sendable, CustomStringConvertible {
+        /// What was timed, and how many samples.
         public let name: String
         public let n: Int
         /// Median seconds (the single time for one-off operations).
         public let median: Double
+        /// 90th-percentile seconds.
         public let p90: Double
         public var description: String {
             "\(name): n=\(n) median=\(PartiesBenchmark.format(median)) p90=\(PartiesBenchmark.format(p90))"

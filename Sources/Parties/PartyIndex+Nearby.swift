@@ -3,6 +3,7 @@ import Geo
 
 /// A party near a point, with its great-circle distance.
 public struct NearbyParty: Sendable, Hashable {
+    /// The party.
     public let party: Party
     /// Metres from the search centre to the party's origin (haversine).
     public let distance: Double
@@ -13,6 +14,7 @@ public struct NearbyParty: Sendable, Hashable {
 /// Text form: the bit patterns of the two numbers in hex, then the id, joined by `-`
 /// (ids may themselves contain `-`; they come last).
 public struct NearbyCursor: Sendable, Hashable, CustomStringConvertible {
+    /// The last party's distance (m), departure and id.
     public let distance: Double
     public let departAt: Double
     public let id: String

@@ -20,6 +20,7 @@ public struct PartyServiceOptions: Sendable {
 
 /// A party whose departure plus the grace period has already passed.
 public struct PartyExpiredError: Error, Sendable, CustomStringConvertible {
+    /// The party and when it expired (Unix seconds).
     public let id: String
     public let expiredAt: Double
     public var description: String {
@@ -41,6 +42,7 @@ public enum PartyPutOutcome: Sendable, Equatable {
 /// any answer is computed, and are purged from the store on writes (at most every
 /// `purgeInterval` seconds), on `purgeExpired()` and when the service opens.
 public final class PartyService: @unchecked Sendable {
+    /// The options it was opened with.
     public let options: PartyServiceOptions
     /// The store's database file.
     public var storePath: String { store.path }

@@ -168,6 +168,7 @@ public final class PartyStore {
 
 /// The party store could not read or write its file; the message names it.
 public struct PartyStoreError: Error, Sendable, CustomStringConvertible {
+    /// What failed, naming the file.
     public let message: String
     public init(message: String) { self.message = message }
     public var description: String { message }
