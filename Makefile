@@ -6,8 +6,15 @@ DATA ?= data
 BUILD := data/build
 RELEASE_BIN := .build/release/taxipot
 DEBUG_BIN := .build/debug/taxipot
+# The binary that builds derived data: release for run/bench, debug for test (no extra build).
+BIN ?= $(RELEASE_BIN)
+FUZZ_REQUESTS ?= 20000
 
-.PHONY: run test deps build release data bench clean
+GRAPH := $(BUILD)/seoul.graph
+PLACES := $(BUILD)/places.db
+PLACE_SOURCES := $(wildcard data/places/*.csv data/places/*.geojson)
+
+.PHONY: run test deps build release data derived bench fuzz clean
 
 deps:
 	@bash tools/install-deps
@@ -18,27 +25,39 @@ build: deps
 release: deps
 	swift build -c release
 
-# Derived data (graph, place DB) from the sources in data/; rebuilt only when absent or older.
-$(BUILD)/seoul.graph: data/osm/seoul-central.osm.pbf | release
+# Derived data (road graph, place DB) from the sources in data/, rebuilt when absent or older
+# than their sources.
+$(GRAPH): data/osm/seoul-central.osm.pbf
 	@mkdir -p $(BUILD)
-	$(RELEASE_BIN) import osm data/osm/seoul-central.osm.pbf -o $@
+	$(BIN) import osm $< -o $@
 
-$(BUILD)/places.db: $(wildcard data/places/*.csv data/places/*.geojson) | release
+$(PLACES): $(PLACE_SOURCES)
 	@mkdir -p $(BUILD)
-	$(RELEASE_BIN) import places --data data -o $@
+	$(BIN) import places --data data -o $@
 
+derived: $(GRAPH) $(PLACES)
+
+# Rebuild all derived data from scratch.
 data: release
-	@rm -f $(BUILD)/seoul.graph $(BUILD)/places.db
-	@$(MAKE) --no-print-directory $(BUILD)/seoul.graph $(BUILD)/places.db
+	rm -f $(GRAPH) $(PLACES)
+	@$(MAKE) --no-print-directory derived
 
-run: release $(BUILD)/seoul.graph $(BUILD)/places.db
+run: release
+	@$(MAKE) --no-print-directory derived BIN=$(RELEASE_BIN)
 	$(RELEASE_BIN) serve --host $(HOST) --port $(PORT) --data $(DATA)
 
 test: deps
 	swift build --build-tests
+	@$(MAKE) --no-print-directory derived BIN=$(DEBUG_BIN)
 	swift test --skip-build
+	@$(MAKE) --no-print-directory fuzz BIN=$(DEBUG_BIN)
 
-bench: release $(BUILD)/seoul.graph $(BUILD)/places.db
+# The HTTP fuzzer against a server on a free port (FUZZ_REQUESTS requests).
+fuzz:
+	bash tools/fuzz/run-http-fuzz $(BIN) $(FUZZ_REQUESTS)
+
+bench: release
+	@$(MAKE) --no-print-directory derived BIN=$(RELEASE_BIN)
 	bash tools/bench/run $(if $(QUICK),--quick,)
 
 clean:

@@ -3,5 +3,6 @@ import HTTPServer
 /// The router of the Taxipot HTTP API: every endpoint group registers its routes here.
 public func makeRouter(context: ServiceContext) -> Router {
     let router = Router()
+    registerSystemEndpoints(router, context)
     return router
 }

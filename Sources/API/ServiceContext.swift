@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import JSON
 
 /// Where the service finds its dataset and state, and its tunable options.
 public struct ServiceConfiguration: Sendable {
@@ -14,14 +15,46 @@ public struct ServiceConfiguration: Sendable {
     }
 }
 
+/// The dataset's identity, from `dataset.json` in the data folder.
+public struct DatasetInfo: Sendable {
+    public let name: String
+    public let version: String
+    public let attribution: [String]
+
+    /// Reads `dir/dataset.json`; the error names the file and what is wrong.
+    public static func load(dataDir dir: String) throws -> DatasetInfo {
+        let path = (dir as NSString).appendingPathComponent("dataset.json")
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ServiceError("\(path): cannot read the dataset description (is --data the dataset folder?)")
+        }
+        let json: JSONValue
+        do { json = try JSONParser.parse(Array(data)) } catch { throw ServiceError("\(path): \(error)") }
+        guard let name = json["name"]?.stringValue, let version = json["version"]?.stringValue else {
+            throw ServiceError("\(path): needs string fields \"name\" and \"version\"")
+        }
+        let attribution = json["attribution"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        return DatasetInfo(name: name, version: version, attribution: attribution)
+    }
+}
+
+/// A service start-up failure with a message naming the file or setting at fault.
+public struct ServiceError: Error, CustomStringConvertible, Sendable {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}
+
 /// Everything the endpoints share, loaded once before the server starts.
 ///
 /// Each capability adds the engine it serves as a stored property, loaded in `init`.
 public final class ServiceContext: Sendable {
     public let configuration: ServiceConfiguration
+    public let dataset: DatasetInfo
+    public let metrics: ServerMetrics
     public let startedAt = Date()
 
-    public init(configuration: ServiceConfiguration) throws {
+    public init(configuration: ServiceConfiguration, metrics: ServerMetrics = ServerMetrics()) throws {
         self.configuration = configuration
+        self.metrics = metrics
+        dataset = try DatasetInfo.load(dataDir: configuration.dataDir)
     }
 }

@@ -3,6 +3,7 @@ import Foundation
 /// Every `taxipot` subcommand, in the order `taxipot --help` lists them.
 let commands: [any Command] = [
     VersionCommand(),
+    ServeCommand(),
     ImportCommand(),
 ]
 

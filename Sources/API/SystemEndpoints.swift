@@ -1,0 +1,24 @@
+import Foundation
+import HTTPServer
+import JSON
+
+/// `/health`, `/metrics` and `/openapi.json`.
+func registerSystemEndpoints(_ router: Router, _ context: ServiceContext) {
+    router.add("GET", "/health", OperationDoc("Liveness and the loaded dataset's name and version",
+                                              responses: [(200, "The service is up")])) { _ in
+        .json([
+            "status": "ok",
+            "dataset": ["name": .string(context.dataset.name), "version": .string(context.dataset.version)],
+            "uptime_s": .number((Date().timeIntervalSince(context.startedAt) * 1000).rounded() / 1000),
+        ])
+    }
+    router.add("GET", "/metrics", OperationDoc("Prometheus text: requests by route and status, latency histograms, in-flight",
+                                               responses: [(200, "Prometheus text exposition format 0.0.4")])) { _ in
+        .text(context.metrics.prometheusText(), contentType: "text/plain; version=0.0.4; charset=utf-8")
+    }
+    router.add("GET", "/openapi.json", OperationDoc("This API's OpenAPI 3.1 document",
+                                                    responses: [(200, "The OpenAPI document")])) { [weak router] _ in
+        guard let router else { throw HTTPError(status: 503, code: "shutting_down", message: "the service is stopping") }
+        return .json(OpenAPIDocument.build(router: router, dataset: context.dataset))
+    }
+}

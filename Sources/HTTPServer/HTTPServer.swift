@@ -1,0 +1,293 @@
+import CMicroHTTPD
+import Foundation
+import JSON
+
+/// Limits and sizes of the HTTP server.
+public struct HTTPServerOptions: Sendable {
+    /// Threads running handlers (default: the number of cores).
+    public var workerThreads = ProcessInfo.processInfo.activeProcessorCount
+    /// Complete requests allowed to wait for a worker; beyond it the answer is 503.
+    public var queueCapacity = 512
+    /// Open connections at most; further ones are refused at accept.
+    public var connectionLimit = 1024
+    /// Seconds a connection may stay idle (or trickle) before it is closed.
+    public var connectionTimeoutSeconds = 15
+    /// Largest request body accepted (413 beyond it).
+    public var maxBodyBytes = 1 << 20
+    /// Longest request target accepted (414 beyond it).
+    public var maxURLBytes = 8 << 10
+    /// Write one access-log line per request on stderr.
+    public var accessLog = true
+
+    public init() {}
+}
+
+/// Why the server could not start.
+public struct HTTPServerError: Error, CustomStringConvertible, Sendable {
+    public let description: String
+}
+
+/// An HTTP/1.1 server on libmicrohttpd: one polling thread for I/O (epoll, keep-alive), a
+/// pool of worker threads sized to the cores running the router, and a bounded queue
+/// between them (503 with `Retry-After` when it is full).
+///
+/// Connections wait suspended while their request is in the queue or being handled, so a
+/// slow handler never blocks I/O for others.
+public final class HTTPServer: @unchecked Sendable {
+    public let router: Router
+    public let options: HTTPServerOptions
+    public let metrics: ServerMetrics
+    private var daemon: OpaquePointer?
+    private var pool: WorkerPool?
+    private var listenFD: Int32 = -1
+    private let logLock = NSLock()
+    /// The port the server listens on (useful after asking for port 0).
+    public private(set) var port: Int = 0
+
+    /// A server for `router`; `metrics` is where it counts requests (share it with a /metrics endpoint).
+    public init(router: Router, options: HTTPServerOptions = HTTPServerOptions(), metrics: ServerMetrics = ServerMetrics()) {
+        self.router = router
+        self.options = options
+        self.metrics = metrics
+    }
+
+    deinit { stop() }
+
+    /// Binds `host:port` (port 0 picks a free one) and starts serving.
+    public func start(host: String, port: Int) throws(HTTPServerError) {
+        let fd = try Self.listenSocket(host: host, port: port)
+        listenFD = fd
+        self.port = Self.boundPort(fd)
+        pool = WorkerPool(threads: max(1, options.workerThreads), queueCapacity: options.queueCapacity)
+
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        let uriLog: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, OpaquePointer?) -> UnsafeMutableRawPointer? = { _, uri, _ in
+            let state = RequestState(rawTarget: uri.map { String(cString: $0) } ?? "/")
+            return Unmanaged.passRetained(state).toOpaque()
+        }
+        let completed: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafeMutablePointer<UnsafeMutableRawPointer?>?, MHD_RequestTerminationCode) -> Void = { _, _, conCls, _ in
+            guard let conCls, let p = conCls.pointee else { return }
+            Unmanaged<RequestState>.fromOpaque(p).release()
+            conCls.pointee = nil
+        }
+        var items: [MHD_OptionItem] = [
+            MHD_OptionItem(option: MHD_OPTION.LISTEN_SOCKET, value: Int(fd), ptr_value: nil),
+            MHD_OptionItem(option: MHD_OPTION.CONNECTION_LIMIT, value: options.connectionLimit, ptr_value: nil),
+            MHD_OptionItem(option: MHD_OPTION.CONNECTION_TIMEOUT, value: options.connectionTimeoutSeconds, ptr_value: nil),
+            // Room for a request line well past maxURLBytes, so an over-long URL gets our JSON 414.
+            MHD_OptionItem(option: MHD_OPTION.CONNECTION_MEMORY_LIMIT, value: max(128 << 10, options.maxURLBytes * 8), ptr_value: nil),
+            MHD_OptionItem(option: MHD_OPTION.URI_LOG_CALLBACK, value: unsafeBitCast(uriLog, to: Int.self), ptr_value: me),
+            MHD_OptionItem(option: MHD_OPTION.NOTIFY_COMPLETED, value: unsafeBitCast(completed, to: Int.self), ptr_value: me),
+            MHD_OptionItem(option: MHD_OPTION.END, value: 0, ptr_value: nil),
+        ]
+        let flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue
+            | MHD_USE_ERROR_LOG.rawValue
+        let handler: MHD_AccessHandlerCallback = { cls, connection, _, method, _, uploadData, uploadSize, conCls in
+            guard let cls, let connection, let conCls, let p = conCls.pointee else { return MHD_Result.NO }
+            let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
+            let state = Unmanaged<RequestState>.fromOpaque(p).takeUnretainedValue()
+            return server.access(connection, state, method, uploadData, uploadSize)
+        }
+        let d = items.withUnsafeMutableBufferPointer { buf -> OpaquePointer? in
+            withVaList([Int32(MHD_OPTION.ARRAY.rawValue), buf.baseAddress!, Int32(MHD_OPTION.END.rawValue)]) { va in
+                MHD_start_daemon_va(flags, 0, nil, nil, handler, me, va)
+            }
+        }
+        guard let d else {
+            close(fd)
+            pool?.shutdown()
+            throw HTTPServerError(description: "libmicrohttpd could not start on \(host):\(port)")
+        }
+        daemon = d
+    }
+
+    /// Stops accepting, lets in-flight requests finish (up to `graceSeconds`), then stops.
+    public func stop(graceSeconds: Double = 10) {
+        guard let d = daemon else { return }
+        let fd = MHD_quiesce_daemon(d)
+        let deadline = Date().addingTimeInterval(graceSeconds)
+        while (metrics.currentInFlight > 0 || (pool?.queued ?? 0) > 0) && Date() < deadline {
+            usleep(2000)
+        }
+        usleep(20000)  // let resumed connections send their answers
+        MHD_stop_daemon(d)
+        if fd >= 0 { close(fd) }
+        daemon = nil
+        pool?.shutdown()
+        pool = nil
+    }
+
+    // MARK: - Request flow
+
+    private func access(_ connection: OpaquePointer, _ state: RequestState, _ method: UnsafePointer<CChar>?,
+                        _ uploadData: UnsafePointer<CChar>?, _ uploadSize: UnsafeMutablePointer<Int>?) -> MHD_Result
+    {
+        if let response = state.response {
+            return queue(connection, response)
+        }
+        if !state.headersSeen {
+            state.headersSeen = true
+            state.method = method.map { String(cString: $0) } ?? "GET"
+            state.started = DispatchTime.now().uptimeNanoseconds
+            state.headers = Self.headers(of: connection)
+            if state.rawTarget.utf8.count > options.maxURLBytes {
+                return reject(connection, state, HTTPError(status: 414, code: "uri_too_long",
+                    message: "the request URL is \(state.rawTarget.utf8.count) bytes; at most \(options.maxURLBytes) are accepted"))
+            }
+            if let len = state.headers["content-length"].flatMap({ Int($0) }), len > options.maxBodyBytes {
+                return reject(connection, state, HTTPError(status: 413, code: "body_too_large",
+                    message: "the request body is \(len) bytes; at most \(options.maxBodyBytes) are accepted"))
+            }
+            return MHD_Result.YES
+        }
+        if let uploadSize, uploadSize.pointee > 0 {
+            let n = uploadSize.pointee
+            if !state.bodyTooLarge {
+                if state.body.count + n > options.maxBodyBytes {
+                    state.bodyTooLarge = true
+                    state.body = []
+                } else if let uploadData {
+                    uploadData.withMemoryRebound(to: UInt8.self, capacity: n) { state.body.append(contentsOf: UnsafeBufferPointer(start: $0, count: n)) }
+                }
+            }
+            uploadSize.pointee = 0
+            return MHD_Result.YES
+        }
+        if state.bodyTooLarge {
+            return reject(connection, state, HTTPError(status: 413, code: "body_too_large",
+                message: "the request body is over \(options.maxBodyBytes) bytes"))
+        }
+        guard !state.dispatched, let pool else { return MHD_Result.YES }
+        state.dispatched = true
+        metrics.begin()
+        MHD_suspend_connection(connection)
+        let accepted = pool.submit { [self] in
+            let (route, response) = self.handle(state)
+            let seconds = Double(DispatchTime.now().uptimeNanoseconds - state.started) / 1e9
+            self.metrics.end(route: route, status: response.status, seconds: seconds)
+            self.log(state, response.status, seconds)
+            state.response = response
+            MHD_resume_connection(connection)
+        }
+        if !accepted {
+            MHD_resume_connection(connection)
+            let seconds = Double(DispatchTime.now().uptimeNanoseconds - state.started) / 1e9
+            metrics.end(route: "overload", status: 503, seconds: seconds)
+            metrics.recordLocked(route: "overload", status: 0, seconds: 0, rejectedForLoad: true)
+            state.response = HTTPError(status: 503, code: "overloaded",
+                message: "the server is at capacity; retry shortly", headers: [("Retry-After", "1")]).response
+            log(state, 503, seconds)
+        }
+        return MHD_Result.YES
+    }
+
+    private func handle(_ state: RequestState) -> (String, HTTPResponse) {
+        let split: (path: String, query: [(name: String, value: String)])
+        do {
+            split = try URLDecoding.split(target: state.rawTarget)
+        } catch {
+            return ("unmatched", error.response)
+        }
+        let request = HTTPRequest(method: state.method, path: split.path, query: split.query, headers: state.headers, body: state.body)
+        state.body = []
+        return router.handle(request)
+    }
+
+    private func reject(_ connection: OpaquePointer, _ state: RequestState, _ error: HTTPError) -> MHD_Result {
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - state.started) / 1e9
+        metrics.recordLocked(route: "unmatched", status: error.status, seconds: seconds)
+        log(state, error.status, seconds)
+        state.response = error.response
+        return queue(connection, error.response)
+    }
+
+    private func queue(_ connection: OpaquePointer, _ response: HTTPResponse) -> MHD_Result {
+        let r = response.body.withUnsafeBytes { buf in
+            MHD_create_response_from_buffer(buf.count, UnsafeMutableRawPointer(mutating: buf.baseAddress), MHD_ResponseMemoryMode.RESPMEM_MUST_COPY)
+        }
+        guard let r else { return MHD_Result.NO }
+        for (name, value) in response.headers { MHD_add_response_header(r, name, value) }
+        let result = MHD_queue_response(connection, UInt32(response.status), r)
+        MHD_destroy_response(r)
+        return result
+    }
+
+    private func log(_ state: RequestState, _ status: Int, _ seconds: Double) {
+        guard options.accessLog else { return }
+        let path = state.rawTarget.split(separator: "?", maxSplits: 1).first.map(String.init) ?? "/"
+        let line = "\(state.method) \(path.prefix(200)) \(status) \(Int(seconds * 1e6))us\n"
+        logLock.lock()
+        line.utf8CString.withUnsafeBufferPointer { p in _ = write(2, p.baseAddress, p.count - 1) }
+        logLock.unlock()
+    }
+
+    private static func headers(of connection: OpaquePointer) -> [String: String] {
+        final class Box { var headers: [String: String] = [:] }
+        let box = Box()
+        let iterator: MHD_KeyValueIterator = { cls, _, key, value in
+            guard let cls, let key else { return MHD_Result.YES }
+            let box = Unmanaged<Box>.fromOpaque(cls).takeUnretainedValue()
+            box.headers[String(cString: key).lowercased()] = value.map { String(cString: $0) } ?? ""
+            return MHD_Result.YES
+        }
+        _ = MHD_get_connection_values(connection, MHD_ValueKind.HEADER_KIND, iterator, Unmanaged.passUnretained(box).toOpaque())
+        return box.headers
+    }
+
+    // MARK: - Socket
+
+    private static func listenSocket(host: String, port: Int) throws(HTTPServerError) -> Int32 {
+        var hints = addrinfo()
+        hints.ai_family = AF_UNSPEC
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV
+        var res: UnsafeMutablePointer<addrinfo>?
+        let rc = getaddrinfo(host, String(port), &hints, &res)
+        guard rc == 0, let info = res else {
+            throw HTTPServerError(description: "cannot resolve host '\(host)': \(String(cString: gai_strerror(rc)))")
+        }
+        defer { freeaddrinfo(res) }
+        let fd = socket(info.pointee.ai_family, info.pointee.ai_socktype, info.pointee.ai_protocol)
+        guard fd >= 0 else { throw HTTPServerError(description: "cannot create a socket: \(String(cString: strerror(errno)))") }
+        var one: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+        guard bind(fd, info.pointee.ai_addr, info.pointee.ai_addrlen) == 0 else {
+            let msg = String(cString: strerror(errno))
+            close(fd)
+            throw HTTPServerError(description: "cannot listen on \(host):\(port): \(msg)")
+        }
+        guard listen(fd, 1024) == 0 else {
+            let msg = String(cString: strerror(errno))
+            close(fd)
+            throw HTTPServerError(description: "cannot listen on \(host):\(port): \(msg)")
+        }
+        return fd
+    }
+
+    private static func boundPort(_ fd: Int32) -> Int {
+        var storage = sockaddr_storage()
+        var len = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        _ = withUnsafeMutablePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) }
+        }
+        if storage.ss_family == sa_family_t(AF_INET6) {
+            return withUnsafePointer(to: &storage) { $0.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { Int(UInt16(bigEndian: $0.pointee.sin6_port)) } }
+        }
+        return withUnsafePointer(to: &storage) { $0.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { Int(UInt16(bigEndian: $0.pointee.sin_port)) } }
+    }
+}
+
+/// One request's state across libmicrohttpd's callbacks.
+final class RequestState: @unchecked Sendable {
+    let rawTarget: String
+    var method = "GET"
+    var headers: [String: String] = [:]
+    var body: [UInt8] = []
+    var headersSeen = false
+    var bodyTooLarge = false
+    var dispatched = false
+    var started: UInt64 = 0
+    var response: HTTPResponse?
+
+    init(rawTarget: String) { self.rawTarget = rawTarget }
+}

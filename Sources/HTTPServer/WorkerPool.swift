@@ -1,0 +1,70 @@
+import Foundation
+
+/// A fixed set of threads draining a bounded FIFO of jobs.
+///
+/// `submit` refuses a job when the queue is full, which is how the server knows to answer
+/// 503 instead of queueing without bound.
+final class WorkerPool: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var jobs: [() -> Void] = []
+    private var head = 0
+    private let capacity: Int
+    private var stopping = false
+    private var threads: [Thread] = []
+    private var running = 0
+
+    init(threads count: Int, queueCapacity: Int) {
+        capacity = queueCapacity
+        for i in 0..<count {
+            let t = Thread { [unowned self] in self.loop() }
+            t.name = "taxipot-worker-\(i)"
+            t.stackSize = 1 << 20
+            threads.append(t)
+            t.start()
+        }
+    }
+
+    /// Number of jobs waiting (not yet picked up by a worker).
+    var queued: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return jobs.count - head
+    }
+
+    /// Enqueues `job`; false when the queue already holds `queueCapacity` jobs.
+    func submit(_ job: @escaping () -> Void) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        guard !stopping, jobs.count - head < capacity else { return false }
+        jobs.append(job)
+        condition.signal()
+        return true
+    }
+
+    private func loop() {
+        while true {
+            condition.lock()
+            while head == jobs.count && !stopping { condition.wait() }
+            if head == jobs.count && stopping {
+                condition.unlock()
+                return
+            }
+            let job = jobs[head]
+            head += 1
+            if head > 1024 && head * 2 > jobs.count {
+                jobs.removeFirst(head)
+                head = 0
+            }
+            condition.unlock()
+            job()
+        }
+    }
+
+    /// Lets queued jobs finish, then ends the threads.
+    func shutdown() {
+        condition.lock()
+        stopping = true
+        condition.broadcast()
+        condition.unlock()
+    }
+}

@@ -1,0 +1,65 @@
+import Foundation
+import TaxiPot
+
+/// `taxipot serve`: the HTTP service over a prepared dataset.
+struct ServeCommand: Command {
+    let name = "serve"
+    let summary = "serve the HTTP API over a prepared dataset"
+    let help = """
+        Usage: taxipot serve [--host H] [--port P] [--data DIR] [--state-dir DIR]
+                             [--workers N] [--queue N] [--connections N] [--timeout S] [--no-access-log]
+
+        Serves the HTTP API (GET /openapi.json lists every endpoint).
+          --host H          address to bind (default 127.0.0.1)
+          --port P          port (default 8080; 0 picks a free one and prints it)
+          --data DIR        the dataset folder (default: data); prepared files in DIR/build (make data)
+          --state-dir DIR   where mutable state lives (default: var), created if absent
+          --workers N       handler threads (default: the number of cores)
+          --queue N         requests waiting for a worker before 503 (default 512)
+          --connections N   open connections at most (default 1024)
+          --timeout S       idle connection timeout in seconds (default 15)
+          --no-access-log   no per-request line on stderr
+        Writes to parties need TAXIPOT_WRITE_TOKEN set in the environment.
+        SIGTERM or SIGINT finishes in-flight requests, then exits 0.
+        """
+
+    func run(_ args: [String]) throws -> Int32 {
+        let a = try Arguments(args, valued: ["host", "port", "data", "state-dir", "workers", "queue", "connections", "timeout"],
+                              flags: ["no-access-log"])
+        guard a.positionals.isEmpty else { throw UsageError("unexpected argument '\(a.positionals[0])'") }
+        let host = a.value("host") ?? "127.0.0.1"
+        let port = try a.int("port", default: 8080, range: 0...65535)
+        var options = HTTPServerOptions()
+        options.workerThreads = try a.int("workers", default: options.workerThreads, range: 1...256)
+        options.queueCapacity = try a.int("queue", default: options.queueCapacity, range: 1...100_000)
+        options.connectionLimit = try a.int("connections", default: options.connectionLimit, range: 1...100_000)
+        options.connectionTimeoutSeconds = try a.int("timeout", default: options.connectionTimeoutSeconds, range: 1...3600)
+        options.accessLog = !a.has("no-access-log")
+
+        let stateDir = a.value("state-dir") ?? "var"
+        try FileManager.default.createDirectory(atPath: stateDir, withIntermediateDirectories: true)
+        let configuration = ServiceConfiguration(dataDir: a.value("data") ?? "data", stateDir: stateDir)
+
+        // Block the stop signals before any thread starts, so only sigwait below sees them.
+        var signals = sigset_t()
+        sigemptyset(&signals)
+        sigaddset(&signals, SIGTERM)
+        sigaddset(&signals, SIGINT)
+        pthread_sigmask(SIG_BLOCK, &signals, nil)
+        signal(SIGPIPE, SIG_IGN)
+
+        let metrics = ServerMetrics()
+        let context = try ServiceContext(configuration: configuration, metrics: metrics)
+        let server = HTTPServer(router: makeRouter(context: context), options: options, metrics: metrics)
+        try server.start(host: host, port: port)
+        printError("taxipot: serving \(context.dataset.name) \(context.dataset.version) on http://\(host):\(server.port) "
+            + "(\(options.workerThreads) workers; GET /openapi.json lists the API)")
+
+        var received: Int32 = 0
+        sigwait(&signals, &received)
+        printError("taxipot: signal \(received): finishing in-flight requests")
+        server.stop(graceSeconds: 10)
+        printError("taxipot: stopped")
+        return 0
+    }
+}

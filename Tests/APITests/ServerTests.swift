@@ -1,0 +1,139 @@
+import XCTest
+import JSON
+import HTTPServer
+@testable import API
+import TestSupport
+
+/// The HTTP core over a real socket: status codes, the JSON error shape, limits, metrics, OpenAPI.
+final class ServerTests: XCTestCase {
+    static let server: HTTPServer = {
+        let state = TestPaths.temporaryDirectory("api-state")
+        let metrics = ServerMetrics()
+        let context = try! ServiceContext(configuration: ServiceConfiguration(dataDir: TestPaths.dataDir.path, stateDir: state.path), metrics: metrics)
+        var options = HTTPServerOptions()
+        options.accessLog = false
+        let s = HTTPServer(router: makeRouter(context: context), options: options, metrics: metrics)
+        try! s.start(host: "127.0.0.1", port: 0)
+        return s
+    }()
+
+    func client() throws -> RawHTTPClient { try RawHTTPClient(port: Self.server.port) }
+
+    func assertErrorShape(_ r: RawHTTPClient.Response, status: Int, code: String, file: StaticString = #filePath, line: UInt = #line) throws {
+        XCTAssertEqual(r.status, status, r.text, file: file, line: line)
+        XCTAssertEqual(r.headers["content-type"], "application/json", file: file, line: line)
+        let json = try JSONParser.parse(r.body)
+        XCTAssertEqual(json["error"]?["code"]?.stringValue, code, r.text, file: file, line: line)
+        XCTAssertFalse((json["error"]?["message"]?.stringValue ?? "").isEmpty, file: file, line: line)
+    }
+
+    func testHealthNamesTheDataset() throws {
+        let r = try client().request("GET", "/health")
+        XCTAssertEqual(r.status, 200)
+        let json = try JSONParser.parse(r.body)
+        XCTAssertEqual(json["status"]?.stringValue, "ok")
+        XCTAssertEqual(json["dataset"]?["name"]?.stringValue, "seoul-central")
+        XCTAssertNotNil(json["dataset"]?["version"]?.stringValue)
+    }
+
+    func testUnknownRouteIs404AndWrongMethod405() throws {
+        let c = try client()
+        try assertErrorShape(c.request("GET", "/no/such/thing"), status: 404, code: "not_found")
+        let r = try c.request("DELETE", "/health")
+        try assertErrorShape(r, status: 405, code: "method_not_allowed")
+        XCTAssertEqual(r.headers["allow"], "GET")
+    }
+
+    func testKeepAliveServesManyRequestsOnOneConnection() throws {
+        let c = try client()
+        for _ in 0..<50 { XCTAssertEqual(try c.request("GET", "/health").status, 200) }
+    }
+
+    func testBodyOver1MiBIs413() throws {
+        let body = [UInt8](repeating: UInt8(ascii: "a"), count: 2 << 20)
+        try assertErrorShape(client().request("POST", "/health", body: body), status: 413, code: "body_too_large")
+    }
+
+    func testURLOver8KiBIs414() throws {
+        let target = "/health?q=" + String(repeating: "x", count: 10 << 10)
+        try assertErrorShape(client().request("GET", target), status: 414, code: "uri_too_long")
+    }
+
+    func testMalformedPercentEncodingIs400() throws {
+        try assertErrorShape(client().request("GET", "/health?x=%G1"), status: 400, code: "invalid_url")
+        try assertErrorShape(client().request("GET", "/health?x=%C3%28"), status: 400, code: "invalid_url")
+    }
+
+    func testMetricsParseAsPrometheusText() throws {
+        let c = try client()
+        _ = try c.request("GET", "/health")
+        _ = try c.request("GET", "/missing")
+        let r = try c.request("GET", "/metrics")
+        XCTAssertEqual(r.status, 200)
+        XCTAssertTrue(r.headers["content-type"]?.hasPrefix("text/plain") ?? false)
+        var samples = 0
+        let sampleLine = try NSRegularExpression(pattern: #"^[a-zA-Z_:][a-zA-Z0-9_:]*(\{[a-zA-Z_][a-zA-Z0-9_]*="(\\.|[^"\\])*"(,[a-zA-Z_][a-zA-Z0-9_]*="(\\.|[^"\\])*")*\})? (-?[0-9.e+-]+|\+Inf|NaN)$"#)
+        for line in r.text.split(separator: "\n") {
+            let s = String(line)
+            if s.hasPrefix("# HELP ") || s.hasPrefix("# TYPE ") { continue }
+            XCTAssertEqual(sampleLine.numberOfMatches(in: s, range: NSRange(s.startIndex..., in: s)), 1, "not a Prometheus sample: \(s)")
+            samples += 1
+        }
+        XCTAssertGreaterThan(samples, 5)
+        XCTAssertTrue(r.text.contains(#"taxipot_http_requests_total{route="/health",status="200"}"#))
+        XCTAssertTrue(r.text.contains(#"taxipot_http_requests_total{route="unmatched",status="404"}"#))
+        XCTAssertTrue(r.text.contains("taxipot_http_request_duration_seconds_bucket"))
+        XCTAssertTrue(r.text.contains("taxipot_http_in_flight"))
+    }
+
+    func testOpenAPIDocumentListsEveryRoute() throws {
+        let r = try client().request("GET", "/openapi.json")
+        XCTAssertEqual(r.status, 200)
+        let doc = try JSONParser.parse(r.body)
+        XCTAssertTrue(doc["openapi"]?.stringValue?.hasPrefix("3.") ?? false)
+        let paths = doc["paths"]
+        XCTAssertNotNil(paths)
+        for route in Self.server.router.routes {
+            let op = paths?[route.pattern]?[route.method.lowercased()]
+            XCTAssertNotNil(op, "route \(route.method) \(route.pattern) is missing from /openapi.json")
+            XCTAssertFalse(op?["summary"]?.stringValue?.isEmpty ?? true)
+            // Every {param} of the path is documented as a path parameter.
+            for seg in route.segments where seg.first == "{" {
+                let name = String(seg.dropFirst().dropLast())
+                let documented = op?["parameters"]?.arrayValue?.contains { $0["name"]?.stringValue == name && $0["in"]?.stringValue == "path" } ?? false
+                XCTAssertTrue(documented, "path parameter \(name) of \(route.pattern) is not documented")
+            }
+        }
+    }
+
+    func testOverloadAnswers503WithRetryAfter() throws {
+        // A router whose handler blocks, one worker, a queue of one: the third request must get 503.
+        let router = Router()
+        let gate = DispatchSemaphore(value: 0)
+        router.add("GET", "/slow", OperationDoc("blocks until released")) { _ in
+            gate.wait()
+            return .json(["ok": true])
+        }
+        var options = HTTPServerOptions()
+        options.workerThreads = 1
+        options.queueCapacity = 1
+        options.accessLog = false
+        let server = HTTPServer(router: router, options: options)
+        try server.start(host: "127.0.0.1", port: 0)
+        let a = try RawHTTPClient(port: server.port), b = try RawHTTPClient(port: server.port), c = try RawHTTPClient(port: server.port)
+        try a.send(Array("GET /slow HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
+        usleep(100_000)
+        try b.send(Array("GET /slow HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
+        usleep(100_000)
+        let rejected = try c.request("GET", "/slow")
+        try assertErrorShape(rejected, status: 503, code: "overloaded")
+        XCTAssertEqual(rejected.headers["retry-after"], "1")
+        gate.signal(); gate.signal()
+        XCTAssertEqual(try a.readResponse().status, 200)
+        XCTAssertEqual(try b.readResponse().status, 200)
+        // Recovered: a new request is served once the load is gone.
+        gate.signal()
+        XCTAssertEqual(try c.request("GET", "/slow").status, 200)
+        server.stop()
+    }
+}
