@@ -214,11 +214,18 @@ public final class CSVReader {
         if recordBytes > maxRecordBytes {
             throw CSVError.recordTooLong(line: state == .quoted ? quoteLine : recordLine, limit: maxRecordBytes)
         }
-        field.append(contentsOf: UnsafeBufferPointer(rebasing: buf[from..<to]))
+        field.append(contentsOf: UnsafeBufferPointer(start: buf.baseAddress! + from, count: to - from))
     }
 
     private func endField() {
-        if let text = String(validating: field, as: UTF8.self) {
+        var ascii = true
+        for b in field where b >= 0x80 {
+            ascii = false
+            break
+        }
+        if ascii {
+            fields.append(String(decoding: field, as: UTF8.self))
+        } else if let text = String(validating: field, as: UTF8.self) {
             if replacementMarksInvalid, field.contains(0xEF), text.unicodeScalars.contains("\u{FFFD}") {
                 invalidText = true
             }

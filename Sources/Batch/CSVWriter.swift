@@ -19,6 +19,28 @@ public struct CSVWriter: Sendable {
     }
 
     /// Appends one field (without separator) to `out`.
+    public static func appendField(_ field: String, to out: inout [UInt8]) {
+        var field = field
+        field.withUTF8 { bytes in
+            var quote = false
+            for c in bytes where c == 0x2C || c == 0x22 || c == 0x0D || c == 0x0A {
+                quote = true
+                break
+            }
+            guard quote else {
+                out.append(contentsOf: bytes)
+                return
+            }
+            out.append(0x22)
+            for c in bytes {
+                if c == 0x22 { out.append(0x22) }
+                out.append(c)
+            }
+            out.append(0x22)
+        }
+    }
+
+    /// Appends one field (without separator) to `out`.
     public static func appendField<S: StringProtocol>(_ field: S, to out: inout [UInt8]) {
         guard needsQuotes(field) else {
             out.append(contentsOf: field.utf8)

@@ -56,7 +56,10 @@ public struct RowParser: Sendable {
     /// The trimmed field at `index`, nil when the column is absent.
     private func value(_ fields: [String], _ index: Int?) -> Substring? {
         guard let i = index else { return nil }
-        return fields[i].trimmingSpaces()
+        let text = fields[i]
+        let edges = (text.utf8.first, text.utf8.last)
+        if edges.0 != 0x20, edges.0 != 0x09, edges.1 != 0x20, edges.1 != 0x09 { return Substring(text) }
+        return text.trimmingSpaces()
     }
 
     /// A trip end: the coordinates when the row fills them in, else the place text.
