@@ -81,13 +81,14 @@ public final class BatchRunner {
         try sink.write(head)
 
         let pipeline = ChunkPipeline(maxChunksInFlight: options.maxChunksInFlight)
-        let threads = DispatchGroup()
+        let readerThread = DispatchGroup()
+        let workerThreads = DispatchGroup()
         let readJob = ReadJob(reader: reader, pipeline: pipeline, options: options)
         let rowJob = RowJob(parser: RowParser(schema: schema, defaultDepartAt: options.defaultDepartAt),
                             estimator: estimator, writer: writer, columnCount: schema.inputColumns.count)
-        startThread("batch-reader", threads) { readJob.run() }
+        startThread("batch-reader", readerThread) { readJob.run() }
         for i in 0..<options.workers {
-            startThread("batch-worker-\(i)", threads) { rowJob.run(pipeline) }
+            startThread("batch-worker-\(i)", workerThreads) { rowJob.run(pipeline) }
         }
 
         var summary = BatchSummary(workers: options.workers)
@@ -119,11 +120,14 @@ public final class BatchRunner {
             }
             try sink.flush()
         } catch {
+            // The output failed: stop. The reader is not waited for (it may be blocked reading
+            // a pipe); it stops at its next chunk.
             pipeline.cancel()
-            threads.wait()
+            workerThreads.wait()
             throw error
         }
-        threads.wait()
+        readerThread.wait()
+        workerThreads.wait()
         summary.inputError = readJob.error
         summary.elapsedSeconds = Self.seconds(ContinuousClock.now - start)
         summary.peakBufferedRows = pipeline.peakBufferedRows

@@ -156,6 +156,26 @@ final class BatchRunnerTests: XCTestCase {
         XCTAssertTrue(summary.report.contains("stopped: line 3"), summary.report)
     }
 
+    func testOutputFailureStopsTheRun() throws {
+        /// A sink that fails after its first writes, like a full disk.
+        final class FailingSink: ByteSink {
+            var writes = 0
+            func write(_ bytes: [UInt8]) throws {
+                writes += 1
+                if writes > 3 { throw ByteStreamError("disk full") }
+            }
+            func flush() throws {}
+        }
+        var text = "origin_lon,origin_lat,dest_lon,dest_lat\n"
+        for _ in 0..<20_000 { text += "126.97,37.55,126.98,37.57\n" }
+        let runner = try BatchRunner(source: MemorySource(text, chunkSize: 512), options: BatchOptions(workers: 3, chunkRows: 16, defaultDepartAt: 0))
+        let sink = FailingSink()
+        XCTAssertThrowsError(try runner.run(estimator: MechanicsEstimator(), sink: sink)) { error in
+            XCTAssertEqual("\(error)", "disk full")
+        }
+        XCTAssertEqual(sink.writes, 4, "no write after the failure")
+    }
+
     func testProgressCallbacksReachTheLastRow() throws {
         var text = "origin_lon,origin_lat,dest_lon,dest_lat\n"
         for _ in 0..<500 { text += "126.97,37.55,126.98,37.57\n" }
