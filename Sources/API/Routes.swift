@@ -4,5 +4,7 @@ import HTTPServer
 public func makeRouter(context: ServiceContext) -> Router {
     let router = Router()
     registerSystemEndpoints(router, context)
+    registerCoordinatesEndpoints(router, context)
+    registerFaresEndpoints(router, context)
     return router
 }

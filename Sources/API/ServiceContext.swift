@@ -1,3 +1,5 @@
+import Coordinates
+import Engine
 import Foundation
 import HTTPServer
 import JSON
@@ -51,10 +53,15 @@ public final class ServiceContext: Sendable {
     public let dataset: DatasetInfo
     public let metrics: ServerMetrics
     public let startedAt = Date()
+    /// Coordinate transformers by (from, to) CRS, built on first use (`/v1/transform`).
+    public let transformers = TransformerCache()
+    /// Fare schedules and the traffic profile (`data/fares/`, `data/traffic/profile.csv`).
+    public let fares: FareEstimator
 
     public init(configuration: ServiceConfiguration, metrics: ServerMetrics = ServerMetrics()) throws {
         self.configuration = configuration
         self.metrics = metrics
         dataset = try DatasetInfo.load(dataDir: configuration.dataDir)
+        fares = try FareEstimator.load(dataDir: configuration.dataDir)
     }
 }

@@ -5,6 +5,8 @@ let commands: [any Command] = [
     VersionCommand(),
     ServeCommand(),
     ImportCommand(),
+    TransformCommand(),
+    FareCommand(),
 ]
 
 func usage() -> String {

@@ -136,4 +136,31 @@ final class ServerTests: XCTestCase {
         XCTAssertEqual(try c.request("GET", "/slow").status, 200)
         server.stop()
     }
+
+    func testSlowAndHalfOpenConnectionsTimeOutWithoutStarvingOthers() throws {
+        var options = HTTPServerOptions()
+        options.connectionTimeoutSeconds = 1
+        options.accessLog = false
+        let router = Router()
+        router.add("GET", "/ping", OperationDoc("ping")) { _ in .json(["ok": true]) }
+        let server = HTTPServer(router: router, options: options)
+        try server.start(host: "127.0.0.1", port: 0)
+        // 200 clients that send half a request line and stop.
+        var slow: [RawHTTPClient] = []
+        for _ in 0..<200 {
+            let c = try RawHTTPClient(port: server.port)
+            try c.send(Array("GET /pi".utf8))
+            slow.append(c)
+        }
+        // A normal client is served at once meanwhile.
+        let start = Date()
+        XCTAssertEqual(try RawHTTPClient(port: server.port).request("GET", "/ping").status, 200)
+        XCTAssertLessThan(Date().timeIntervalSince(start), 0.5)
+        // The slow ones are closed by the server after the timeout (reading gives EOF, not a hang).
+        sleep(2)
+        var closed = 0
+        for c in slow where c.waitForClose(seconds: 2) { closed += 1 }
+        XCTAssertEqual(closed, 200)
+        server.stop()
+    }
 }

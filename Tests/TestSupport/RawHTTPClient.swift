@@ -58,6 +58,16 @@ public final class RawHTTPClient {
         return try readResponse(method: method)
     }
 
+    /// True when the server closes the connection (EOF) within `seconds` with no answer
+    /// bytes; false when it is still open then (or sent data).
+    public func waitForClose(seconds: Int) -> Bool {
+        var tv = timeval(tv_sec: seconds, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+        var byte: UInt8 = 0
+        let n = recv(fd, &byte, 1, 0)
+        return n == 0 || (n < 0 && errno == ECONNRESET)
+    }
+
     private func fill() throws {
         var chunk = [UInt8](repeating: 0, count: 65536)
         let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }

@@ -1,1 +1,2 @@
 #include <proj.h>
+#include <proj_experimental.h>

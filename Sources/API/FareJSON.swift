@@ -1,0 +1,148 @@
+import Engine
+import Fares
+import Geo
+import HTTPServer
+import JSON
+
+/// Request parsing and answer rendering shared by `POST /v1/fare`, `POST /v1/quote` and the
+/// `taxipot fare` / `taxipot quote` commands, so that every face gives the same JSON.
+public enum FareJSON {
+    /// A metered fare: `{"total_krw","base_krw","distance_krw","time_krw","night_krw",
+    /// "out_of_city_krw","rounding_krw","toll_krw","schedule","region","taxi_class",
+    /// "distance_units","time_units"}`; the parts add up to `total_krw`.
+    public static func fare(_ f: FareBreakdown, schedule: FareSchedule) -> JSONValue {
+        [
+            "total_krw": JSONValue(f.totalKrw), "base_krw": JSONValue(f.baseKrw), "distance_krw": JSONValue(f.distanceKrw),
+            "time_krw": JSONValue(f.timeKrw), "night_krw": JSONValue(f.nightKrw), "out_of_city_krw": JSONValue(f.outOfCityKrw),
+            "rounding_krw": JSONValue(f.roundingKrw), "toll_krw": JSONValue(f.tollKrw), "schedule": .string(f.scheduleID),
+            "region": .string(schedule.region), "taxi_class": .string(schedule.taxiClass),
+            "distance_units": JSONValue(f.distanceUnits), "time_units": JSONValue(f.timeUnits),
+        ]
+    }
+
+    /// Shares: `[{"rider":i,"krw":n}]` plus `drop_off` (the drop-off index, or null for the
+    /// destination) when `dropOffs` gives one per rider.
+    public static func split(_ shares: [Int], dropOffs: [Int?]? = nil) -> JSONValue {
+        .array(shares.enumerated().map { i, krw in
+            var m: [(String, JSONValue)] = [("rider", JSONValue(i))]
+            if let d = dropOffs, i < d.count { m.append(("drop_off", d[i].map { JSONValue($0) } ?? .null)) }
+            m.append(("krw", JSONValue(krw)))
+            return .object(m)
+        })
+    }
+
+    /// The answer of `POST /v1/fare` and `taxipot fare`.
+    public static func estimate(_ e: FareEstimate) -> JSONValue {
+        [
+            "trip": [
+                "distance_m": .number((e.distanceM * 10).rounded() / 10),
+                "duration_s": .number((e.durationS * 10).rounded() / 10),
+                "slow_s": .number((e.slowS * 10).rounded() / 10),
+                "depart_at": .string(SeoulTime.format(e.departure)),
+                "timing": .string(e.timing),
+            ],
+            "fare": fare(e.fare, schedule: e.schedule),
+            "split": split(e.split),
+            "per_person_krw": JSONValue(e.perPersonKrw),
+        ]
+    }
+
+    /// The error an HTTP client sees for a refused fare or quote request.
+    public static func httpError(_ e: FareRequestError) -> HTTPError {
+        HTTPError(status: e.status, code: e.code, message: e.message)
+    }
+
+    /// A JSON request body's fields, read strictly: wrong types and unknown fields are 400
+    /// errors naming the field.
+    public struct Body {
+        public let value: JSONValue
+
+        /// Checks that `value` is an object holding only `allowed` fields.
+        public init(_ value: JSONValue, allowed: [String]) throws(HTTPError) {
+            guard let members = value.objectValue else {
+                throw .badRequest("invalid_json", "the request body must be a JSON object")
+            }
+            for (key, _) in members where !allowed.contains(key) {
+                throw .badRequest("unknown_field", "unknown field '\(key.prefix(40))'; fields: \(allowed.joined(separator: ", "))")
+            }
+            self.value = value
+        }
+
+        func present(_ key: String) -> JSONValue? {
+            guard let v = value[key], !v.isNull else { return nil }
+            return v
+        }
+
+        /// A finite number, or nil when absent or null.
+        public func number(_ key: String) throws(HTTPError) -> Double? {
+            guard let v = present(key) else { return nil }
+            guard let d = v.doubleValue, d.isFinite else { throw .badRequest("invalid_parameter", "\(key) must be a number") }
+            return d
+        }
+
+        public func requiredNumber(_ key: String) throws(HTTPError) -> Double {
+            guard let d = try number(key) else { throw .badRequest("missing_parameter", "\(key) is required") }
+            return d
+        }
+
+        /// A whole number, or `defaultValue` when absent or null.
+        public func int(_ key: String, default defaultValue: Int) throws(HTTPError) -> Int {
+            guard let v = present(key) else { return defaultValue }
+            guard let i = v.intValue else { throw .badRequest("invalid_parameter", "\(key) must be a whole number") }
+            return i
+        }
+
+        /// A string, or nil when absent or null.
+        public func string(_ key: String) throws(HTTPError) -> String? {
+            guard let v = present(key) else { return nil }
+            guard let s = v.stringValue else { throw .badRequest("invalid_parameter", "\(key) must be a string") }
+            return s
+        }
+
+        /// `depart_at` parsed as ISO 8601 (nil when absent).
+        public func departure(_ key: String = "depart_at") throws(HTTPError) -> Double? {
+            guard let text = try string(key) else { return nil }
+            guard let t = SeoulTime.parse(text) else {
+                throw .badRequest("invalid_parameter", "\(key) must be an ISO 8601 date-time such as 2024-05-01T22:30:00+09:00, got '\(text.prefix(40))'")
+            }
+            return t
+        }
+
+        /// The split policy (default `equal`).
+        public func splitPolicy(_ key: String = "split") throws(HTTPError) -> SplitPolicy {
+            guard let text = try string(key) else { return .equal }
+            guard let p = SplitPolicy(rawValue: text) else {
+                throw .badRequest("invalid_parameter", "\(key) must be one of \(SplitPolicy.allCases.map(\.rawValue).joined(separator: ", ")), got '\(text.prefix(40))'")
+            }
+            return p
+        }
+
+        /// A `{"lon","lat"}` object, or nil when absent.
+        public func coordinate(_ key: String) throws(HTTPError) -> Coordinate? {
+            guard let v = present(key) else { return nil }
+            return try Self.coordinate(v, name: key)
+        }
+
+        /// A `{"lon","lat"}` object read from `v`; `name` names it in errors.
+        public static func coordinate(_ v: JSONValue, name: String) throws(HTTPError) -> Coordinate {
+            guard let lon = v["lon"]?.doubleValue, let lat = v["lat"]?.doubleValue else {
+                throw .badRequest("invalid_parameter", "\(name) must be an object {\"lon\": number, \"lat\": number}")
+            }
+            let c = Coordinate(lon: lon, lat: lat)
+            guard c.isValid else { throw .badRequest("invalid_parameter", "\(name) is outside ±180 / ±90 degrees") }
+            return c
+        }
+    }
+
+    /// Parses a `POST /v1/fare` body into a request (the estimator checks the ranges).
+    public static func fareRequest(_ json: JSONValue) throws(HTTPError) -> FareRequest {
+        let b = try Body(json, allowed: ["distance_m", "duration_s", "slow_s", "depart_at", "region", "taxi_class",
+                                         "riders", "split", "rounding", "toll_krw"])
+        guard let departure = try b.departure() else { throw .badRequest("missing_parameter", "depart_at is required") }
+        return FareRequest(
+            distanceM: try b.requiredNumber("distance_m"), durationS: try b.number("duration_s"), slowS: try b.number("slow_s"),
+            departure: departure, region: try b.string("region") ?? FareRequest.defaultRegion,
+            taxiClass: try b.string("taxi_class") ?? FareRequest.defaultTaxiClass, riders: try b.int("riders", default: 1),
+            split: try b.splitPolicy(), roundingKrw: try b.int("rounding", default: 10), tollKrw: try b.int("toll_krw", default: 0))
+    }
+}

@@ -1,0 +1,46 @@
+import Engine
+import Fares
+import HTTPServer
+import JSON
+
+/// `POST /v1/fare`: a fare without routing, for callers who bring their own distances.
+func registerFaresEndpoints(_ router: Router, _ context: ServiceContext) {
+    registerFareEndpoint(router, fares: context.fares)
+}
+
+/// Adds `POST /v1/fare` served by `fares` (separate so tests can serve a bare estimator).
+public func registerFareEndpoint(_ router: Router, fares: FareEstimator) {
+    let regions = fares.book.regions.joined(separator: "|")
+    let classes = fares.book.taxiClasses().joined(separator: "|")
+    let schema: JSONValue = [
+        "type": "object",
+        "required": ["distance_m", "depart_at"],
+        "additionalProperties": false,
+        "properties": [
+            "distance_m": ["type": "number", "minimum": 0, "maximum": 1_000_000, "description": "trip distance in metres"],
+            "duration_s": ["type": "number", "minimum": 0, "description": "trip duration; default: from the traffic profile (primary roads)"],
+            "slow_s": ["type": "number", "minimum": 0, "description": "seconds below the meter's speed threshold; default: from the traffic profile"],
+            "depart_at": ["type": "string", "format": "date-time", "description": "ISO 8601; no offset means Asia/Seoul"],
+            "region": ["type": "string", "description": .string("\(regions) (default seoul)")],
+            "taxi_class": ["type": "string", "description": .string("\(classes) (default mid)")],
+            "riders": ["type": "integer", "minimum": 1, "maximum": 10, "description": "persons sharing the taxi (default 1)"],
+            "split": ["type": "string", "enum": ["equal", "by_leg", "proportional"], "description": "split policy (default equal)"],
+            "rounding": ["type": "integer", "enum": [10, 100], "description": "share rounding unit in won (default 10)"],
+            "toll_krw": ["type": "integer", "minimum": 0, "description": "tolls, passed through (default 0)"],
+        ],
+    ]
+    let doc = OperationDoc(
+        "Taxi fare for a distance (no routing): meter breakdown and per-person split",
+        requestBody: schema,
+        responses: [(200, "trip timing, fare breakdown (parts add up to total_krw), split and per_person_krw"),
+                    (400, "bad input; unknown region or taxi_class lists the allowed values"),
+                    (422, "no fare schedule covers depart_at (the message lists the covered dates)")])
+    router.add("POST", "/v1/fare", doc) { req in
+        let request = try FareJSON.fareRequest(try req.jsonBody())
+        do {
+            return .json(FareJSON.estimate(try fares.estimate(request)))
+        } catch let e as FareRequestError {
+            throw FareJSON.httpError(e)
+        }
+    }
+}

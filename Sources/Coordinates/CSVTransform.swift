@@ -1,0 +1,265 @@
+import Dispatch
+import Foundation
+
+/// How `CSVCoordinateTransform` reads its input.
+public struct CSVTransformOptions: Sendable {
+    /// Header names of the x and y columns; both nil means plain `x,y` lines with no header.
+    public var xColumn: String?
+    public var yColumn: String?
+    /// Bytes read per block; each block's lines are split across cores. Memory stays within a few blocks.
+    public var blockBytes = 2 << 20
+    /// The longest line accepted.
+    public var maxLineBytes = 1 << 20
+    /// Bad lines reported one by one; later ones are only counted.
+    public var maxReportedErrors = 100
+
+    public init(xColumn: String? = nil, yColumn: String? = nil) {
+        self.xColumn = xColumn
+        self.yColumn = yColumn
+    }
+}
+
+/// What a CSV transformation did.
+public struct CSVTransformSummary: Sendable, Equatable {
+    /// Lines read (header and blank lines included).
+    public var lines = 0
+    /// Lines whose point was converted.
+    public var converted = 0
+    /// Lines that could not be converted (reported, written with empty x and y).
+    public var badLines = 0
+
+    public init(lines: Int = 0, converted: Int = 0, badLines: Int = 0) {
+        self.lines = lines
+        self.converted = converted
+        self.badLines = badLines
+    }
+}
+
+/// A CSV transformation that cannot go on; the message names the column or line.
+public enum CSVTransformError: Error, Sendable, Equatable, CustomStringConvertible {
+    case columnNotFound(option: String, column: String, header: [String])
+    case sameColumn(String)
+    case missingColumnOption(String)
+    case missingHeader
+    case lineTooLong(line: Int, limit: Int)
+    case readFailed(String)
+
+    public var description: String {
+        switch self {
+        case .columnNotFound(let option, let column, let header):
+            return "--\(option): no column '\(column)' in the header (\(header.joined(separator: ", ")))"
+        case .sameColumn(let c): return "--x-col and --y-col both name column '\(c)'"
+        case .missingColumnOption(let o): return "--\(o) is needed too: give both --x-col and --y-col, or neither for plain x,y lines"
+        case .missingHeader: return "the input is empty: --x-col/--y-col need a header line"
+        case .lineTooLong(let line, let limit): return "line \(line) is longer than \(limit) bytes"
+        case .readFailed(let why): return "reading the input failed: \(why)"
+        }
+    }
+}
+
+/// Streams CSV text through a `CoordinateTransformer`: plain `x,y` lines, or CSV with a header
+/// whose x and y columns are replaced while every other column is carried through verbatim.
+///
+/// Reads blocks of lines, converts each block's lines in parallel parts (one per core and more)
+/// and writes them in input order, so memory stays bounded whatever the input size. Output numbers
+/// have 8 decimals for degrees and 3 for metres (or other linear units). A bad line (not a number,
+/// NaN, out of range, not transformable) is reported as `line N: why` and written with empty x and
+/// y, so output line N is input line N.
+public final class CSVCoordinateTransform: Sendable {
+    public let transformer: CoordinateTransformer
+    public let options: CSVTransformOptions
+    /// Decimals of the output numbers.
+    public let decimals: Int
+
+    public init(transformer: CoordinateTransformer, options: CSVTransformOptions) {
+        self.transformer = transformer
+        self.options = options
+        decimals = transformer.targetIsGeographic ? 8 : 3
+    }
+
+    /// Runs to the end of the input.
+    ///
+    /// - Parameters:
+    ///   - read: fills the buffer, returning the bytes read, 0 at the end, or -1 on error.
+    ///   - write: takes output bytes in order.
+    ///   - report: takes one message per bad line (`line N: why`), up to `maxReportedErrors`.
+    public func run(read: (UnsafeMutableRawBufferPointer) -> Int, write: ([UInt8]) -> Void,
+                    report: (String) -> Void) throws(CSVTransformError) -> CSVTransformSummary
+    {
+        var columns: (x: Int, y: Int)? = nil
+        switch (options.xColumn, options.yColumn) {
+        case (nil, nil): break
+        case (nil, _): throw .missingColumnOption("x-col")
+        case (_, nil): throw .missingColumnOption("y-col")
+        case (let x?, let y?): if x == y { throw .sameColumn(x) }
+        }
+        var input = BlockReader(capacity: max(options.blockBytes, 4096), maxLine: options.maxLineBytes)
+        var summary = CSVTransformSummary()
+        var reported = 0
+
+        if let xName = options.xColumn, let yName = options.yColumn {
+            guard let header = try input.firstLine(read) else { throw .missingHeader }
+            let names = CoordinateText.headerNames(header) ?? []
+            func find(_ name: String, _ option: String) throws(CSVTransformError) -> Int {
+                if let i = names.firstIndex(of: name) { return i }
+                if let i = names.firstIndex(where: { $0.lowercased() == name.lowercased() }) { return i }
+                throw .columnNotFound(option: option, column: name, header: names)
+            }
+            columns = (try find(xName, "x-col"), try find(yName, "y-col"))
+            var out = header
+            if out.starts(with: [0xEF, 0xBB, 0xBF]) { out.removeFirst(3) }
+            if out.last == 13 { out.removeLast() }
+            out.append(10)
+            write(out)
+            summary.lines = 1
+        }
+
+        let parser = LineConverter(transformer: transformer, columns: columns, decimals: decimals)
+        // Blocks in flight: reading the next and writing the previous overlap the conversion.
+        var inFlight: [BlockJob] = []
+        func finishOldest() {
+            let job = inFlight.removeFirst()
+            job.group.wait()
+            for part in job.results {
+                write(part.output)
+                for (localLine, message) in part.errors {
+                    if reported < options.maxReportedErrors { report("line \(summary.lines + localLine + 1): \(message)") }
+                    reported += 1
+                }
+                summary.lines += part.lineCount
+                summary.converted += part.converted
+                summary.badLines += part.errors.count
+            }
+        }
+        do {
+            while let block = try input.nextBlock(read) {
+                inFlight.append(BlockJob(block, parser: parser))
+                if inFlight.count >= Self.blocksInFlight { finishOldest() }
+            }
+        } catch {
+            while !inFlight.isEmpty { finishOldest() }
+            throw error
+        }
+        while !inFlight.isEmpty { finishOldest() }
+        if reported > options.maxReportedErrors {
+            report("… and \(reported - options.maxReportedErrors) more bad lines")
+        }
+        return summary
+    }
+
+    /// Blocks read ahead of the one being written (bounds memory to about this many blocks, twice over).
+    static let blocksInFlight = 3
+}
+
+/// One block of whole lines, split at line ends into parts converted concurrently on the global queue.
+private final class BlockJob: @unchecked Sendable {
+    let bytes: UnsafeMutableBufferPointer<UInt8>
+    let cuts: [Int]
+    private let slots: UnsafeMutableBufferPointer<ConvertedPart>
+    let group = DispatchGroup()
+
+    init(_ block: [UInt8], parser: LineConverter) {
+        bytes = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: block.count)
+        _ = bytes.initialize(from: block)
+        let minPart = 64 << 10
+        let wanted = min(CoordinateTransformer.coreCount * 2, max(1, block.count / minPart))
+        var cuts = [0]
+        for k in 1..<max(wanted, 1) {
+            var at = max(block.count * k / wanted, cuts[cuts.count - 1] + 1)
+            while at < block.count, block[at - 1] != 10 { at += 1 }
+            if at < block.count { cuts.append(at) }
+        }
+        cuts.append(block.count)
+        self.cuts = cuts
+        slots = UnsafeMutableBufferPointer<ConvertedPart>.allocate(capacity: cuts.count - 1)
+        slots.initialize(repeating: ConvertedPart())
+        for k in 0..<(cuts.count - 1) {
+            DispatchQueue.global().async(group: group) {
+                let slice = UnsafeBufferPointer(rebasing: self.bytes[self.cuts[k]..<self.cuts[k + 1]])
+                self.slots[k] = parser.convert(slice)
+            }
+        }
+    }
+
+    /// The parts' results in order; call after `group.wait()`.
+    var results: UnsafeMutableBufferPointer<ConvertedPart> { slots }
+
+    deinit {
+        group.wait()
+        slots.deinitialize().deallocate()
+        bytes.deallocate()
+    }
+}
+
+/// Reads the input in blocks that end at a line end (the last block may not).
+struct BlockReader {
+    private var buffer: [UInt8]
+    private var filled = 0
+    private var atEnd = false
+    private let capacity: Int
+    private let maxLine: Int
+    /// Complete lines handed out so far (for the number of an overlong line).
+    private var linesHandedOut = 0
+
+    init(capacity: Int, maxLine: Int) {
+        self.capacity = capacity
+        self.maxLine = maxLine
+        buffer = [UInt8](repeating: 0, count: capacity)
+    }
+
+    private mutating func fill(_ read: (UnsafeMutableRawBufferPointer) -> Int) throws(CSVTransformError) {
+        while !atEnd, filled < buffer.count {
+            let n = buffer.withUnsafeMutableBytes { raw in
+                read(UnsafeMutableRawBufferPointer(rebasing: raw[filled...]))
+            }
+            if n < 0 { throw .readFailed(String(cString: strerror(errno))) }
+            if n == 0 { atEnd = true }
+            filled += n
+        }
+    }
+
+    /// The first line (without its line end), or nil for empty input.
+    mutating func firstLine(_ read: (UnsafeMutableRawBufferPointer) -> Int) throws(CSVTransformError) -> [UInt8]? {
+        try fill(read)
+        guard filled > 0 else { return nil }
+        guard let nl = buffer[0..<filled].firstIndex(of: 10) else {
+            if !atEnd { throw .lineTooLong(line: 1, limit: buffer.count) }
+            let line = Array(buffer[0..<filled])
+            filled = 0
+            return line
+        }
+        let line = Array(buffer[0..<nl])
+        linesHandedOut = 1
+        buffer.withUnsafeMutableBytes { raw in
+            guard let base = raw.baseAddress else { return }
+            memmove(base, base + nl + 1, filled - nl - 1)
+        }
+        filled -= nl + 1
+        return line
+    }
+
+    /// The next block of whole lines, or nil at the end.
+    mutating func nextBlock(_ read: (UnsafeMutableRawBufferPointer) -> Int) throws(CSVTransformError) -> [UInt8]? {
+        try fill(read)
+        guard filled > 0 else { return nil }
+        var cut = filled
+        if !atEnd {
+            guard let nl = buffer[0..<filled].lastIndex(of: 10) else {
+                // One line fills the buffer: grow it up to the line limit.
+                guard buffer.count < maxLine else { throw .lineTooLong(line: linesHandedOut + 1, limit: maxLine) }
+                buffer += [UInt8](repeating: 0, count: min(buffer.count, maxLine - buffer.count))
+                return try nextBlock(read)
+            }
+            cut = nl + 1
+        }
+        let block = Array(buffer[0..<cut])
+        for byte in block where byte == 10 { linesHandedOut += 1 }
+        buffer.withUnsafeMutableBytes { raw in
+            guard let base = raw.baseAddress else { return }
+            memmove(base, base + cut, filled - cut)
+        }
+        filled -= cut
+        if buffer.count > capacity, filled <= capacity { buffer.removeLast(buffer.count - max(capacity, filled)) }
+        return block
+    }
+}

@@ -1,0 +1,175 @@
+import CProj
+import Foundation
+import Geo
+
+/// A point in a CRS: x = longitude or easting, y = latitude or northing, whatever the CRS's own
+/// axis order.
+public struct XYPoint: Sendable, Hashable, CustomStringConvertible {
+    public var x: Double
+    public var y: Double
+
+    public init(x: Double, y: Double) {
+        self.x = x
+        self.y = y
+    }
+
+    public var description: String { "\(x),\(y)" }
+}
+
+/// Converts coordinates from one CRS to another through PROJ.
+///
+/// Built from two CRS names (see `CRSCatalog`); inputs and outputs are always x = longitude or
+/// easting, y = latitude or northing (`proj_normalize_for_visualization`). Safe to share between
+/// threads: each call borrows a PROJ worker (own context and operation) from a pool. Large batches
+/// are split across the machine's cores. Get shared instances from a `TransformerCache`.
+public final class CoordinateTransformer: Sendable {
+    /// The source CRS, resolved.
+    public let source: CRSDescriptor
+    /// The target CRS, resolved.
+    public let target: CRSDescriptor
+    /// True when source coordinates are angles (longitude, latitude).
+    public let sourceIsGeographic: Bool
+    /// True when target coordinates are angles (longitude, latitude).
+    public let targetIsGeographic: Bool
+    /// The target CRS's area of use in degrees (west, south, east, north), when PROJ knows it.
+    public let targetAreaOfUse: BoundingBox?
+    /// The operation PROJ chose, as a PROJ string (or its name when it has no PROJ string form).
+    public let operationDescription: String
+    /// True when batches run PROJ's pipeline step by step over chunks (`StepwisePlan`), which was
+    /// checked to give bit-identical answers; false when they run the whole pipeline per point.
+    public let usesStepwisePlan: Bool
+
+    /// Source longitudes must lie within ±180 and latitudes within ±90.
+    let sourceIsDegrees: Bool
+    let pool: ProjWorkerPool
+    /// Source → WGS84, made on first need, to place projected inputs in the area of use.
+    let lonLatOfSource = LazyTransformer()
+
+    /// Builds the transformation from the CRS named `from` to the one named `to`.
+    ///
+    /// Throws `unknownCRS` naming an unknown name, `unsupportedCRS` for a CRS that is not a 2D
+    /// horizontal one, and `noTransformation` when PROJ has no way between them.
+    public convenience init(from: String, to: String) throws(CoordinateError) {
+        try self.init(source: CRSCatalog.resolve(from), target: CRSCatalog.resolve(to))
+    }
+
+    /// Builds the transformation between two resolved CRSs.
+    public init(source: CRSDescriptor, target: CRSDescriptor) throws(CoordinateError) {
+        self.source = source
+        self.target = target
+        guard let ctx = Proj.makeContext() else {
+            throw .noTransformation(from: source.name, to: target.name, reason: "PROJ could not create a context")
+        }
+        defer { proj_context_destroy(ctx) }
+        let sourceCRS = try Proj.makeCRS(source, in: ctx)
+        defer { proj_destroy(sourceCRS) }
+        let targetCRS = try Proj.makeCRS(target, in: ctx)
+        defer { proj_destroy(targetCRS) }
+        let sourceFacts = Proj.facts(of: sourceCRS, descriptor: source, in: ctx)
+        let targetFacts = Proj.facts(of: targetCRS, descriptor: target, in: ctx)
+        sourceIsGeographic = sourceFacts.isGeographic
+        sourceIsDegrees = sourceFacts.isDegrees
+        targetIsGeographic = targetFacts.isGeographic
+        targetAreaOfUse = targetFacts.areaOfUse
+
+        let first = try ProjWorker(source: source, target: target)
+        operationDescription = Self.describe(first)
+        let recipe = Self.verifiedRecipe(for: first, source: source, sourceFacts: sourceFacts, targetFacts: targetFacts)
+        usesStepwisePlan = recipe != nil
+        pool = ProjWorkerPool(first: first) { () throws(CoordinateError) -> ProjWorker in
+            try ProjWorker(source: source, target: target, recipe: recipe)
+        }
+    }
+
+    private static func describe(_ worker: ProjWorker) -> String {
+        if let text = proj_as_proj_string(worker.context, worker.operation, PJ_PROJ_5, nil) {
+            return String(cString: text)
+        }
+        return proj_get_name(worker.operation).map { String(cString: $0) } ?? "unnamed operation"
+    }
+
+    // MARK: Single points and arrays
+
+    /// Transforms one point; throws `invalidPoint(index: 0, …)` or `transformFailed(index: 0, …)`.
+    public func transform(_ point: XYPoint) throws(CoordinateError) -> XYPoint {
+        var points = [point]
+        let report = try transform(points: &points)
+        if let issue = report.issues.first { throw issue.error }
+        return points[0]
+    }
+
+    /// Transforms an array of points, throwing the first bad point's error (naming its index).
+    public func transform(_ points: [XYPoint]) throws(CoordinateError) -> [XYPoint] {
+        var out = points
+        let report = try transform(points: &out)
+        if let issue = report.issues.first { throw issue.error }
+        return out
+    }
+
+    /// Transforms points in place. Points that could not be converted become NaN and are listed
+    /// in the report; with `checkAreaOfUse`, the report also lists inputs outside the target's area.
+    public func transform(points: inout [XYPoint], checkAreaOfUse: Bool = false) throws(CoordinateError) -> BatchReport {
+        precondition(MemoryLayout<XYPoint>.stride == 2 * MemoryLayout<Double>.stride
+            && MemoryLayout<XYPoint>.offset(of: \XYPoint.y) == MemoryLayout<Double>.stride)
+        let count = points.count
+        return try points.withUnsafeMutableBufferPointer { (buffer) throws(CoordinateError) -> BatchReport in
+            guard let base = buffer.baseAddress else { return BatchReport() }
+            return try UnsafeMutableRawPointer(base).withMemoryRebound(to: Double.self, capacity: 2 * count) {
+                (doubles) throws(CoordinateError) -> BatchReport in
+                try run(x: doubles, y: doubles + 1, stride: 2, count: count, checkAreaOfUse: checkAreaOfUse)
+            }
+        }
+    }
+
+    // MARK: Contiguous buffers (the batch API)
+
+    /// Transforms points held in two separate buffers (x in one, y in the other), in place.
+    ///
+    /// The batch is split across all cores when large. Invalid and failed points become NaN and are
+    /// listed in the report; nothing is thrown for them. Throws `lengthMismatch` when the buffers
+    /// differ in length.
+    public func transform(x: UnsafeMutableBufferPointer<Double>, y: UnsafeMutableBufferPointer<Double>,
+                          checkAreaOfUse: Bool = false) throws(CoordinateError) -> BatchReport
+    {
+        guard x.count == y.count else { throw .lengthMismatch(xCount: x.count, yCount: y.count) }
+        guard let xb = x.baseAddress, let yb = y.baseAddress else { return BatchReport() }
+        return try run(x: xb, y: yb, stride: 1, count: x.count, checkAreaOfUse: checkAreaOfUse)
+    }
+
+    /// Transforms points interleaved in one buffer (`x0, y0, x1, y1, …`), in place.
+    ///
+    /// Throws `lengthMismatch` when the buffer holds an odd number of values.
+    public func transform(interleaved buffer: UnsafeMutableBufferPointer<Double>,
+                          checkAreaOfUse: Bool = false) throws(CoordinateError) -> BatchReport
+    {
+        guard buffer.count % 2 == 0 else { throw .lengthMismatch(xCount: (buffer.count + 1) / 2, yCount: buffer.count / 2) }
+        guard let base = buffer.baseAddress else { return BatchReport() }
+        return try run(x: base, y: base + 1, stride: 2, count: buffer.count / 2, checkAreaOfUse: checkAreaOfUse)
+    }
+
+    /// Transforms `xs` and `ys` in place (see `transform(x:y:checkAreaOfUse:)`).
+    public func transform(xs: inout [Double], ys: inout [Double], checkAreaOfUse: Bool = false) throws(CoordinateError) -> BatchReport {
+        guard xs.count == ys.count else { throw .lengthMismatch(xCount: xs.count, yCount: ys.count) }
+        return try xs.withUnsafeMutableBufferPointer { (xb) throws(CoordinateError) -> BatchReport in
+            try ys.withUnsafeMutableBufferPointer { (yb) throws(CoordinateError) -> BatchReport in
+                try transform(x: xb, y: yb, checkAreaOfUse: checkAreaOfUse)
+            }
+        }
+    }
+}
+
+/// What a batch transformation found besides the converted points.
+public struct BatchReport: Sendable, Equatable {
+    /// Points that could not be converted (now NaN in the output), by ascending index.
+    public var issues: [PointIssue] = []
+    /// Indices of inputs outside the target CRS's area of use, ascending (only when asked for).
+    public var outsideAreaOfUse: [Int] = []
+
+    public init(issues: [PointIssue] = [], outsideAreaOfUse: [Int] = []) {
+        self.issues = issues
+        self.outsideAreaOfUse = outsideAreaOfUse
+    }
+
+    /// The first issue as an error, or nil when every point converted.
+    public var firstError: CoordinateError? { issues.first?.error }
+}

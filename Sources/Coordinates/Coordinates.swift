@@ -1,1 +1,0 @@
-// The Coordinates module. Its types are documented where they are declared.

@@ -1,0 +1,80 @@
+import Foundation
+
+/// In-process throughput of the batch API, for `taxipot-bench`.
+public enum CoordinatesBenchmark {
+    /// One measured transformation.
+    public struct Result: Sendable, CustomStringConvertible {
+        /// `from → to`.
+        public let name: String
+        /// Points per run.
+        public let points: Int
+        /// Each run's wall-clock seconds.
+        public let seconds: [Double]
+        /// The largest distance (target units, metres for projected targets) between the batch API's
+        /// answer and PROJ's plain single-threaded `proj_trans_generic` over the same points.
+        public let maxDeviationFromPROJ: Double
+
+        /// The median run time in seconds.
+        public var medianSeconds: Double {
+            let s = seconds.sorted()
+            return s.isEmpty ? .nan : (s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2)
+        }
+
+        /// Points per second at the median run.
+        public var pointsPerSecond: Double { Double(points) / medianSeconds }
+
+        public var description: String {
+            String(format: "%@: N=%d, median of %d runs %.1f ms = %.2f M points/s (%.1f ns/pt), max deviation from PROJ %.3g",
+                   name, points, seconds.count, medianSeconds * 1000, pointsPerSecond / 1e6,
+                   medianSeconds * 1e9 / Double(points), maxDeviationFromPROJ)
+        }
+    }
+
+    /// Reproducible pseudo-random WGS84 points over Seoul (126.76–127.20°E, 37.41–37.71°N).
+    public static func seoulPoints(count: Int, seed: UInt64 = 2024) -> (xs: [Double], ys: [Double]) {
+        var state = seed
+        func next() -> Double {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return Double(state >> 11) / Double(1 << 53)
+        }
+        var xs = [Double](repeating: 0, count: count), ys = [Double](repeating: 0, count: count)
+        for i in 0..<count {
+            xs[i] = 126.76 + 0.44 * next()
+            ys[i] = 37.41 + 0.30 * next()
+        }
+        return (xs, ys)
+    }
+
+    /// Transforms `points` Seoul points from WGS84 to each target `runs` times with the batch API
+    /// (split across all cores) and reports each run's time and the deviation from plain PROJ.
+    public static func run(points: Int = 1_000_000, runs: Int = 5,
+                           targets: [String] = ["UTMK", "KATEC", "WEBMERCATOR"]) throws -> [Result]
+    {
+        let (xs, ys) = seoulPoints(count: points)
+        var results: [Result] = []
+        for target in targets {
+            let transformer = try CoordinateTransformer(from: "WGS84", to: target)
+            // PROJ's own answer: one worker, one proj_trans_generic call over the whole batch.
+            var refX = xs, refY = ys
+            let reference = try ProjWorker(source: transformer.source, target: transformer.target)
+            refX.withUnsafeMutableBufferPointer { rx in
+                refY.withUnsafeMutableBufferPointer { ry in
+                    if let bx = rx.baseAddress, let by = ry.baseAddress {
+                        reference.transform(x: bx, y: by, stride: 1, count: points)
+                    }
+                }
+            }
+            var seconds: [Double] = []
+            var deviation = 0.0
+            for _ in 0..<max(1, runs) {
+                var bx = xs, by = ys
+                let start = DispatchTime.now().uptimeNanoseconds
+                _ = try transformer.transform(xs: &bx, ys: &by)
+                seconds.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+                for i in 0..<points { deviation = max(deviation, abs(bx[i] - refX[i]), abs(by[i] - refY[i])) }
+            }
+            results.append(Result(name: "WGS84 → \(target)", points: points, seconds: seconds, maxDeviationFromPROJ: deviation))
+        }
+        return results
+    }
+}
