@@ -6,5 +6,6 @@ public func makeRouter(context: ServiceContext) -> Router {
     registerSystemEndpoints(router, context)
     registerCoordinatesEndpoints(router, context)
     registerFaresEndpoints(router, context)
+    registerRoutingEndpoints(router, context)
     return router
 }

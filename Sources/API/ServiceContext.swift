@@ -3,6 +3,7 @@ import Engine
 import Foundation
 import HTTPServer
 import JSON
+import Routing
 
 /// Where the service finds its dataset and state, and its tunable options.
 public struct ServiceConfiguration: Sendable {
@@ -57,11 +58,14 @@ public final class ServiceContext: Sendable {
     public let transformers = TransformerCache()
     /// Fare schedules and the traffic profile (`data/fares/`, `data/traffic/profile.csv`).
     public let fares: FareEstimator
+    /// Routing over `DATA/build/seoul.graph`; nil when that file is absent (`/v1/route` answers 503).
+    public let routeEngine: RouteEngine?
 
     public init(configuration: ServiceConfiguration, metrics: ServerMetrics = ServerMetrics()) throws {
         self.configuration = configuration
         self.metrics = metrics
         dataset = try DatasetInfo.load(dataDir: configuration.dataDir)
         fares = try FareEstimator.load(dataDir: configuration.dataDir)
+        routeEngine = try loadRouteEngine(dataDir: configuration.dataDir)
     }
 }

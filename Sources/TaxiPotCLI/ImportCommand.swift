@@ -5,6 +5,7 @@ struct ImportCommand: Command {
 
     /// Each `import` kind; the word after `import` selects one.
     let kinds: [any Command] = [
+        ImportOSMCommand(),
     ]
 
     var help: String {

@@ -7,6 +7,8 @@ let commands: [any Command] = [
     ImportCommand(),
     TransformCommand(),
     FareCommand(),
+    RouteCommand(),
+    SynthOSMCommand(),
 ]
 
 func usage() -> String {

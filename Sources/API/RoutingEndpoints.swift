@@ -1,0 +1,153 @@
+import Foundation
+import Geo
+import HTTPServer
+import JSON
+import Routing
+
+/// How a route's geometry is written.
+public enum RouteGeometryFormat: String, Sendable, CaseIterable {
+    /// Google's encoded polyline at 6 digits (OSRM's `polyline6`).
+    case polyline6
+    /// A GeoJSON LineString.
+    case geojson
+    /// No geometry.
+    case none
+}
+
+/// The route answer, shared by `GET /v1/route` and `taxipot route`.
+public enum RouteJSON {
+    /// `{"distance_m","duration_s","depart_at","metric","geometry"?,"legs","snapped","street_names"}`.
+    public static func encode(_ r: RouteResult, departAt: Double, geometry: RouteGeometryFormat) -> JSONValue {
+        func round(_ v: Double, _ digits: Double) -> JSONValue { .number((v * digits).rounded() / digits) }
+        func point(_ c: Coordinate) -> JSONValue { .array([round(c.lon, 1e6), round(c.lat, 1e6)]) }
+        var members: [(String, JSONValue)] = [
+            ("distance_m", round(r.distanceMeters, 10)),
+            ("duration_s", round(r.durationSeconds, 10)),
+            ("depart_at", .string(SeoulTime.format(departAt))),
+            ("metric", .string(r.metric.rawValue)),
+        ]
+        switch geometry {
+        case .polyline6: members.append(("geometry", .string(Polyline.encode(r.geometry, precision: 6))))
+        case .geojson: members.append(("geometry", ["type": "LineString", "coordinates": .array(r.geometry.map(point))]))
+        case .none: break
+        }
+        members.append(("legs", .array(r.legs.map { ["distance_m": round($0.distanceMeters, 10), "duration_s": round($0.durationSeconds, 10)] })))
+        members.append(("snapped", .array(zip(r.snapped, r.snapDistancesMeters).map { c, d in
+            ["location": point(c), "distance_m": round(d, 10)]
+        })))
+        members.append(("street_names", .array(r.streetNames.map { .string($0) })))
+        return .object(members)
+    }
+}
+
+extension RoutingError {
+    /// The HTTP answer for this error.
+    public var httpError: HTTPError { HTTPError(status: httpStatus, code: code, message: message) }
+}
+
+extension ServiceContext {
+    /// Where the service looks for the road graph.
+    public var routeGraphPath: String { Self.routeGraphPath(dataDir: configuration.dataDir) }
+
+    static func routeGraphPath(dataDir: String) -> String { (dataDir as NSString).appendingPathComponent("build/seoul.graph") }
+}
+
+/// The route engine over `DATA/build/seoul.graph` with `DATA/traffic/profile.csv`; nil (with a
+/// warning on stderr) when the graph has not been built; an error naming the file when it is
+/// corrupt or the profile is invalid.
+func loadRouteEngine(dataDir: String) throws -> RouteEngine? {
+    let graphPath = ServiceContext.routeGraphPath(dataDir: dataDir)
+    guard FileManager.default.fileExists(atPath: graphPath) else {
+        FileHandle.standardError.write(Data("taxipot: warning: \(graphPath) not found; /v1/route answers 503 until it is built ('make data')\n".utf8))
+        return nil
+    }
+    let profilePath = (dataDir as NSString).appendingPathComponent("traffic/profile.csv")
+    do {
+        return RouteEngine(graph: try RoadGraph.load(path: graphPath), profile: try TrafficProfile.load(path: profilePath))
+    } catch {
+        throw ServiceError("\(error)")
+    }
+}
+
+/// `GET /v1/route`.
+func registerRoutingEndpoints(_ router: Router, _ context: ServiceContext) {
+    let doc = OperationDoc(
+        "Fastest (or shortest) car route through the given points, with traffic speeds of the departure hour",
+        parameters: [
+            ParameterDoc("from", required: true, "start as lon,lat (WGS84)"),
+            ParameterDoc("to", required: true, "destination as lon,lat (WGS84)"),
+            ParameterDoc("via", "points to pass in order, lon,lat;lon,lat (at most \(RouteEngine.maxViaPoints))"),
+            ParameterDoc("depart_at", "departure time, ISO 8601 (no offset = Asia/Seoul); default now"),
+            ParameterDoc("metric", "what to minimise: time (default) or distance"),
+            ParameterDoc("geometry", "polyline6 (default), geojson or none"),
+            ParameterDoc("max_snap_m", type: "number", "how far a point may be from a road, metres (default 200, at most 5000)"),
+        ],
+        responses: [(200, "The route: distance_m, duration_s, geometry, legs, snapped points, street_names"),
+                    (400, "A parameter is missing or malformed, or more than 25 via points"),
+                    (404, "no_route: the points are not connected by road"),
+                    (422, "too_far_from_road: no road within max_snap_m of a point"),
+                    (503, "No road graph is loaded")])
+    router.add("GET", "/v1/route", doc) { req in
+        guard let engine = context.routeEngine else {
+            throw HTTPError(status: 503, code: "graph_unavailable",
+                            message: "no road graph is loaded (build \(context.routeGraphPath) with 'make data')")
+        }
+        let (request, format) = try parseRouteQuery(req)
+        let result: RouteResult
+        do throws(RoutingError) { result = try engine.route(request) } catch { throw error.httpError }
+        return .json(RouteJSON.encode(result, departAt: request.departAt, geometry: format))
+    }
+}
+
+/// Reads the query parameters of `GET /v1/route`; every error names its parameter.
+func parseRouteQuery(_ req: HTTPRequest) throws(HTTPError) -> (RouteRequest, RouteGeometryFormat) {
+    func coordinate(_ name: String) throws(HTTPError) -> Coordinate {
+        let text = try req.requiredQueryValue(name)
+        guard let c = Coordinate.parse(text) else {
+            throw .badRequest("invalid_parameter", "query parameter '\(name)' must be lon,lat with longitude −180…180 and latitude −90…90, got '\(text.prefix(60))'")
+        }
+        return c
+    }
+    let from = try coordinate("from")
+    let to = try coordinate("to")
+    var via: [Coordinate] = []
+    if let text = try req.queryValue("via"), !text.isEmpty {
+        let count = text.split(separator: ";", omittingEmptySubsequences: false).count
+        guard count <= RouteEngine.maxViaPoints else {
+            throw .badRequest("too_many_via_points", "query parameter 'via' has \(count) points; at most \(RouteEngine.maxViaPoints) are allowed")
+        }
+        guard let list = Coordinate.parseList(text) else {
+            throw .badRequest("invalid_parameter", "query parameter 'via' must be lon,lat;lon,lat;… with valid coordinates, got '\(text.prefix(60))'")
+        }
+        via = list
+    }
+    var departAt = SeoulTime.now()
+    if let text = try req.queryValue("depart_at") {
+        guard let t = SeoulTime.parse(text) else {
+            throw .badRequest("invalid_parameter", "query parameter 'depart_at' must be an ISO 8601 date-time such as 2025-05-01T08:30:00+09:00, got '\(text.prefix(60))'")
+        }
+        departAt = t
+    }
+    var metric = RouteMetric.time
+    if let text = try req.queryValue("metric") {
+        guard let m = RouteMetric(rawValue: text) else {
+            throw .badRequest("invalid_parameter", "query parameter 'metric' must be time or distance, got '\(text.prefix(40))'")
+        }
+        metric = m
+    }
+    var format = RouteGeometryFormat.polyline6
+    if let text = try req.queryValue("geometry") {
+        guard let f = RouteGeometryFormat(rawValue: text) else {
+            throw .badRequest("invalid_parameter", "query parameter 'geometry' must be polyline6, geojson or none, got '\(text.prefix(40))'")
+        }
+        format = f
+    }
+    var snap = 200.0
+    if let text = try req.queryValue("max_snap_m") {
+        guard let v = NumberParsing.finiteDouble(text), v > 0, v <= RouteEngine.maxSnapLimitMeters else {
+            throw .badRequest("invalid_parameter", "query parameter 'max_snap_m' must be a number of metres above 0 and at most \(Int(RouteEngine.maxSnapLimitMeters)), got '\(text.prefix(40))'")
+        }
+        snap = v
+    }
+    return (RouteRequest(from: from, to: to, via: via, departAt: departAt, metric: metric, maxSnapMeters: snap), format)
+}

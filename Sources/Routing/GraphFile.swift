@@ -1,0 +1,192 @@
+import Foundation
+
+/// The prepared graph file (`.graph`): a fixed header, a section table and 8-byte aligned
+/// little-endian arrays, with a checksum over everything after the first 32 bytes.
+///
+///     0  magic "TXPGRAPH"        8  format version (UInt32)   12 header size (UInt32)
+///     16 file size (UInt64)      24 checksum (UInt64)
+///     32 nodes, edges, pieces, landmarks (UInt32 each)
+///     48 section count (UInt32), reserved   56 byte-order mark 0x0102030405060708
+///     64 sections: id, element size (UInt32 each), offset, element count (UInt64 each)
+enum GraphFile {
+    static let magic: [UInt8] = Array("TXPGRAPH".utf8)
+    /// Bumped whenever the layout or the meaning of a section changes.
+    static let formatVersion: UInt32 = 3
+    static let byteOrderMark: UInt64 = 0x0102_0304_0506_0708
+
+    /// Section ids and element sizes.
+    enum Section: UInt32, CaseIterable {
+        case nodeLat = 1, nodeLon, firstOut, head, length, combo, edgePiece
+        case pieceFirstPoint, pieceName, pieceFirstEdge, pieceEdges, pointLat, pointLon, pointOffset
+        case comboClass, comboCap, comboBoundQ, boundSpeed, nameOffsets, nameBytes
+        case landmarkNodes, landmarkTime, landmarkDistance, gridCellFirst, gridItems, gridParams, metadata
+
+        var elementSize: Int {
+            switch self {
+            case .combo: 2
+            case .comboClass, .comboCap, .nameBytes, .metadata: 1
+            case .comboBoundQ, .boundSpeed, .gridParams: 8
+            default: 4
+            }
+        }
+    }
+
+    /// A section's bytes for writing.
+    struct Blob {
+        let section: Section
+        let count: Int
+        let write: (UnsafeMutablePointer<FILE>) -> Bool
+        let hash: (inout Checksum) -> Void
+    }
+
+    static func blob<T>(_ s: Section, _ array: [T]) -> Blob {
+        precondition(MemoryLayout<T>.stride == s.elementSize)
+        return Blob(section: s, count: array.count,
+                    write: { f in array.withUnsafeBytes { b in b.count == 0 || fwrite(b.baseAddress, 1, b.count, f) == b.count } },
+                    hash: { c in array.withUnsafeBytes { c.add(UnsafeRawBufferPointer($0)) } })
+    }
+
+    static func padding(_ n: Int) -> Int { (8 - n % 8) % 8 }
+
+    /// Writes `g` to `path` (through a temporary file renamed into place).
+    static func write(_ g: GraphData, to path: String) throws(OSMImportError) {
+        let gp = g.grid
+        let blobs: [Blob] = [
+            blob(.nodeLat, g.nodeLat), blob(.nodeLon, g.nodeLon), blob(.firstOut, g.firstOut), blob(.head, g.head),
+            blob(.length, g.length), blob(.combo, g.combo), blob(.edgePiece, g.edgePiece),
+            blob(.pieceFirstPoint, g.pieceFirstPoint), blob(.pieceName, g.pieceName), blob(.pieceFirstEdge, g.pieceFirstEdge),
+            blob(.pieceEdges, g.pieceEdges), blob(.pointLat, g.pointLat), blob(.pointLon, g.pointLon),
+            blob(.pointOffset, g.pointOffset), blob(.comboClass, g.comboClass), blob(.comboCap, g.comboCapKmh),
+            blob(.comboBoundQ, g.comboBoundQ), blob(.boundSpeed, g.boundSpeedKmh), blob(.nameOffsets, g.nameOffsets),
+            blob(.nameBytes, g.nameBytes), blob(.landmarkNodes, g.landmarkNodes), blob(.landmarkTime, g.landmarkTime),
+            blob(.landmarkDistance, g.landmarkDistance), blob(.gridCellFirst, g.gridCellFirst), blob(.gridItems, g.gridItems),
+            blob(.gridParams, [gp.originLat, gp.originLon, gp.cellLat, gp.cellLon, Double(gp.rows), Double(gp.cols)]),
+            blob(.metadata, g.metadata),
+        ]
+        let headerSize = 64 + 24 * blobs.count
+        var header = [UInt8](repeating: 0, count: headerSize)
+        func put<T: FixedWidthInteger>(_ v: T, at o: Int) {
+            withUnsafeBytes(of: v.littleEndian) { for (i, b) in $0.enumerated() { header[o + i] = b } }
+        }
+        for (i, b) in magic.enumerated() { header[i] = b }
+        put(formatVersion, at: 8)
+        put(UInt32(headerSize), at: 12)
+        put(UInt32(g.nodeCount), at: 32)
+        put(UInt32(g.edgeCount), at: 36)
+        put(UInt32(g.pieceCount), at: 40)
+        put(UInt32(g.landmarkNodes.count), at: 44)
+        put(UInt32(blobs.count), at: 48)
+        put(byteOrderMark, at: 56)
+        var offset = headerSize
+        for (i, b) in blobs.enumerated() {
+            let o = 64 + 24 * i
+            put(b.section.rawValue, at: o)
+            put(UInt32(b.section.elementSize), at: o + 4)
+            put(UInt64(offset), at: o + 8)
+            put(UInt64(b.count), at: o + 16)
+            let bytes = b.count * b.section.elementSize
+            offset += bytes + padding(bytes)
+        }
+        put(UInt64(offset), at: 16)
+        var checksum = Checksum()
+        header.withUnsafeBytes { checksum.add(UnsafeRawBufferPointer(rebasing: $0[32...])) }
+        let zeros = [UInt8](repeating: 0, count: 8)
+        for b in blobs {
+            b.hash(&checksum)
+            let pad = padding(b.count * b.section.elementSize)
+            if pad > 0 { zeros.withUnsafeBytes { checksum.add(UnsafeRawBufferPointer(rebasing: $0[0..<pad])) } }
+        }
+        put(checksum.value, at: 24)
+
+        let temporary = path + ".tmp-\(getpid())"
+        guard let f = fopen(temporary, "wb") else {
+            throw OSMImportError("\(path): cannot write the graph file (\(String(cString: strerror(errno))))")
+        }
+        var ok = header.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, f) == $0.count }
+        for b in blobs where ok {
+            ok = b.write(f)
+            let pad = padding(b.count * b.section.elementSize)
+            if ok && pad > 0 { ok = zeros.withUnsafeBytes { fwrite($0.baseAddress, 1, pad, f) == pad } }
+        }
+        ok = fclose(f) == 0 && ok
+        guard ok, rename(temporary, path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            unlink(temporary)
+            throw OSMImportError("\(path): cannot write the graph file (\(reason))")
+        }
+    }
+}
+
+/// A 64-bit checksum over little-endian 8-byte words in four interleaved lanes. Bytes may
+/// come in pieces of any length; a final partial word is zero-padded.
+struct Checksum {
+    private var lanes: (UInt64, UInt64, UInt64, UInt64) = (0x243F_6A88_85A3_08D3, 0x1319_8A2E_0370_7344,
+                                                            0xA409_3822_299F_31D0, 0x082E_FA98_EC4E_6C89)
+    private var words: UInt64 = 0
+    private var pending: UInt64 = 0
+    private var pendingBytes = 0
+
+    @inline(__always)
+    private static func mix(_ h: UInt64, _ w: UInt64) -> UInt64 {
+        var x = (h ^ w) &* 0x9E37_79B9_7F4A_7C15
+        x ^= x >> 29
+        return x
+    }
+
+    @inline(__always)
+    private mutating func word(_ w: UInt64) {
+        switch words & 3 {
+        case 0: lanes.0 = Self.mix(lanes.0, w)
+        case 1: lanes.1 = Self.mix(lanes.1, w)
+        case 2: lanes.2 = Self.mix(lanes.2, w)
+        default: lanes.3 = Self.mix(lanes.3, w)
+        }
+        words += 1
+    }
+
+    mutating func add(_ bytes: UnsafeRawBufferPointer) {
+        guard let base = bytes.baseAddress, bytes.count > 0 else { return }
+        var i = 0
+        let n = bytes.count
+        while pendingBytes > 0 && i < n {
+            pending |= UInt64(bytes[i]) << (8 * UInt64(pendingBytes))
+            pendingBytes += 1
+            i += 1
+            if pendingBytes == 8 { word(pending); pending = 0; pendingBytes = 0 }
+        }
+        while i + 8 <= n && words & 3 != 0 {
+            word(UInt64(littleEndian: base.loadUnaligned(fromByteOffset: i, as: UInt64.self)))
+            i += 8
+        }
+        var (a, b, c, d) = lanes
+        var blocks: UInt64 = 0
+        while i + 32 <= n {
+            a = Self.mix(a, UInt64(littleEndian: base.loadUnaligned(fromByteOffset: i, as: UInt64.self)))
+            b = Self.mix(b, UInt64(littleEndian: base.loadUnaligned(fromByteOffset: i + 8, as: UInt64.self)))
+            c = Self.mix(c, UInt64(littleEndian: base.loadUnaligned(fromByteOffset: i + 16, as: UInt64.self)))
+            d = Self.mix(d, UInt64(littleEndian: base.loadUnaligned(fromByteOffset: i + 24, as: UInt64.self)))
+            i += 32
+            blocks += 1
+        }
+        lanes = (a, b, c, d)
+        words += 4 * blocks
+        while i + 8 <= n {
+            word(UInt64(littleEndian: base.loadUnaligned(fromByteOffset: i, as: UInt64.self)))
+            i += 8
+        }
+        while i < n {
+            pending |= UInt64(bytes[i]) << (8 * UInt64(pendingBytes))
+            pendingBytes += 1
+            i += 1
+        }
+    }
+
+    var value: UInt64 {
+        var copy = self
+        if copy.pendingBytes > 0 { copy.word(copy.pending) }
+        let (a, b, c, d) = copy.lanes
+        var h = Self.mix(Self.mix(Self.mix(Self.mix(copy.words, a), b), c), d)
+        h ^= h >> 31
+        return h &* 0xBF58_476D_1CE4_E5B9
+    }
+}

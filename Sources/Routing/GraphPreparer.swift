@@ -1,0 +1,186 @@
+import Foundation
+
+/// What an import did: counts from the OSM file to the prepared graph.
+public struct ImportReport: Sendable, CustomStringConvertible {
+    public var source = ""
+    public var osmNodes = 0, osmWays = 0, osmRelations = 0, drivableWays = 0
+    /// Way node references to nodes absent from the file, and to nodes whose barrier stops cars.
+    public var missingNodeRefs = 0, blockedNodeRefs = 0
+    public var junctions = 0, restrictionCopies = 0
+    public var restrictionsApplied = 0, restrictionsSkipped = 0
+    /// Strongly connected components of the junction graph; only the largest is kept.
+    public var components = 0
+    public var removedNodes = 0, removedEdges = 0
+    public var nodes = 0, edges = 0, pieces = 0, landmarks = 0
+    public var fileBytes = 0
+    public var readSeconds = 0.0, prepareSeconds = 0.0, writeSeconds = 0.0
+
+    public var description: String {
+        """
+        \(source): \(osmNodes) nodes, \(osmWays) ways, \(osmRelations) relations read; \(drivableWays) drivable ways
+          graph: \(nodes) nodes (\(junctions) junctions, \(restrictionCopies) restriction copies before pruning), \(edges) edges, \(pieces) road pieces
+          largest strongly connected component kept of \(components); removed \(removedNodes) nodes and \(removedEdges) edges outside it
+          turn restrictions: \(restrictionsApplied) applied, \(restrictionsSkipped) skipped (via ways, missing members, not for cars)
+          node refs skipped: \(missingNodeRefs) missing from the file, \(blockedNodeRefs) at barriers
+          landmarks: \(landmarks); file \(fileBytes) bytes
+          time: read \(String(format: "%.2f", readSeconds)) s, prepare \(String(format: "%.2f", prepareSeconds)) s, write \(String(format: "%.2f", writeSeconds)) s
+        """
+    }
+
+    /// The report as JSON text (stored in the graph file).
+    var json: String {
+        func esc(_ s: String) -> String {
+            var o = ""
+            for u in s.unicodeScalars {
+                switch u {
+                case "\"": o += "\\\""
+                case "\\": o += "\\\\"
+                case _ where u.value < 0x20: o += String(format: "\\u%04x", u.value)
+                default: o.unicodeScalars.append(u)
+                }
+            }
+            return o
+        }
+        let fields: [(String, Int)] = [
+            ("osm_nodes", osmNodes), ("osm_ways", osmWays), ("osm_relations", osmRelations), ("drivable_ways", drivableWays),
+            ("missing_node_refs", missingNodeRefs), ("blocked_node_refs", blockedNodeRefs), ("junctions", junctions),
+            ("restriction_copies", restrictionCopies), ("restrictions_applied", restrictionsApplied),
+            ("restrictions_skipped", restrictionsSkipped), ("components", components), ("removed_nodes", removedNodes),
+            ("removed_edges", removedEdges), ("nodes", nodes), ("edges", edges), ("pieces", pieces), ("landmarks", landmarks),
+        ]
+        return "{\"source\":\"\(esc(source))\"," + fields.map { "\"\($0.0)\":\($0.1)" }.joined(separator: ",") + "}"
+    }
+}
+
+/// `taxipot import osm`: OSM file → prepared graph file.
+public enum OSMImporter {
+    /// Reads `input` (`.osm` or `.osm.pbf`), prepares the graph with `profile`'s speeds and
+    /// `landmarks` ALT landmarks, and writes it to `output`.
+    public static func importFile(_ input: String, to output: String, profile: TrafficProfile, landmarks: Int = 16,
+                                  progress: ((String) -> Void)? = nil) throws(OSMImportError) -> ImportReport
+    {
+        var report = ImportReport()
+        report.source = (input as NSString).lastPathComponent
+        let t0 = Date()
+        let extract = try OSMReader.read(path: input, progress: progress)
+        report.readSeconds = Date().timeIntervalSince(t0)
+        progress?("read \(extract.totalNodes) nodes, \(extract.totalWays) ways, \(extract.totalRelations) relations")
+        let t1 = Date()
+        var graph = try GraphPreparer.prepare(extract, profile: profile, landmarks: landmarks, source: input,
+                                              report: &report, progress: progress)
+        report.prepareSeconds = Date().timeIntervalSince(t1)
+        graph.metadata = Array(report.json.utf8)
+        let t2 = Date()
+        try GraphFile.write(graph, to: output)
+        report.writeSeconds = Date().timeIntervalSince(t2)
+        report.fileBytes = (try? FileManager.default.attributesOfItem(atPath: output)[.size] as? Int) ?? 0
+        return report
+    }
+}
+
+/// Junction graph → restriction copies → largest SCC → spatial order → landmarks and grid.
+enum GraphPreparer {
+    static func prepare(_ x: OSMExtract, profile: TrafficProfile, landmarks: Int, source: String,
+                        report: inout ImportReport, progress: ((String) -> Void)?) throws(OSMImportError) -> GraphData
+    {
+        report.osmNodes = x.totalNodes; report.osmWays = x.totalWays; report.osmRelations = x.totalRelations
+        report.drivableWays = x.wayIds.count
+        let jb = JunctionGraphBuilder(x)
+        report.missingNodeRefs = jb.missingNodeRefs; report.blockedNodeRefs = jb.blockedNodeRefs
+        guard jb.edges.count > 0 else { throw OSMImportError("\(source): no drivable road in the file") }
+        let junctions = jb.junctionLat.count
+        let rx = RestrictionExpansion(junctionCount: junctions, edges: jb.edges, pieceWay: jb.pieces.way, extract: x,
+                                      junctionOf: jb.junctionOf)
+        report.junctions = junctions; report.restrictionCopies = rx.copyOf.count
+        report.restrictionsApplied = rx.applied; report.restrictionsSkipped = rx.skipped
+        let total = junctions + rx.copyOf.count
+        var lat = jb.junctionLat, lon = jb.junctionLon
+        for j in rx.copyOf { lat.append(jb.junctionLat[Int(j)]); lon.append(jb.junctionLon[Int(j)]) }
+        let edges = rx.edges
+        progress?("junction graph: \(total) nodes, \(edges.count) edges")
+
+        // Largest strongly connected component.
+        let bySourceFirst = JunctionGraph.firstIndex(keys: edges.source, count: total)
+        let bySource = JunctionGraph.grouped(keys: edges.source, first: bySourceFirst)
+        let scc = GraphAlgorithms.stronglyConnectedComponents(nodeCount: total, firstOut: bySourceFirst,
+                                                              head: bySource.map { edges.target[Int($0)] })
+        report.components = scc.count
+        var keptIndex: [Int] = []
+        for v in 0..<total where scc.component[v] == scc.largest { keptIndex.append(v) }
+        let spatial = GraphAlgorithms.hilbertOrder(lat: keptIndex.map { lat[$0] }, lon: keptIndex.map { lon[$0] })
+        var newId = [Int32](repeating: -1, count: total)
+        for (k, i) in spatial.enumerated() { newId[keptIndex[i]] = Int32(k) }
+        let n = keptIndex.count
+
+        // Kept edges in CSR order; pieces that keep an edge, in spatial order.
+        var keptEdges: [UInt32] = []
+        for v in keptIndex {
+            for k in Int(bySourceFirst[v])..<Int(bySourceFirst[v + 1]) {
+                let e = Int(bySource[k])
+                if newId[Int(edges.target[e])] >= 0 { keptEdges.append(UInt32(e)) }
+            }
+        }
+        report.removedNodes = total - n; report.removedEdges = edges.count - keptEdges.count
+        guard !keptEdges.isEmpty else { throw OSMImportError("\(source): no road of the file can be driven both to and from another") }
+        var pieceUsed = [Bool](repeating: false, count: jb.pieces.count)
+        for e in keptEdges { pieceUsed[Int(edges.pieceDir[Int(e)] >> 1)] = true }
+        let usedPieces = (0..<jb.pieces.count).filter { pieceUsed[$0] }
+        let pieceOrder = GraphAlgorithms.hilbertOrder(lat: usedPieces.map { jb.pieces.pointLat[Int(jb.pieces.firstPoint[$0])] },
+                                                      lon: usedPieces.map { jb.pieces.pointLon[Int(jb.pieces.firstPoint[$0])] })
+        var newPiece = [Int32](repeating: -1, count: jb.pieces.count)
+        for (k, i) in pieceOrder.enumerated() { newPiece[usedPieces[i]] = Int32(k) }
+
+        var g = GraphData()
+        g.nodeLat = [Int32](repeating: 0, count: n)
+        g.nodeLon = [Int32](repeating: 0, count: n)
+        for v in keptIndex { g.nodeLat[Int(newId[v])] = lat[v]; g.nodeLon[Int(newId[v])] = lon[v] }
+        let newSource = keptEdges.map { UInt32(newId[Int(edges.source[Int($0)])]) }
+        g.firstOut = JunctionGraph.firstIndex(keys: newSource, count: n)
+        let csr = JunctionGraph.grouped(keys: newSource, first: g.firstOut).map { keptEdges[Int($0)] }
+        g.head = csr.map { UInt32(newId[Int(edges.target[Int($0)])]) }
+        g.length = csr.map { edges.length[Int($0)] }
+        g.combo = csr.map { edges.combo[Int($0)] }
+        g.edgePiece = csr.map { UInt32(newPiece[Int(edges.pieceDir[Int($0)] >> 1)]) << 1 | (edges.pieceDir[Int($0)] & 1) }
+        let edgePieceIds = g.edgePiece.map { $0 >> 1 }
+        g.pieceFirstEdge = JunctionGraph.firstIndex(keys: edgePieceIds, count: usedPieces.count)
+        g.pieceEdges = JunctionGraph.grouped(keys: edgePieceIds, first: g.pieceFirstEdge)
+        for i in pieceOrder {
+            let old = usedPieces[i]
+            let lo = Int(jb.pieces.firstPoint[old]), hi = Int(jb.pieces.firstPoint[old + 1])
+            g.pointLat.append(contentsOf: jb.pieces.pointLat[lo..<hi])
+            g.pointLon.append(contentsOf: jb.pieces.pointLon[lo..<hi])
+            g.pointOffset.append(contentsOf: jb.pieces.pointOffset[lo..<hi])
+            g.pieceFirstPoint.append(UInt32(g.pointLat.count))
+            g.pieceName.append(jb.names.pieceName[old])
+        }
+        g.nameOffsets = jb.names.offsets
+        g.nameBytes = jb.names.bytes
+
+        // Lower bounds: each hour's edge times divided by that hour's congestion factor (how much
+        // slower than its fastest hour every class is), the smallest over the day. Uncapped
+        // edges get exactly their fastest-hour time; at any hour h the bound times the
+        // factor stays below the true time, so queries can scale the potential up by it.
+        g.boundSpeedKmh = RoadClass.allCases.map { c in (0..<24).map { profile.speed(c, hour: $0) }.max() ?? 1 }
+        let congestion = (0..<24).map { h in
+            RoadClass.allCases.map { c in g.boundSpeedKmh[Int(c.rawValue)] / profile.speed(c, hour: h) }.min() ?? 1
+        }
+        g.comboClass = jb.combos.roadClass
+        g.comboCapKmh = jb.combos.capKmh
+        g.comboBoundQ = zip(jb.combos.roadClass, jb.combos.capKmh).map { c, cap in
+            let cls = RoadClass(rawValue: c) ?? .service
+            let q = (0..<24).map { h in
+                (Double(SpeedFactor.q(kmh: min(profile.speed(cls, hour: h), Double(cap)))) / congestion[h]).rounded(.down)
+            }.min() ?? 1
+            return UInt64(max(1, q))
+        }
+        let lowerBoundTime = (0..<g.edgeCount).map { SpeedFactor.lowerBound(cm: g.length[$0], q: g.comboBoundQ[Int(g.combo[$0])]) }
+        progress?("graph: \(n) nodes, \(g.edgeCount) edges; computing \(min(landmarks, n)) landmarks")
+        let lm = LandmarkBuilder.compute(count: landmarks, firstOut: g.firstOut, head: g.head, lowerBoundTime: lowerBoundTime,
+                                         length: g.length, progress: progress)
+        g.landmarkNodes = lm.nodes; g.landmarkTime = lm.time; g.landmarkDistance = lm.distance
+        let grid = SpatialGridBuilder.build(pointLat: g.pointLat, pointLon: g.pointLon, pieceFirstPoint: g.pieceFirstPoint)
+        g.grid = grid.0; g.gridCellFirst = grid.cellFirst; g.gridItems = grid.items
+        report.nodes = n; report.edges = g.edgeCount; report.pieces = g.pieceCount; report.landmarks = lm.nodes.count
+        return g
+    }
+}

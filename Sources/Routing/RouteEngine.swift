@@ -1,0 +1,170 @@
+import Foundation
+import Geo
+
+/// Route queries over a loaded graph: snapping, A* with landmarks, route assembly.
+///
+/// Safe to call from many threads at once: the graph is read-only and each query borrows
+/// its scratch memory from a lock-protected pool.
+///
+/// Edge travel time at hour h = length / min(traffic speed of the edge's class at h, the
+/// edge's speed cap), rounded up to the millisecond. The hour is the Seoul hour of the
+/// departure, for the whole route. The landmark bounds were computed on every edge's
+/// fastest hour; for a query at hour h they are scaled up by the smallest ratio between
+/// that hour's edge times and the bounds, which keeps the potential consistent, so A*
+/// returns exactly Dijkstra's cost.
+public final class RouteEngine: @unchecked Sendable {
+    /// The most via points a request may carry.
+    public static let maxViaPoints = 25
+    /// The largest snapping radius a request may ask for, metres.
+    public static let maxSnapLimitMeters = 5000.0
+    /// Landmarks used per query: those giving the best bound between source and target.
+    public static let activeLandmarks = 6
+
+    public let graph: RoadGraph
+    public let profile: TrafficProfile
+    /// Per hour, per speed combo: ms per cm × 2^20.
+    private let timeFactors: [[UInt64]]
+    /// Per hour: the factor turning lower-bound times into admissible bounds of that hour's times.
+    private let heuristicScale: [Double]
+    private let pool: ScratchPool
+
+    public init(graph: RoadGraph, profile: TrafficProfile) {
+        self.graph = graph
+        self.profile = profile
+        var factors: [[UInt64]] = []
+        var scales: [Double] = []
+        for h in 0..<24 {
+            var q: [UInt64] = []
+            var scale = Double.infinity
+            for c in 0..<graph.comboClass.count {
+                let cls = RoadClass(rawValue: graph.comboClass[c]) ?? .service
+                let kmh = min(profile.speed(cls, hour: h), Double(graph.comboCap[c]))
+                let qh = SpeedFactor.q(kmh: kmh)
+                q.append(qh)
+                scale = min(scale, Double(qh) / Double(graph.comboBoundQ[c]))
+            }
+            factors.append(q)
+            // Slightly below the exact ratio, so rounding in the product never overshoots.
+            scales.append(scale.isFinite ? scale * (1 - 1e-9) : 1)
+        }
+        timeFactors = factors
+        heuristicScale = scales
+        pool = ScratchPool(nodeCount: graph.nodeCount)
+    }
+
+    /// A point of a request, snapped: each way of standing on the road there.
+    struct Endpoint {
+        var edge: Int
+        /// Position along the edge from its tail, 0…1.
+        var fraction: Double
+        var hit: SnapHit
+    }
+
+    /// Computes the route for `request`.
+    public func route(_ request: RouteRequest) throws(RoutingError) -> RouteResult {
+        guard request.via.count <= Self.maxViaPoints else {
+            throw .tooManyViaPoints(count: request.via.count, limit: Self.maxViaPoints)
+        }
+        guard request.maxSnapMeters.isFinite, request.maxSnapMeters > 0, request.maxSnapMeters <= Self.maxSnapLimitMeters else {
+            throw .invalidOption(name: "max_snap_m", message: "must be more than 0 and at most \(Int(Self.maxSnapLimitMeters)) metres")
+        }
+        guard request.departAt.isFinite else { throw .invalidOption(name: "depart_at", message: "must be a finite instant") }
+        let points = [request.from] + request.via + [request.to]
+        let names = ["from"] + request.via.indices.map { "via[\($0)]" } + ["to"]
+        var snapped: [[Endpoint]] = []
+        for (p, name) in zip(points, names) {
+            guard p.isValid else { throw .invalidCoordinate(point: name) }
+            let endpoints = endpoints(at: p, maxMeters: request.maxSnapMeters)
+            guard !endpoints.isEmpty else { throw .tooFarFromRoad(point: name, coordinate: p, maxMeters: request.maxSnapMeters) }
+            snapped.append(endpoints)
+        }
+        let hour = SeoulTime.hour(request.departAt)
+        return try pool.withScratch { (scratch) throws(RoutingError) -> RouteResult in
+            try timeFactors[hour].withUnsafeBufferPointer { (q) throws(RoutingError) -> RouteResult in
+                let time = TimeWeights(length: graph.length.baseAddress!, combo: graph.combo.baseAddress!, q: q.baseAddress!)
+                var legs: [LegPath] = []
+                var settled = 0
+                for i in 0..<(snapped.count - 1) {
+                    let outcome: SearchOutcome?
+                    switch request.metric {
+                    case .time:
+                        outcome = leg(snapped[i], snapped[i + 1], weights: time, landmarks: graph.landmarkTime,
+                                      scale: heuristicScale[hour], algorithm: request.algorithm, scratch: scratch)
+                    case .distance:
+                        outcome = leg(snapped[i], snapped[i + 1], weights: DistanceWeights(length: graph.length.baseAddress!),
+                                      landmarks: graph.landmarkDistance, scale: 1, algorithm: request.algorithm, scratch: scratch)
+                    }
+                    guard let outcome else { throw .noRoute(from: names[i], to: names[i + 1]) }
+                    settled += outcome.settled
+                    legs.append(LegPath(outcome: outcome, sources: snapped[i], targets: snapped[i + 1]))
+                }
+                return assemble(legs: legs, requestPoints: points, time: time, metric: request.metric, hour: hour, settled: settled)
+            }
+        }
+    }
+
+    /// Every edge running along the pieces nearest to `p`, with the position of `p` on it.
+    func endpoints(at p: Coordinate, maxMeters: Double) -> [Endpoint] {
+        var out: [Endpoint] = []
+        for hit in graph.snap(p, maxMeters: maxMeters) {
+            for k in Int(graph.pieceFirstEdge[hit.piece])..<Int(graph.pieceFirstEdge[hit.piece + 1]) {
+                let e = Int(graph.pieceEdges[k])
+                let reversed = graph.edgePiece[e] & 1 == 1
+                out.append(Endpoint(edge: e, fraction: reversed ? 1 - hit.pieceFraction : hit.pieceFraction, hit: hit))
+            }
+        }
+        return out
+    }
+
+    /// Cost from an edge's tail to `fraction` of the way along it.
+    @inline(__always)
+    static func partial(_ w: UInt32, _ fraction: Double) -> UInt32 {
+        min(w, UInt32((Double(w) * fraction).rounded()))
+    }
+
+    /// One leg: sources are the heads of the start edges, targets the tails of the end edges.
+    private func leg<W: EdgeWeights>(_ from: [Endpoint], _ to: [Endpoint], weights: W, landmarks: UnsafeBufferPointer<UInt32>,
+                                     scale: Double, algorithm: SearchAlgorithm, scratch: SearchScratch) -> SearchOutcome?
+    {
+        var ends = SearchEnds()
+        for (i, s) in from.enumerated() {
+            let w = weights(s.edge)
+            ends.sources.append((graph.head[s.edge], w - Self.partial(w, s.fraction), UInt32(i)))
+        }
+        for (j, t) in to.enumerated() {
+            let w = weights(t.edge)
+            ends.targets.append((UInt32(graph.tail(of: t.edge)), Self.partial(w, t.fraction), j))
+        }
+        for (i, s) in from.enumerated() {
+            for (j, t) in to.enumerated() where graph.edgePiece[s.edge] == graph.edgePiece[t.edge] && s.fraction <= t.fraction {
+                let w = weights(s.edge)
+                let cost = UInt64(Self.partial(w, t.fraction) - Self.partial(w, s.fraction))
+                if cost < ends.direct?.cost ?? .max { ends.direct = (cost, i, j) }
+            }
+        }
+        guard algorithm == .alt else { return graph.search(ends, weights: weights, potential: nil, scratch: scratch) }
+        var potential = LandmarkPotential(table: landmarks.baseAddress!, landmarkCount: graph.landmarkCount, scale: scale)
+        let l = graph.landmarkCount
+        // Bounds toward the virtual target: each target's landmark distance adjusted by its extra cost.
+        var fromBound = [Int64](repeating: .max, count: l)
+        var toBound = [Int64](repeating: .min, count: l)
+        for t in ends.targets {
+            let extra = Int64((Double(t.extra) / scale).rounded(.down))
+            let row = Int(t.node) * 2 * l
+            for k in 0..<l {
+                fromBound[k] = min(fromBound[k], Int64(landmarks[row + k]) + extra)
+                toBound[k] = max(toBound[k], Int64(landmarks[row + l + k]) - extra)
+            }
+        }
+        // Pick the landmarks with the best bound at the first source.
+        let s = Int(ends.sources[0].node) * 2 * l
+        let ranked = (0..<l).map { k in (max(fromBound[k] - Int64(landmarks[s + k]), Int64(landmarks[s + l + k]) - toBound[k]), k) }
+            .sorted { $0.0 > $1.0 }
+        for (_, k) in ranked.prefix(Self.activeLandmarks) {
+            potential.active.append(k)
+            potential.fromBound.append(fromBound[k])
+            potential.toBound.append(toBound[k])
+        }
+        return graph.search(ends, weights: weights, potential: potential, scratch: scratch)
+    }
+}

@@ -1,0 +1,134 @@
+import Geo
+
+/// What a route minimises.
+public enum RouteMetric: String, Sendable, CaseIterable {
+    /// Travel time at the departure hour's traffic speeds (the default).
+    case time
+    /// Length in metres.
+    case distance
+}
+
+/// The search algorithm: A* with landmarks (the default) or plain Dijkstra, kept as the
+/// reference the tests and benchmarks compare against. Both are exact.
+public enum SearchAlgorithm: String, Sendable {
+    case alt
+    case dijkstra
+}
+
+/// A route query.
+public struct RouteRequest: Sendable {
+    public var from: Coordinate
+    public var to: Coordinate
+    /// Points to pass through in order (at most `RouteEngine.maxViaPoints`).
+    public var via: [Coordinate]
+    /// Departure instant (Unix seconds); its Seoul hour of day picks the traffic speeds.
+    public var departAt: Double
+    public var metric: RouteMetric
+    /// How far a point may be from the nearest road, in metres (default 200).
+    public var maxSnapMeters: Double
+    public var algorithm: SearchAlgorithm
+
+    public init(from: Coordinate, to: Coordinate, via: [Coordinate] = [], departAt: Double, metric: RouteMetric = .time,
+                maxSnapMeters: Double = 200, algorithm: SearchAlgorithm = .alt)
+    {
+        self.from = from
+        self.to = to
+        self.via = via
+        self.departAt = departAt
+        self.metric = metric
+        self.maxSnapMeters = maxSnapMeters
+        self.algorithm = algorithm
+    }
+}
+
+/// One traversed edge (or the part of one at either end of a leg), in travel order: what
+/// the fare meter walks.
+public struct RouteSegment: Sendable, Equatable {
+    public let distanceMeters: Double
+    public let durationSeconds: Double
+    public let roadClass: RoadClass
+    public let start: Coordinate
+    public let end: Coordinate
+    /// The leg (0-based) this segment belongs to.
+    public let legIndex: Int
+}
+
+/// The part of a route between two consecutive points (from, vias, to).
+public struct RouteLeg: Sendable, Equatable {
+    public let distanceMeters: Double
+    public let durationSeconds: Double
+}
+
+/// A computed route.
+///
+/// Durations use the traffic speed of the departure hour for the whole route (the clock is
+/// not advanced along it), so that the ETA and the fare agree on one speed table.
+public struct RouteResult: Sendable {
+    public let distanceMeters: Double
+    public let durationSeconds: Double
+    /// The path from the snapped start to the snapped end.
+    public let geometry: [Coordinate]
+    public let legs: [RouteLeg]
+    /// The request's points (from, vias, to) projected onto their roads.
+    public let snapped: [Coordinate]
+    /// Distance in metres from each request point to its snapped point.
+    public let snapDistancesMeters: [Double]
+    /// Street names along the route, in order, consecutive repeats removed.
+    public let streetNames: [String]
+    public let segments: [RouteSegment]
+    /// The minimised total in integer units: milliseconds (time) or centimetres (distance).
+    public let weight: UInt64
+    public let metric: RouteMetric
+    /// The Seoul hour of day whose speeds were used.
+    public let hour: Int
+    /// Nodes taken from the search queue, over all legs (a measure of search effort).
+    public let settledNodes: Int
+}
+
+/// Why a route could not be computed. Each case says which HTTP answer it maps to.
+public enum RoutingError: Error, Sendable, CustomStringConvertible, Equatable {
+    /// A point is not a valid coordinate (names the point: "from", "to", "via[2]").
+    case invalidCoordinate(point: String)
+    /// No road within `maxMeters` of the point.
+    case tooFarFromRoad(point: String, coordinate: Coordinate, maxMeters: Double)
+    /// The two points are not connected by any road allowed to cars.
+    case noRoute(from: String, to: String)
+    /// More via points than allowed.
+    case tooManyViaPoints(count: Int, limit: Int)
+    /// A request option is out of range.
+    case invalidOption(name: String, message: String)
+
+    /// The HTTP status: 400, 404 or 422.
+    public var httpStatus: Int {
+        switch self {
+        case .invalidCoordinate, .tooManyViaPoints, .invalidOption: 400
+        case .tooFarFromRoad: 422
+        case .noRoute: 404
+        }
+    }
+
+    /// The snake_case error code.
+    public var code: String {
+        switch self {
+        case .invalidCoordinate: "invalid_coordinate"
+        case .tooFarFromRoad: "too_far_from_road"
+        case .noRoute: "no_route"
+        case .tooManyViaPoints: "too_many_via_points"
+        case .invalidOption: "invalid_parameter"
+        }
+    }
+
+    /// A human sentence.
+    public var message: String {
+        switch self {
+        case .invalidCoordinate(let p): "'\(p)' is not a valid coordinate (longitude −180…180, latitude −90…90)"
+        case .tooFarFromRoad(let p, let c, let m):
+            "no road within \(Int(m.rounded())) m of '\(p)' (\(c.lon),\(c.lat))"
+        case .noRoute(let a, let b): "no road route from '\(a)' to '\(b)'"
+        case .tooManyViaPoints(let n, let limit): "\(n) via points given; at most \(limit) are allowed"
+        case .invalidOption(let name, let message): "'\(name)' \(message)"
+        }
+    }
+
+    public var description: String { "\(code): \(message)" }
+}

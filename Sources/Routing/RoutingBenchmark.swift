@@ -1,0 +1,69 @@
+import Foundation
+import Geo
+
+/// Helpers for measuring route queries in-process (used by `taxipot-bench` and the tests).
+public enum RoutingBenchmark {
+    /// Latency figures of a series of route queries.
+    public struct Figures: Sendable, CustomStringConvertible {
+        public let queries: Int
+        public let failures: Int
+        public let p50Microseconds: Double
+        public let p90Microseconds: Double
+        public let p99Microseconds: Double
+        public let meanMicroseconds: Double
+        /// Mean nodes settled per query (search effort).
+        public let meanSettledNodes: Double
+
+        public var description: String {
+            String(format: "%d queries (%d failed): p50 %.1f µs, p90 %.1f µs, p99 %.1f µs, mean %.1f µs, %.0f nodes settled",
+                   queries, failures, p50Microseconds, p90Microseconds, p99Microseconds, meanMicroseconds, meanSettledNodes)
+        }
+    }
+
+    /// `count` pairs of junction positions drawn uniformly from `graph` (deterministic for a seed).
+    public static func randomPairs(_ graph: RoadGraph, count: Int, seed: UInt64) -> [(Coordinate, Coordinate)] {
+        var rng = SplitMix64(seed: seed)
+        let n = UInt64(graph.nodeCount)
+        return (0..<count).map { _ in
+            (graph.coordinate(ofNode: Int(rng.next() % n)), graph.coordinate(ofNode: Int(rng.next() % n)))
+        }
+    }
+
+    /// Times `engine.route` on each pair (after one untimed pass to warm caches).
+    public static func measure(_ engine: RouteEngine, pairs: [(Coordinate, Coordinate)], departAt: Double,
+                               metric: RouteMetric = .time, algorithm: SearchAlgorithm = .alt) -> Figures
+    {
+        var times: [Double] = []
+        var settled = 0, failures = 0
+        for (pass, record) in [(0, false), (1, true)] {
+            _ = pass
+            for (a, b) in pairs {
+                let request = RouteRequest(from: a, to: b, departAt: departAt, metric: metric, algorithm: algorithm)
+                let t0 = DispatchTime.now().uptimeNanoseconds
+                let result = try? engine.route(request)
+                let t1 = DispatchTime.now().uptimeNanoseconds
+                guard record else { continue }
+                times.append(Double(t1 - t0) / 1000)
+                if let result { settled += result.settledNodes } else { failures += 1 }
+            }
+        }
+        times.sort()
+        func pct(_ p: Double) -> Double { times.isEmpty ? 0 : times[min(times.count - 1, Int(Double(times.count) * p))] }
+        return Figures(queries: times.count, failures: failures, p50Microseconds: pct(0.5), p90Microseconds: pct(0.9),
+                       p99Microseconds: pct(0.99), meanMicroseconds: times.reduce(0, +) / Double(max(1, times.count)),
+                       meanSettledNodes: Double(settled) / Double(max(1, times.count)))
+    }
+}
+
+/// A small, fast, seedable random generator (Steele, Lea, Flood: SplitMix64).
+public struct SplitMix64: RandomNumberGenerator, Sendable {
+    private var state: UInt64
+    public init(seed: UInt64) { state = seed }
+    public mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
