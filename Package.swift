@@ -38,7 +38,7 @@ let package = Package(
 
         // Capabilities.
         .target(name: "Coordinates", dependencies: ["CProj", "Geo"]),
-        .target(name: "Places", dependencies: ["Geo", "SQLiteKit"]),
+        .target(name: "Places", dependencies: ["Geo", "JSON", "SQLiteKit"]),
         .target(name: "Routing", dependencies: ["Geo", "CReadOSM"]),
         .target(name: "Fares", dependencies: ["Geo", "JSON"]),
         .target(name: "Parties", dependencies: ["Geo", "SQLiteKit"]),

@@ -7,5 +7,6 @@ public func makeRouter(context: ServiceContext) -> Router {
     registerCoordinatesEndpoints(router, context)
     registerFaresEndpoints(router, context)
     registerRoutingEndpoints(router, context)
+    registerPlacesEndpoints(router, context)
     return router
 }

@@ -3,6 +3,7 @@ import Engine
 import Foundation
 import HTTPServer
 import JSON
+import Places
 import Routing
 
 /// Where the service finds its dataset and state, and its tunable options.
@@ -60,6 +61,8 @@ public final class ServiceContext: Sendable {
     public let fares: FareEstimator
     /// Routing over `DATA/build/seoul.graph`; nil when that file is absent (`/v1/route` answers 503).
     public let routeEngine: RouteEngine?
+    /// Place search and reverse geocoding over `DATA/build/places.db`; nil when that file is absent (503).
+    public let places: PlaceIndex?
 
     public init(configuration: ServiceConfiguration, metrics: ServerMetrics = ServerMetrics()) throws {
         self.configuration = configuration
@@ -67,5 +70,6 @@ public final class ServiceContext: Sendable {
         dataset = try DatasetInfo.load(dataDir: configuration.dataDir)
         fares = try FareEstimator.load(dataDir: configuration.dataDir)
         routeEngine = try loadRouteEngine(dataDir: configuration.dataDir)
+        places = try loadPlaceIndex(dataDir: configuration.dataDir)
     }
 }

@@ -32,7 +32,9 @@ extension CoordinateTransformer {
             report.outsideAreaOfUse = lonLatOfSource.outside(area, of: self, x: x, y: y, stride: stride, count: count)
         }
 
-        let parts = count >= Self.parallelThreshold ? min(Self.coreCount, count / (Self.parallelThreshold / 2)) : 1
+        // More parts than cores: concurrentPerform hands them out as threads free up, which evens out
+        // cores that other work slows down.
+        let parts = count >= Self.parallelThreshold ? min(Self.coreCount * 4, count / (Self.parallelThreshold / 2)) : 1
         if parts <= 1 {
             report.issues = try runPart(x: x, y: y, stride: stride, range: 0..<count)
         } else {

@@ -145,6 +145,7 @@ final class ProjWorker: @unchecked Sendable {
     }
 
     deinit {
+        plan = nil  // its PROJ objects belong to `context`: destroyed before it
         proj_destroy(operation)
         proj_context_destroy(context)
     }

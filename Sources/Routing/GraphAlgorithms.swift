@@ -152,7 +152,8 @@ struct WeightedCSR: @unchecked Sendable {
                 if key != d[v] { continue }
                 for e in Int(firstOut[v])..<Int(firstOut[v + 1]) {
                     let w = Int(head[e])
-                    let nd = UInt64(key) + UInt64(weight[e])
+                    // Saturates below UInt32.max; the preparer refuses graphs whose distances get there.
+                    let nd = min(UInt64(key) + UInt64(weight[e]), UInt64(UInt32.max - 1))
                     if nd < UInt64(d[w]) {
                         d[w] = UInt32(nd)
                         heap.push(key: UInt32(nd), node: UInt32(w))

@@ -72,12 +72,12 @@ enum SpeedFactor {
     /// Travel time in ms of `cm` centimetres, rounded up.
     @inline(__always)
     static func time(cm: UInt32, q: UInt64) -> UInt32 {
-        UInt32(truncatingIfNeeded: (UInt64(cm) &* q &+ ((1 << shift) - 1)) >> shift)
+        UInt32(truncatingIfNeeded: min((UInt64(cm) &* q &+ ((1 << shift) - 1)) >> shift, UInt64(UInt32.max >> 2)))
     }
 
     /// Lower-bound travel time in ms of `cm` centimetres, rounded down.
     @inline(__always)
     static func lowerBound(cm: UInt32, q: UInt64) -> UInt32 {
-        UInt32(truncatingIfNeeded: (UInt64(cm) &* q) >> shift)
+        UInt32(truncatingIfNeeded: min((UInt64(cm) &* q) >> shift, UInt64(UInt32.max >> 2)))
     }
 }

@@ -177,6 +177,9 @@ enum GraphPreparer {
         progress?("graph: \(n) nodes, \(g.edgeCount) edges; computing \(min(landmarks, n)) landmarks")
         let lm = LandmarkBuilder.compute(count: landmarks, firstOut: g.firstOut, head: g.head, lowerBoundTime: lowerBoundTime,
                                          length: g.length, progress: progress)
+        guard !lm.time.contains(where: { $0 >= UInt32.max / 2 }), !lm.distance.contains(where: { $0 >= UInt32.max / 2 }) else {
+            throw OSMImportError("\(source): the road network is too large to prepare (distances beyond 21,000 km or 24 days of driving)")
+        }
         g.landmarkNodes = lm.nodes; g.landmarkTime = lm.time; g.landmarkDistance = lm.distance
         let grid = SpatialGridBuilder.build(pointLat: g.pointLat, pointLon: g.pointLon, pieceFirstPoint: g.pieceFirstPoint)
         g.grid = grid.0; g.gridCellFirst = grid.cellFirst; g.gridItems = grid.items

@@ -59,7 +59,7 @@ extension RouteEngine {
         return RouteResult(distanceMeters: legSummaries.reduce(0) { $0 + $1.distanceMeters },
                            durationSeconds: legSummaries.reduce(0) { $0 + $1.durationSeconds },
                            geometry: geometry, legs: legSummaries, snapped: snapped, snapDistancesMeters: snapDistances,
-                           streetNames: nameIds.map { graph.name(Int($0)) }, segments: segments, weight: weight,
+                           streetNames: nameIds.map { names[Int($0)] }, segments: segments, weight: weight,
                            metric: metric, hour: hour, settledNodes: settled)
     }
 

@@ -18,7 +18,7 @@ public final class RouteEngine: @unchecked Sendable {
     /// The largest snapping radius a request may ask for, metres.
     public static let maxSnapLimitMeters = 5000.0
     /// Landmarks used per query: those giving the best bound between source and target.
-    public static let activeLandmarks = 6
+    public static let activeLandmarks = 8
 
     public let graph: RoadGraph
     public let profile: TrafficProfile
@@ -27,6 +27,8 @@ public final class RouteEngine: @unchecked Sendable {
     /// Per hour: the factor turning lower-bound times into admissible bounds of that hour's times.
     private let heuristicScale: [Double]
     private let pool: ScratchPool
+    /// Street names by id, decoded once.
+    let names: [String]
 
     public init(graph: RoadGraph, profile: TrafficProfile) {
         self.graph = graph
@@ -50,6 +52,7 @@ public final class RouteEngine: @unchecked Sendable {
         timeFactors = factors
         heuristicScale = scales
         pool = ScratchPool(nodeCount: graph.nodeCount)
+        names = (0..<max(1, graph.nameOffsets.count - 1)).map { graph.name($0) }
     }
 
     /// A point of a request, snapped: each way of standing on the road there.
@@ -70,17 +73,17 @@ public final class RouteEngine: @unchecked Sendable {
         }
         guard request.departAt.isFinite else { throw .invalidOption(name: "depart_at", message: "must be a finite instant") }
         let points = [request.from] + request.via + [request.to]
-        let names = ["from"] + request.via.indices.map { "via[\($0)]" } + ["to"]
+        let pointNames = ["from"] + request.via.indices.map { "via[\($0)]" } + ["to"]
         var snapped: [[Endpoint]] = []
-        for (p, name) in zip(points, names) {
+        for (p, name) in zip(points, pointNames) {
             guard p.isValid else { throw .invalidCoordinate(point: name) }
             let endpoints = endpoints(at: p, maxMeters: request.maxSnapMeters)
             guard !endpoints.isEmpty else { throw .tooFarFromRoad(point: name, coordinate: p, maxMeters: request.maxSnapMeters) }
             snapped.append(endpoints)
         }
         let hour = SeoulTime.hour(request.departAt)
-        return try pool.withScratch { (scratch) throws(RoutingError) -> RouteResult in
-            try timeFactors[hour].withUnsafeBufferPointer { (q) throws(RoutingError) -> RouteResult in
+        let outcome: Result<RouteResult, RoutingError> = pool.withScratch { scratch in
+            timeFactors[hour].withUnsafeBufferPointer { q in
                 let time = TimeWeights(length: graph.length.baseAddress!, combo: graph.combo.baseAddress!, q: q.baseAddress!)
                 var legs: [LegPath] = []
                 var settled = 0
@@ -94,13 +97,14 @@ public final class RouteEngine: @unchecked Sendable {
                         outcome = leg(snapped[i], snapped[i + 1], weights: DistanceWeights(length: graph.length.baseAddress!),
                                       landmarks: graph.landmarkDistance, scale: 1, algorithm: request.algorithm, scratch: scratch)
                     }
-                    guard let outcome else { throw .noRoute(from: names[i], to: names[i + 1]) }
+                    guard let outcome else { return .failure(.noRoute(from: pointNames[i], to: pointNames[i + 1])) }
                     settled += outcome.settled
                     legs.append(LegPath(outcome: outcome, sources: snapped[i], targets: snapped[i + 1]))
                 }
-                return assemble(legs: legs, requestPoints: points, time: time, metric: request.metric, hour: hour, settled: settled)
+                return .success(assemble(legs: legs, requestPoints: points, time: time, metric: request.metric, hour: hour, settled: settled))
             }
         }
+        return try outcome.get()
     }
 
     /// Every edge running along the pieces nearest to `p`, with the position of `p` on it.
@@ -143,28 +147,40 @@ public final class RouteEngine: @unchecked Sendable {
             }
         }
         guard algorithm == .alt else { return graph.search(ends, weights: weights, potential: nil, scratch: scratch) }
-        var potential = LandmarkPotential(table: landmarks.baseAddress!, landmarkCount: graph.landmarkCount, scale: scale)
-        let l = graph.landmarkCount
+        let l = min(graph.landmarkCount, SearchScratch.maxLandmarks)
+        let stride = 2 * graph.landmarkCount
+        let lm = landmarks.baseAddress!
+        let allFrom = scratch.allFrom, allTo = scratch.allTo, active = scratch.active, bound = scratch.activeBound
         // Bounds toward the virtual target: each target's landmark distance adjusted by its extra cost.
-        var fromBound = [Int64](repeating: .max, count: l)
-        var toBound = [Int64](repeating: .min, count: l)
+        for k in 0..<l { allFrom[k] = .max; allTo[k] = .min }
         for t in ends.targets {
             let extra = Int64((Double(t.extra) / scale).rounded(.down))
-            let row = Int(t.node) * 2 * l
+            let row = lm + Int(t.node) * stride
             for k in 0..<l {
-                fromBound[k] = min(fromBound[k], Int64(landmarks[row + k]) + extra)
-                toBound[k] = max(toBound[k], Int64(landmarks[row + l + k]) - extra)
+                allFrom[k] = min(allFrom[k], Int64(row[k]) + extra)
+                allTo[k] = max(allTo[k], Int64(row[graph.landmarkCount + k]) - extra)
             }
         }
-        // Pick the landmarks with the best bound at the first source.
-        let s = Int(ends.sources[0].node) * 2 * l
-        let ranked = (0..<l).map { k in (max(fromBound[k] - Int64(landmarks[s + k]), Int64(landmarks[s + l + k]) - toBound[k]), k) }
-            .sorted { $0.0 > $1.0 }
-        for (_, k) in ranked.prefix(Self.activeLandmarks) {
-            potential.active.append(k)
-            potential.fromBound.append(fromBound[k])
-            potential.toBound.append(toBound[k])
+        // The landmarks with the best bound at the first source, best first.
+        let source = lm + Int(ends.sources[0].node) * stride
+        let count = min(Self.activeLandmarks, l)
+        for i in 0..<count { bound[i] = .min }
+        for k in 0..<l {
+            let b = max(allFrom[k] - Int64(source[k]), Int64(source[graph.landmarkCount + k]) - allTo[k])
+            var i = count
+            while i > 0 && b > bound[i - 1] { i -= 1 }
+            guard i < count else { continue }
+            var j = count - 1
+            while j > i { bound[j] = bound[j - 1]; active[j] = active[j - 1]; j -= 1 }
+            bound[i] = b
+            active[i] = k
         }
+        for i in 0..<count {
+            scratch.activeFrom[i] = allFrom[active[i]]
+            scratch.activeTo[i] = allTo[active[i]]
+        }
+        let potential = LandmarkPotential(table: lm, landmarkCount: graph.landmarkCount, active: active, fromBound: scratch.activeFrom,
+                                          toBound: scratch.activeTo, activeCount: count, scale: scale)
         return graph.search(ends, weights: weights, potential: potential, scratch: scratch)
     }
 }

@@ -9,21 +9,41 @@ struct NodeState {
 }
 
 /// The memory one search needs; reused across queries through `ScratchPool`.
+///
+/// Buffers are raw pointers held in `let`s, so the hot loops pay no exclusivity checks.
 final class SearchScratch {
-    var state: [NodeState]
-    var targetStamp: [UInt32]
+    let nodeCount: Int
+    let state: UnsafeMutablePointer<NodeState>
+    let targetStamp: UnsafeMutablePointer<UInt32>
     var generation: UInt32 = 0
     var heap = PackedMinHeap(capacity: 4096)
+    /// Per-query landmark buffers: bounds toward the target for every landmark, then the active ones.
+    static let maxLandmarks = 64
+    let allFrom: UnsafeMutablePointer<Int64>, allTo: UnsafeMutablePointer<Int64>
+    let active: UnsafeMutablePointer<Int>
+    let activeFrom: UnsafeMutablePointer<Int64>, activeTo: UnsafeMutablePointer<Int64>, activeBound: UnsafeMutablePointer<Int64>
 
     init(nodeCount: Int) {
-        state = [NodeState](repeating: NodeState(dist: 0, potential: 0, parent: 0, stamp: 0), count: nodeCount)
-        targetStamp = [UInt32](repeating: 0, count: nodeCount)
+        self.nodeCount = nodeCount
+        state = .allocate(capacity: nodeCount)
+        state.initialize(repeating: NodeState(dist: 0, potential: 0, parent: 0, stamp: 0), count: nodeCount)
+        targetStamp = .allocate(capacity: nodeCount)
+        targetStamp.initialize(repeating: 0, count: nodeCount)
+        let m = Self.maxLandmarks
+        allFrom = .allocate(capacity: m); allTo = .allocate(capacity: m); active = .allocate(capacity: m)
+        activeFrom = .allocate(capacity: m); activeTo = .allocate(capacity: m); activeBound = .allocate(capacity: m)
+    }
+
+    deinit {
+        state.deallocate(); targetStamp.deallocate()
+        allFrom.deallocate(); allTo.deallocate(); active.deallocate()
+        activeFrom.deallocate(); activeTo.deallocate(); activeBound.deallocate()
     }
 
     /// Starts a new search: a fresh generation makes every node state stale at once.
     func nextGeneration() -> UInt32 {
         if generation == .max {
-            for i in state.indices { state[i].stamp = 0; targetStamp[i] = 0 }
+            for i in 0..<nodeCount { state[i].stamp = 0; targetStamp[i] = 0 }
             generation = 0
         }
         generation += 1
@@ -39,7 +59,7 @@ final class ScratchPool: @unchecked Sendable {
 
     init(nodeCount: Int) { self.nodeCount = nodeCount }
 
-    func withScratch<R, E: Error>(_ body: (SearchScratch) throws(E) -> R) throws(E) -> R {
+    func withScratch<R>(_ body: (SearchScratch) -> R) -> R {
         lock.lock()
         let s = free.popLast()
         lock.unlock()
@@ -49,7 +69,7 @@ final class ScratchPool: @unchecked Sendable {
             free.append(scratch)
             lock.unlock()
         }
-        return try body(scratch)
+        return body(scratch)
     }
 }
 
@@ -78,9 +98,11 @@ struct LandmarkPotential {
     /// `2·L` values per node: from-landmark distances, then to-landmark distances.
     let table: UnsafePointer<UInt32>
     let landmarkCount: Int
-    var active: [Int] = []
-    var fromBound: [Int64] = []
-    var toBound: [Int64] = []
+    /// Active landmarks and their bounds toward the target (scratch-owned buffers).
+    let active: UnsafePointer<Int>
+    let fromBound: UnsafePointer<Int64>
+    let toBound: UnsafePointer<Int64>
+    let activeCount: Int
     /// Multiplier from lower-bound units to this query's weights (≤ the true ratio on every edge).
     let scale: Double
 
@@ -88,10 +110,10 @@ struct LandmarkPotential {
     func callAsFunction(_ v: Int) -> UInt32 {
         let row = table + v * 2 * landmarkCount
         var best: Int64 = 0
-        for i in 0..<active.count {
+        for i in 0..<activeCount {
             let k = active[i]
-            let a = fromBound[i] - Int64(row[k])
-            let b = Int64(row[landmarkCount + k]) - toBound[i]
+            let a = fromBound[i] &- Int64(row[k])
+            let b = Int64(row[landmarkCount &+ k]) &- toBound[i]
             best = max(best, a, b)
         }
         if scale == 1 { return UInt32(min(best, Int64(UInt32.max / 2))) }
@@ -135,74 +157,71 @@ extension RoadGraph {
         var bestTarget = -1
         var settled = 0
         let markBit: UInt32 = 0x8000_0000
-        return scratch.state.withUnsafeMutableBufferPointer { state -> SearchOutcome? in
-            scratch.targetStamp.withUnsafeMutableBufferPointer { targetStamp -> SearchOutcome? in
-                @inline(__always) func touch(_ v: Int) {
-                    if state[v].stamp != gen {
-                        state[v] = NodeState(dist: .max, potential: potential.map { $0(v) } ?? 0, parent: .max, stamp: gen)
-                    }
-                }
-                @inline(__always) func reachedTarget(_ v: Int, _ d: UInt32) {
-                    for (i, t) in ends.targets.enumerated() where Int(t.node) == v {
-                        let c = UInt64(d) + UInt64(t.extra)
-                        if c < best { best = c; bestTarget = i }
-                    }
-                }
-                for t in ends.targets { targetStamp[Int(t.node)] = gen }
-                for s in ends.sources {
-                    let v = Int(s.node)
-                    touch(v)
-                    if s.cost < state[v].dist {
-                        state[v].dist = s.cost
-                        state[v].parent = markBit | s.marker
-                        heap.push(key: UInt32(min(UInt64(s.cost) + UInt64(state[v].potential), UInt64(UInt32.max))), node: s.node)
-                        if targetStamp[v] == gen { reachedTarget(v, s.cost) }
-                    }
-                }
-                let firstOut = self.firstOut.baseAddress!, head = self.head.baseAddress!
-                while let (key, node) = heap.pop() {
-                    if UInt64(key) >= best { break }
-                    let v = Int(node)
-                    let s = state[v]
-                    if UInt64(key) != min(UInt64(s.dist) + UInt64(s.potential), UInt64(UInt32.max)) { continue }
-                    settled += 1
-                    let d = s.dist
-                    for e in Int(firstOut[v])..<Int(firstOut[v + 1]) {
-                        let w = Int(head[e])
-                        let nd64 = UInt64(d) + UInt64(weights(e))
-                        guard nd64 < UInt64(UInt32.max / 2) else { continue }
-                        let nd = UInt32(nd64)
-                        touch(w)
-                        if nd < state[w].dist {
-                            state[w].dist = nd
-                            state[w].parent = UInt32(e)
-                            let f = min(nd64 + UInt64(state[w].potential), UInt64(UInt32.max))
-                            heap.push(key: UInt32(f), node: UInt32(w))
-                            if targetStamp[w] == gen { reachedTarget(w, nd) }
-                        }
-                    }
-                }
-                guard best != .max else { return nil }
-                if bestTarget < 0, let direct = ends.direct {
-                    return SearchOutcome(cost: direct.cost, path: .direct(source: direct.source, target: direct.target), settled: settled)
-                }
-                // Walk parents back to a source marker.
-                let target = ends.targets[bestTarget]
-                var path: [UInt32] = []
-                var v = Int(target.node)
-                var guardSteps = 0
-                while state[v].parent & markBit == 0 {
-                    let e = state[v].parent
-                    path.append(e)
-                    v = tail(of: Int(e))
-                    guardSteps += 1
-                    if guardSteps > nodeCount { return nil }  // cannot happen with non-negative weights
-                }
-                path.reverse()
-                return SearchOutcome(cost: best, path: .edges(source: Int(state[v].parent & ~markBit), edges: path, target: target.endpoint),
-                                     settled: settled)
+        let state = scratch.state, targetStamp = scratch.targetStamp
+        @inline(__always) func touch(_ v: Int) {
+            if state[v].stamp != gen {
+                state[v] = NodeState(dist: .max, potential: potential.map { $0(v) } ?? 0, parent: .max, stamp: gen)
             }
         }
+        @inline(__always) func reachedTarget(_ v: Int, _ d: UInt32) {
+            for (i, t) in ends.targets.enumerated() where Int(t.node) == v {
+                let c = UInt64(d) + UInt64(t.extra)
+                if c < best { best = c; bestTarget = i }
+            }
+        }
+        for t in ends.targets { targetStamp[Int(t.node)] = gen }
+        for s in ends.sources {
+            let v = Int(s.node)
+            touch(v)
+            if s.cost < state[v].dist {
+                state[v].dist = s.cost
+                state[v].parent = markBit | s.marker
+                heap.push(key: UInt32(min(UInt64(s.cost) + UInt64(state[v].potential), UInt64(UInt32.max))), node: s.node)
+                if targetStamp[v] == gen { reachedTarget(v, s.cost) }
+            }
+        }
+        let firstOut = self.firstOut.baseAddress!, head = self.head.baseAddress!
+        while let (key, node) = heap.pop() {
+            if UInt64(key) >= best { break }
+            let v = Int(node)
+            let s = state[v]
+            if UInt64(key) != min(UInt64(s.dist) + UInt64(s.potential), UInt64(UInt32.max)) { continue }
+            settled += 1
+            let d = s.dist
+            for e in Int(firstOut[v])..<Int(firstOut[v + 1]) {
+                let w = Int(head[e])
+                let nd64 = UInt64(d) + UInt64(weights(e))
+                guard nd64 < UInt64(UInt32.max / 2) else { continue }
+                let nd = UInt32(nd64)
+                touch(w)
+                if nd < state[w].dist {
+                    state[w].dist = nd
+                    state[w].parent = UInt32(e)
+                    let f = min(nd64 + UInt64(state[w].potential), UInt64(UInt32.max))
+                    heap.push(key: UInt32(f), node: UInt32(w))
+                    if targetStamp[w] == gen { reachedTarget(w, nd) }
+                }
+            }
+        }
+        guard best != .max else { return nil }
+        if bestTarget < 0, let direct = ends.direct {
+            return SearchOutcome(cost: direct.cost, path: .direct(source: direct.source, target: direct.target), settled: settled)
+        }
+        // Walk parents back to a source marker.
+        let target = ends.targets[bestTarget]
+        var path: [UInt32] = []
+        var v = Int(target.node)
+        var guardSteps = 0
+        while state[v].parent & markBit == 0 {
+            let e = state[v].parent
+            path.append(e)
+            v = tail(of: Int(e))
+            guardSteps += 1
+            if guardSteps > nodeCount { return nil }  // cannot happen with non-negative weights
+        }
+        path.reverse()
+        return SearchOutcome(cost: best, path: .edges(source: Int(state[v].parent & ~markBit), edges: path, target: target.endpoint),
+                             settled: settled)
     }
 
     /// The source node of edge `e` (binary search in the CSR offsets).

@@ -19,7 +19,8 @@ public enum SearchAlgorithm: String, Sendable {
 public struct RouteRequest: Sendable {
     public var from: Coordinate
     public var to: Coordinate
-    /// Points to pass through in order (at most `RouteEngine.maxViaPoints`).
+    /// Points to pass through in order (at most `RouteEngine.maxViaPoints`). Each leg is routed
+    /// on its own, so the route may turn back at a via point (a pick-up on the other side).
     public var via: [Coordinate]
     /// Departure instant (Unix seconds); its Seoul hour of day picks the traffic speeds.
     public var departAt: Double

@@ -81,55 +81,66 @@ extension RoadGraph {
     /// of it (overlapping one-way pieces, the pieces meeting at a junction). Empty when no
     /// road is that close.
     func snap(_ p: Coordinate, maxMeters: Double) -> [SnapHit] {
-        let mLat = earthRadiusMeters * Double.pi / 180
+        let mLat = earthRadiusMeters * Double.pi / 180 * 1e-7
         let mLon = mLat * cos(p.lat * Double.pi / 180)
         let g = grid
-        // Cells that may hold a segment within maxMeters of p.
-        let dLat = maxMeters / mLat, dLon = maxMeters / max(1e-9, mLon)
+        let dLat = maxMeters / (mLat * 1e7), dLon = maxMeters / max(1e-9, mLon * 1e7)
         if p.lat + dLat < g.originLat || p.lat - dLat > g.originLat + Double(g.rows) * g.cellLat
             || p.lon + dLon < g.originLon || p.lon - dLon > g.originLon + Double(g.cols) * g.cellLon
         {
             return []
         }
+        // Query point in fixed point; segment ends are taken relative to it, in metres.
+        let pLat = p.lat * 1e7, pLon = p.lon * 1e7
         let r0 = g.row(p.lat - dLat), r1 = g.row(p.lat + dLat)
         let c0 = g.col(p.lon - dLon), c1 = g.col(p.lon + dLon)
-        var best = maxMeters
-        let tolerance = 0.05
-        var hits: [(segment: Int, t: Double, d: Double)] = []
-        // Nearest cells first, so `best` shrinks early and far cells are skipped.
         let pr = g.row(p.lat), pc = g.col(p.lon)
-        var cells: [(Double, Int)] = []
-        for r in r0...r1 {
-            for c in c0...c1 {
-                let cellSouth = g.originLat + Double(r) * g.cellLat, cellWest = g.originLon + Double(c) * g.cellLon
-                let dy = max(0, cellSouth - p.lat, p.lat - (cellSouth + g.cellLat)) * mLat
-                let dx = max(0, cellWest - p.lon, p.lon - (cellWest + g.cellLon)) * mLon
-                let d = (dx * dx + dy * dy).squareRoot()
-                if d <= maxMeters { cells.append((r == pr && c == pc ? -1 : d, r * g.cols + c)) }
-            }
-        }
-        cells.sort { $0.0 < $1.0 }
-        for (cellDistance, cell) in cells {
-            if cellDistance > best + tolerance { break }
+        let tolerance = 0.05
+        var best = maxMeters
+        var hits: [(segment: Int, t: Double, d: Double)] = []
+        hits.reserveCapacity(8)
+        let cellLatMeters = g.cellLat * mLat * 1e7, cellLonMeters = g.cellLon * mLon * 1e7
+        // Rings of cells around p's cell; a ring is skipped once even its nearest cell is too far.
+        let maxRing = max(pr - r0, r1 - pr, pc - c0, c1 - pc)
+        func visit(_ r: Int, _ c: Int) {
+            // Distance from p to this cell's rectangle first.
+            let south = g.originLat + Double(r) * g.cellLat, west = g.originLon + Double(c) * g.cellLon
+            let dy = max(0, south - p.lat, p.lat - (south + g.cellLat)) * mLat * 1e7
+            let dx = max(0, west - p.lon, p.lon - (west + g.cellLon)) * mLon * 1e7
+            if dx * dx + dy * dy > (best + tolerance) * (best + tolerance) { return }
+            let cell = r * g.cols + c
             for k in Int(gridCellFirst[cell])..<Int(gridCellFirst[cell + 1]) {
                 let s = Int(gridItems[k])
-                let ax = (Double(pointLon[s]) / 1e7 - p.lon) * mLon, ay = (Double(pointLat[s]) / 1e7 - p.lat) * mLat
-                let bx = (Double(pointLon[s + 1]) / 1e7 - p.lon) * mLon, by = (Double(pointLat[s + 1]) / 1e7 - p.lat) * mLat
-                let dx = bx - ax, dy = by - ay
-                let len2 = dx * dx + dy * dy
-                var t = len2 > 0 ? -(ax * dx + ay * dy) / len2 : 0
+                let ax = (Double(pointLon[s]) - pLon) * mLon, ay = (Double(pointLat[s]) - pLat) * mLat
+                let bx = (Double(pointLon[s + 1]) - pLon) * mLon, by = (Double(pointLat[s + 1]) - pLat) * mLat
+                let ex = bx - ax, ey = by - ay
+                let len2 = ex * ex + ey * ey
+                var t = len2 > 0 ? -(ax * ex + ay * ey) / len2 : 0
                 t = min(1, max(0, t))
-                let qx = ax + t * dx, qy = ay + t * dy
-                let d = (qx * qx + qy * qy).squareRoot()
-                if d <= best + tolerance {
+                let qx = ax + t * ex, qy = ay + t * ey
+                let d2 = qx * qx + qy * qy
+                let limit = best + tolerance
+                if d2 <= limit * limit {
+                    let d = d2.squareRoot()
                     if d < best { best = d }
                     hits.append((s, t, d))
                 }
             }
         }
-        var seen = Set<Int>()
+        for ring in 0...maxRing {
+            if ring >= 2 && Double(ring - 1) * min(cellLatMeters, cellLonMeters) > best + tolerance { break }
+            for r in max(r0, pr - ring)...min(r1, pr + ring) {
+                if r == pr - ring || r == pr + ring {
+                    for c in max(c0, pc - ring)...min(c1, pc + ring) { visit(r, c) }
+                } else {
+                    if pc - ring >= c0 { visit(r, pc - ring) }
+                    if ring > 0 && pc + ring <= c1 { visit(r, pc + ring) }
+                }
+            }
+        }
         var out: [SnapHit] = []
-        for h in hits where h.d <= best + tolerance && seen.insert(h.segment).inserted {
+        for (i, h) in hits.enumerated() where h.d <= best + tolerance {
+            if hits[..<i].contains(where: { $0.segment == h.segment }) { continue }
             guard let piece = piece(containingPoint: h.segment), h.segment + 1 < Int(pieceFirstPoint[piece + 1]) else { continue }
             let first = Int(pieceFirstPoint[piece]), last = Int(pieceFirstPoint[piece + 1]) - 1
             let total = Double(pointOffset[last]) - Double(pointOffset[first])

@@ -6,6 +6,7 @@ struct ImportCommand: Command {
     /// Each `import` kind; the word after `import` selects one.
     let kinds: [any Command] = [
         ImportOSMCommand(),
+        ImportPlacesCommand(),
     ]
 
     var help: String {

@@ -9,6 +9,8 @@ let commands: [any Command] = [
     FareCommand(),
     RouteCommand(),
     SynthOSMCommand(),
+    PlacesCommand(),
+    ReverseCommand(),
 ]
 
 func usage() -> String {
@@ -30,7 +32,8 @@ guard let command = commands.first(where: { $0.name == first }) else {
     exit(1)
 }
 let rest = Array(argv.dropFirst())
-if rest.contains("--help") || rest.contains("-h") {
+// `import <kind> --help` is answered by the kind itself (ImportCommand.run).
+if rest.first == "--help" || rest.first == "-h" || (command.name != "import" && (rest.contains("--help") || rest.contains("-h"))) {
     print(command.help)
     exit(0)
 }

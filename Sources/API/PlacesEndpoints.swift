@@ -1,0 +1,133 @@
+import Foundation
+import Geo
+import HTTPServer
+import JSON
+import Places
+
+/// The JSON of places and reverse-geocoding answers, shared by the endpoints and the CLI.
+public enum PlacesJSON {
+    static func round(_ v: Double, _ digits: Double) -> JSONValue { .number((v * digits).rounded() / digits) }
+
+    /// `{"id","name","category","address","lon","lat","distance_m"?}`.
+    public static func encode(_ hit: PlaceHit) -> JSONValue {
+        let p = hit.place
+        var members: [(String, JSONValue)] = [
+            ("id", .string(p.id)), ("name", .string(p.name)), ("category", .string(p.category)),
+            ("address", .string(p.address)), ("lon", round(p.lon, 1e7)), ("lat", round(p.lat, 1e7)),
+        ]
+        if let d = hit.distanceMeters { members.append(("distance_m", .number(d.rounded()))) }
+        return .object(members)
+    }
+
+    /// `{"places":[…],"next_cursor":…}`.
+    public static func encode(_ result: PlaceSearchResult) -> JSONValue {
+        ["places": .array(result.places.map(encode)), "next_cursor": JSONValue(result.nextCursor)]
+    }
+
+    /// `{"code","name"}` of a division, or null.
+    static func encode(_ d: Division?) -> JSONValue {
+        guard let d else { return .null }
+        return ["code": .string(d.code), "name": .string(d.name)]
+    }
+
+    /// `{"region":{"sido","sigungu","dong","full_name","code","approximate"}|null,"places":[…]}`.
+    public static func encode(_ r: ReverseResult) -> JSONValue {
+        var region: JSONValue = .null
+        if let a = r.area {
+            region = ["sido": encode(a.sido), "sigungu": encode(a.sigungu), "dong": encode(a.emd),
+                      "full_name": .string(a.fullName), "code": .string(a.code), "approximate": .bool(a.approximate)]
+        }
+        return ["region": region, "places": .array(r.nearby.map(encode))]
+    }
+}
+
+extension PlaceSearchError {
+    /// The HTTP answer for this error (always 400).
+    public var httpError: HTTPError { HTTPError(status: 400, code: code, message: message) }
+}
+
+/// The place index over `DATA/build/places.db`; nil (with a warning on stderr) when the DB has
+/// not been built; an error naming the file when it cannot be read.
+func loadPlaceIndex(dataDir: String) throws -> PlaceIndex? {
+    let path = (dataDir as NSString).appendingPathComponent("build/places.db")
+    guard FileManager.default.fileExists(atPath: path) else {
+        FileHandle.standardError.write(Data("taxipot: warning: \(path) not found; /v1/places and /v1/reverse answer 503 until it is built ('make data')\n".utf8))
+        return nil
+    }
+    do {
+        return try PlaceIndex.open(path: path)
+    } catch {
+        throw ServiceError("\(error)")
+    }
+}
+
+/// The loaded place index, or a 503 when the DB was not built.
+func placeIndex(_ context: ServiceContext) throws(HTTPError) -> PlaceIndex {
+    guard let index = context.places else {
+        throw HTTPError(status: 503, code: "places_unavailable",
+                        message: "the place database is not built; run 'make data' (taxipot import places --data data -o data/build/places.db)")
+    }
+    return index
+}
+
+/// `GET /v1/places` (keyword search) and `GET /v1/reverse` (what is at a point).
+func registerPlacesEndpoints(_ router: Router, _ context: ServiceContext) {
+
+    let searchDoc = OperationDoc(
+        "Find places by name, part of a name, 초성, typo, romanisation or address, optionally near a point",
+        parameters: [
+            ParameterDoc("q", required: true, "what the user typed (1–\(PlaceQuery.maximumLength) characters): 강남역, 홍대, ㅎㄷㅇㄱ, 왕심리, Gangnam, 서울 강남구 역삼동"),
+            ParameterDoc("near", "location bias as lon,lat: closer places rank higher; needed by radius_m and sort=distance"),
+            ParameterDoc("radius_m", type: "number", "only places within this many metres of near (1–\(Int(PlaceQuery.maximumRadius)))"),
+            ParameterDoc("rect", "only places inside west,south,east,north (degrees)"),
+            ParameterDoc("category", "only places of this category (station, bus_stop, sido, sigungu, emd, ri, tourist, …)"),
+            ParameterDoc("sort", "accuracy (default) or distance (nearest first; needs near)"),
+            ParameterDoc("limit", type: "integer", "page size, 1–\(PlaceQuery.maximumLimit) (default 15)"),
+            ParameterDoc("cursor", "next_cursor of the previous page"),
+        ],
+        responses: [(200, "{\"places\":[{\"id\",\"name\",\"category\",\"address\",\"lon\",\"lat\",\"distance_m\"?}],\"next_cursor\":string|null}"),
+                    (400, "bad q, near, rect, radius_m, category, sort, limit or cursor"),
+                    (503, "the place database is not built")])
+    router.add("GET", "/v1/places", searchDoc) { req in
+        let index = try placeIndex(context)
+        var query = PlaceQuery(text: try req.queryValue("q") ?? "")
+        do {
+            if let v = try req.queryValue("near") { query.near = try PlaceQuery.parseNear(v) }
+            if let v = try req.queryValue("radius_m") { query.radiusMeters = try PlaceQuery.parseRadius(v) }
+            if let v = try req.queryValue("rect") { query.rect = try PlaceQuery.parseRect(v) }
+            if let v = try req.queryValue("sort") { query.sort = try PlaceQuery.parseSort(v) }
+            if let v = try req.queryValue("limit") { query.limit = try PlaceQuery.parseLimit(v) }
+            query.category = try req.queryValue("category")
+            query.cursor = try req.queryValue("cursor")
+            return .json(PlacesJSON.encode(try index.search(query)))
+        } catch let e as PlaceSearchError {
+            throw e.httpError
+        }
+    }
+
+    let reverseDoc = OperationDoc(
+        "The 시도/시군구/동 at a point (polygons in Seoul; elsewhere the nearest division, marked approximate) and the places within 300 m",
+        parameters: [
+            ParameterDoc("at", required: true, "the point as lon,lat (WGS84)"),
+            ParameterDoc("radius_m", type: "number", "radius for nearby places, 1–5000 (default 300)"),
+            ParameterDoc("limit", type: "integer", "number of nearby places, 0–50 (default 10)"),
+        ],
+        responses: [(200, "{\"region\":{\"sido\",\"sigungu\",\"dong\",\"full_name\",\"code\",\"approximate\"}|null,\"places\":[…]}"),
+                    (400, "bad at, radius_m or limit"), (503, "the place database is not built")])
+    router.add("GET", "/v1/reverse", reverseDoc) { req in
+        let index = try placeIndex(context)
+        let text = try req.requiredQueryValue("at")
+        guard let point = Coordinate.parse(text) else {
+            throw HTTPError.badRequest("invalid_at", "query parameter 'at' must be lon,lat in degrees (e.g. 127.0276,37.4979), got '\(text.prefix(60))'")
+        }
+        var radius = PlaceIndex.reverseRadius
+        if let v = try req.queryValue("radius_m") {
+            guard let r = NumberParsing.finiteDouble(v), r >= 1, r <= 5_000 else {
+                throw HTTPError.badRequest("invalid_radius", "query parameter 'radius_m' must be a number of metres from 1 to 5000, got '\(v.prefix(40))'")
+            }
+            radius = r
+        }
+        let limit = try req.intQuery("limit", default: 10, range: 0...50)
+        return .json(PlacesJSON.encode(index.reverse(at: point, radiusMeters: radius, limit: limit)))
+    }
+}
