@@ -68,7 +68,8 @@ public enum FareJSON {
             self.value = value
         }
 
-        func present(_ key: String) -> JSONValue? {
+        /// The field's value, or nil when absent or null.
+        public func present(_ key: String) -> JSONValue? {
             guard let v = value[key], !v.isNull else { return nil }
             return v
         }
@@ -144,5 +145,70 @@ public enum FareJSON {
             departure: departure, region: try b.string("region") ?? FareRequest.defaultRegion,
             taxiClass: try b.string("taxi_class") ?? FareRequest.defaultTaxiClass, riders: try b.int("riders", default: 1),
             split: try b.splitPolicy(), roundingKrw: try b.int("rounding", default: 10), tollKrw: try b.int("toll_krw", default: 0))
+    }
+}
+
+extension FareJSON {
+    /// The answer of `POST /v1/quote` and `taxipot quote`:
+    /// `{"route":{"distance_m","duration_s","slow_s","out_of_city_m","geometry","legs"},"fare":{…},
+    /// "split":[{"rider","drop_off","krw"}],"per_person_krw","region","depart_at"}`.
+    public static func quote(_ q: Quote) -> JSONValue {
+        func round(_ v: Double) -> JSONValue { .number((v * 10).rounded() / 10) }
+        var split = split(q.split, dropOffs: q.riderDropOffs)
+        if let solos = q.soloFaresKrw, case .array(let items) = split {
+            split = .array(zip(items, solos).map { item, solo in
+                guard case .object(var m) = item else { return item }
+                m.append(("solo_krw", JSONValue(solo)))
+                return .object(m)
+            })
+        }
+        return [
+            "route": [
+                "distance_m": round(q.route.distanceMeters),
+                "duration_s": round(q.route.durationSeconds),
+                "slow_s": round(q.slowS),
+                "out_of_city_m": round(q.outOfCityM),
+                "geometry": .string(Polyline.encode(q.route.geometry, precision: 6)),
+                "legs": .array(q.route.legs.map { ["distance_m": round($0.distanceMeters), "duration_s": round($0.durationSeconds)] }),
+            ],
+            "fare": fare(q.fare, schedule: q.schedule),
+            "split": split,
+            "per_person_krw": JSONValue(q.perPersonKrw),
+            "region": .string(q.region),
+            "depart_at": .string(SeoulTime.format(q.departure)),
+        ]
+    }
+
+    /// Parses a `POST /v1/quote` body; `now` is the departure when `depart_at` is absent.
+    public static func quoteRequest(_ json: JSONValue, now: Double) throws(HTTPError) -> QuoteRequest {
+        let b = try Body(json, allowed: ["origin", "destination", "drop_offs", "riders", "depart_at", "taxi_class",
+                                         "split", "rounding", "toll_krw"])
+        guard let origin = try b.coordinate("origin") else { throw .badRequest("missing_parameter", "origin is required") }
+        guard let destination = try b.coordinate("destination") else {
+            throw .badRequest("missing_parameter", "destination is required")
+        }
+        var dropOffs = [DropOff]()
+        if let v = b.present("drop_offs") {
+            guard let items = v.arrayValue else { throw .badRequest("invalid_parameter", "drop_offs must be a list of {\"lon\",\"lat\",\"riders\"}") }
+            guard items.count <= QuoteRequest.maxDropOffs else {
+                throw .badRequest("invalid_parameter", "drop_offs may list at most \(QuoteRequest.maxDropOffs) stops, got \(items.count)")
+            }
+            for (i, item) in items.enumerated() {
+                let name = "drop_offs[\(i)]"
+                let c = try Body.coordinate(item, name: name)
+                var riders = 1
+                if let r = item["riders"], !r.isNull {
+                    guard let n = r.intValue else { throw .badRequest("invalid_parameter", "\(name).riders must be a whole number") }
+                    riders = n
+                }
+                dropOffs.append(DropOff(coordinate: c, riders: riders))
+            }
+        }
+        var riders: Int?
+        if case .some = b.present("riders") { riders = try b.int("riders", default: 1) }
+        return QuoteRequest(origin: origin, destination: destination, dropOffs: dropOffs, riders: riders,
+                            departure: try b.departure() ?? now, taxiClass: try b.string("taxi_class") ?? FareRequest.defaultTaxiClass,
+                            split: try b.splitPolicy(), roundingKrw: try b.int("rounding", default: 10),
+                            tollKrw: try b.int("toll_krw", default: 0))
     }
 }

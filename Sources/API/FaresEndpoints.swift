@@ -1,11 +1,14 @@
 import Engine
 import Fares
 import HTTPServer
+import Geo
 import JSON
 
-/// `POST /v1/fare`: a fare without routing, for callers who bring their own distances.
+/// `POST /v1/fare` (a fare without routing, for callers who bring their own distances) and
+/// `POST /v1/quote` (route + fare + split).
 func registerFaresEndpoints(_ router: Router, _ context: ServiceContext) {
     registerFareEndpoint(router, fares: context.fares)
+    registerQuoteEndpoint(router, quotes: context.quotes)
 }
 
 /// Adds `POST /v1/fare` served by `fares` (separate so tests can serve a bare estimator).
@@ -39,6 +42,53 @@ public func registerFareEndpoint(_ router: Router, fares: FareEstimator) {
         let request = try FareJSON.fareRequest(try req.jsonBody())
         do {
             return .json(FareJSON.estimate(try fares.estimate(request)))
+        } catch let e as FareRequestError {
+            throw FareJSON.httpError(e)
+        }
+    }
+}
+
+/// Adds `POST /v1/quote` served by `quotes` (nil: the road graph or the place DB is not
+/// built, and the endpoint answers 503).
+public func registerQuoteEndpoint(_ router: Router, quotes: QuoteEngine?) {
+    func point(_ description: String) -> JSONValue {
+        ["type": "object", "required": ["lon", "lat"], "description": .string(description),
+         "properties": ["lon": ["type": "number"], "lat": ["type": "number"]]]
+    }
+    let schema: JSONValue = [
+        "type": "object",
+        "required": ["origin", "destination"],
+        "additionalProperties": false,
+        "properties": [
+            "origin": point("pick-up point (WGS84); its region picks the fare schedule"),
+            "destination": point("where the host (rider 0) gets off"),
+            "drop_offs": ["type": "array", "maxItems": 9, "description": "stops before the destination, in order",
+                          "items": ["type": "object", "required": ["lon", "lat"],
+                                    "properties": ["lon": ["type": "number"], "lat": ["type": "number"],
+                                                   "riders": ["type": "integer", "minimum": 1, "description": "persons getting off here (default 1)"]]]],
+            "riders": ["type": "integer", "minimum": 1, "maximum": 10, "description": "persons in the taxi (default 1 + drop-off riders)"],
+            "depart_at": ["type": "string", "format": "date-time", "description": "ISO 8601; default now; no offset means Asia/Seoul"],
+            "taxi_class": ["type": "string", "description": "mid (default) or deluxe"],
+            "split": ["type": "string", "enum": ["equal", "by_leg", "proportional"], "description": "split policy (default equal)"],
+            "rounding": ["type": "integer", "enum": [10, 100], "description": "share rounding unit in won (default 10)"],
+            "toll_krw": ["type": "integer", "minimum": 0, "description": "tolls, passed through (default 0)"],
+        ],
+    ]
+    let doc = OperationDoc(
+        "Quote a pooled taxi ride: route through the drop-offs, metered fare, per-person split",
+        requestBody: schema,
+        responses: [(200, "route, fare breakdown (parts add up to total_krw), one share per rider, per_person_krw"),
+                    (400, "bad input (names the field); unknown taxi_class lists the allowed values"),
+                    (404, "no road route between the points"),
+                    (422, "a point too far from a road, an origin outside the fare regions, or no schedule for depart_at"),
+                    (503, "the road graph or the place DB is not built (make data)")])
+    router.add("POST", "/v1/quote", doc) { req in
+        let request = try FareJSON.quoteRequest(try req.jsonBody(), now: SeoulTime.now())
+        guard let quotes else {
+            throw HTTPError(status: 503, code: "data_not_built", message: "quotes need data/build/seoul.graph and data/build/places.db: run 'make data'")
+        }
+        do {
+            return .json(FareJSON.quote(try quotes.quote(request)))
         } catch let e as FareRequestError {
             throw FareJSON.httpError(e)
         }

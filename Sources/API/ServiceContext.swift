@@ -63,6 +63,8 @@ public final class ServiceContext: Sendable {
     public let routeEngine: RouteEngine?
     /// Place search and reverse geocoding over `DATA/build/places.db`; nil when that file is absent (503).
     public let places: PlaceIndex?
+    /// Quotes (route + fare + split); nil when the graph or the place DB is absent (503).
+    public let quotes: QuoteEngine?
 
     public init(configuration: ServiceConfiguration, metrics: ServerMetrics = ServerMetrics()) throws {
         self.configuration = configuration
@@ -71,5 +73,6 @@ public final class ServiceContext: Sendable {
         fares = try FareEstimator.load(dataDir: configuration.dataDir)
         routeEngine = try loadRouteEngine(dataDir: configuration.dataDir)
         places = try loadPlaceIndex(dataDir: configuration.dataDir)
+        quotes = routeEngine.flatMap { [fares, places] r in places.map { QuoteEngine(routes: r, fares: fares, regions: $0.regionLocator) } }
     }
 }

@@ -128,35 +128,45 @@ public struct FareMeter: Sendable {
         state.legKrw[0] = base
 
         let slowSpeed = schedule.speedThresholdKmh / 3.6 / 2  // m/s, for mutual charging
+        let mutual = schedule.charging == .mutual
+        let baseDistance = schedule.baseDistanceM
         var travelled = 0.0
+        // The night percent in force from `local` until `bandEnd` (the next band boundary).
+        var bandEnd = -Double.infinity
+        var night = 0
         for s in segments {
             var remD = s.distanceM, remT = s.durationS
             var remS = min(s.slowS, s.durationS)
-            var remSlowD = schedule.charging == .mutual ? min(remD, remS * slowSpeed) : 0
+            var remSlowD = mutual ? min(remD, remS * slowSpeed) : 0
             while remD > 0 || remT > 0 {
+                if local >= bandEnd - 1e-6 {
+                    night = schedule.nightPercent(atSecondOfDay: Self.clockSecond(local))
+                    bandEnd = nextBoundary(after: local)
+                }
                 // The piece ends at the next band boundary, the end of the base distance, or the segment's end.
                 var fraction = 1.0
-                if remT > 0, let next = nextBoundary(after: local) {
-                    fraction = min(fraction, (next - local) / remT)
+                if remT > 0, local + remT > bandEnd {
+                    fraction = (bandEnd - local) / remT
                 }
-                let beforeBase = travelled < schedule.baseDistanceM
+                let beforeBase = travelled < baseDistance
                 var endsAtBase = false
-                if beforeBase, remD > 0, (schedule.baseDistanceM - travelled) / remD < fraction {
-                    fraction = (schedule.baseDistanceM - travelled) / remD
+                if beforeBase, remD > 0, (baseDistance - travelled) / remD < fraction {
+                    fraction = (baseDistance - travelled) / remD
                     endsAtBase = true
                 }
-                let pd = remD * fraction, pt = remT * fraction, ps = remS * fraction, psd = remSlowD * fraction
-                let night = schedule.nightPercent(atSecondOfDay: Self.clockSecond(remT > 0 ? local + min(pt, 1e-3) / 2 : local))
-                if !beforeBase {
-                    let counted = schedule.charging == .mutual ? pd - psd : pd
-                    state.count(distance: counted, slow: ps, nightPercent: night, outOfCity: s.outOfCity, leg: s.leg)
-                }
                 if fraction >= 1 {
+                    if !beforeBase {
+                        state.count(distance: mutual ? remD - remSlowD : remD, slow: remS, nightPercent: night, outOfCity: s.outOfCity, leg: s.leg)
+                    }
                     travelled += remD
                     local += remT
                     break
                 }
-                travelled = endsAtBase ? schedule.baseDistanceM : travelled + pd
+                let pd = remD * fraction, pt = remT * fraction, ps = remS * fraction, psd = remSlowD * fraction
+                if !beforeBase {
+                    state.count(distance: mutual ? pd - psd : pd, slow: ps, nightPercent: night, outOfCity: s.outOfCity, leg: s.leg)
+                }
+                travelled = endsAtBase ? baseDistance : travelled + pd
                 local += pt
                 remD -= pd; remT -= pt; remS -= ps; remSlowD -= psd
                 if remD < 1e-9 { remD = 0 }
@@ -179,18 +189,15 @@ public struct FareMeter: Sendable {
     }
 
     /// The next band boundary strictly after `local` (seconds since the departure day's
-    /// midnight), or nil when the schedule has no night bands.
-    func nextBoundary(after local: Double) -> Double? {
+    /// midnight), or +∞ when the schedule has no night bands.
+    func nextBoundary(after local: Double) -> Double {
         let bounds = schedule.bandBoundaries
-        guard !bounds.isEmpty else { return nil }
+        guard !bounds.isEmpty else { return .infinity }
         let day = (local / 86_400).rounded(.down) * 86_400
-        for dayOffset in [0.0, 86_400, 172_800] {
-            for b in bounds {
-                let t = day + dayOffset + Double(b)
-                if t > local + 1e-6 { return t }
-            }
+        for k in 0..<3 {
+            for b in bounds where day + Double(k * 86_400 + b) > local + 1e-6 { return day + Double(k * 86_400 + b) }
         }
-        return nil
+        return .infinity  // unreachable: a boundary lies within every day
     }
 }
 

@@ -90,15 +90,20 @@ public struct FareScheduleBook: Sendable {
     /// The schedule in force for a trip of `taxiClass` in `region` departing at `departure`
     /// (Unix seconds): the latest one that started at or before the departure.
     public func schedule(region: String, taxiClass: String, at departure: Double) throws(FareLookupError) -> FareSchedule {
-        let inRegion = schedules.filter { $0.region == region }
-        guard !inRegion.isEmpty else { throw .unknownRegion(region, allowed: regions) }
-        let candidates = inRegion.filter { $0.taxiClass == taxiClass }
-        guard !candidates.isEmpty else {
-            throw .unknownTaxiClass(taxiClass, region: region, allowed: taxiClasses(region: region))
+        var regionKnown = false, classKnown = false
+        var found: FareSchedule?
+        for s in schedules where s.region == region {  // sorted by effectiveFrom: the last match wins
+            regionKnown = true
+            guard s.taxiClass == taxiClass else { continue }
+            classKnown = true
+            if s.effectiveFrom <= departure { found = s }
         }
-        guard let found = candidates.last(where: { $0.effectiveFrom <= departure }) else {
+        guard regionKnown else { throw .unknownRegion(region, allowed: regions) }
+        guard classKnown else { throw .unknownTaxiClass(taxiClass, region: region, allowed: taxiClasses(region: region)) }
+        guard let found else {
             throw .beforeOldestSchedule(region: region, taxiClass: taxiClass, departure: departure,
-                                        covered: candidates.map { "\($0.id) from \(SeoulTime.format($0.effectiveFrom))" })
+                                        covered: schedules.filter { $0.region == region && $0.taxiClass == taxiClass }
+                                            .map { "\($0.id) from \(SeoulTime.format($0.effectiveFrom))" })
         }
         return found
     }

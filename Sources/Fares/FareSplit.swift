@@ -78,6 +78,7 @@ public enum FareSplit {
         case .byLeg:
             weights = try byLegWeights(riders: riders, legKrw: legKrw)
         }
+        if riders.count == 1 { return [totalKrw] }
         let total = weights.reduce(0, +)
         return apportion(totalKrw, weights: total > 0 ? weights : riders.map(\.count), unit: roundingKrw,
                          largestRemainder: policy == .proportional)

@@ -7,6 +7,7 @@ let commands: [any Command] = [
     ImportCommand(),
     TransformCommand(),
     FareCommand(),
+    QuoteCommand(),
     RouteCommand(),
     SynthOSMCommand(),
     PlacesCommand(),

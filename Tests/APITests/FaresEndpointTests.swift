@@ -1,8 +1,12 @@
 import API
 import Engine
 import Fares
+import Foundation
+import Geo
 import HTTPServer
 import JSON
+import Places
+import Routing
 import TestSupport
 import XCTest
 
@@ -85,5 +89,94 @@ final class FaresEndpointTests: XCTestCase {
                 XCTAssertTrue(message.contains(mention), "\(body): \(message)")
             }
         }
+    }
+
+    /// `POST /v1/quote` over the central-Seoul graph imported in-process and the real region locator.
+    static let quoteRouter: Result<Router, Error> = Result {
+        let profile = try TrafficProfile.load(path: TestPaths.dataDir.appendingPathComponent("traffic/profile.csv").path)
+        let path = TestPaths.temporaryDirectory("quote-endpoint").appendingPathComponent("seoul.graph").path
+        _ = try OSMImporter.importFile(TestPaths.dataDir.appendingPathComponent("osm/seoul-central.osm.pbf").path, to: path, profile: profile)
+        let fares = try FareEstimator.load(dataDir: TestPaths.dataDir.path)
+        let quotes = QuoteEngine(routes: RouteEngine(graph: try RoadGraph.load(path: path), profile: profile), fares: fares,
+                                 regions: try RegionLocator(dataDirectory: TestPaths.dataDir.path))
+        let router = Router()
+        registerQuoteEndpoint(router, quotes: quotes)
+        return router
+    }
+
+    func quote(_ body: String, router: Router? = nil) throws -> (status: Int, json: JSONValue?) {
+        let r = try (router ?? Self.quoteRouter.get()).handle(HTTPRequest(method: "POST", path: "/v1/quote", body: Array(body.utf8))).response
+        return (r.status, try? JSONParser.parse(r.body))
+    }
+
+    let jonggak = #"{"lon":126.9829,"lat":37.5700}"#
+    let itaewon = #"{"lon":126.9945,"lat":37.5345}"#
+    let seoulStation = #"{"lon":126.9720,"lat":37.5547}"#
+
+    func testQuoteAnswer() throws {
+        let body = #"{"origin":\#(jonggak),"destination":\#(itaewon),"drop_offs":[{"lon":126.9720,"lat":37.5547,"riders":2}],"#
+            + #""riders":3,"depart_at":"2024-05-08T23:30:00+09:00","split":"by_leg","rounding":100,"toll_krw":0}"#
+        let (status, json) = try quote(body)
+        XCTAssertEqual(status, 200, "\(String(describing: json))")
+        let route = try XCTUnwrap(json?["route"])
+        XCTAssertEqual(route["legs"]?.arrayValue?.count, 2)
+        XCTAssertGreaterThan(route["distance_m"]?.doubleValue ?? 0, 3000)
+        XCTAssertNotNil(route["geometry"]?.stringValue.flatMap { Polyline.decode($0) })
+        let fare = try XCTUnwrap(json?["fare"])
+        let total = try XCTUnwrap(fare["total_krw"]?.intValue)
+        XCTAssertEqual(fare["schedule"]?.stringValue, "seoul-mid-2023-02-01")
+        XCTAssertEqual(fare["region"]?.stringValue, "seoul")
+        XCTAssertGreaterThan(fare["night_krw"]?.intValue ?? 0, 0)
+        let split = try XCTUnwrap(json?["split"]?.arrayValue)
+        XCTAssertEqual(split.count, 3)
+        XCTAssertEqual(split.compactMap { $0["krw"]?.intValue }.reduce(0, +), total)
+        XCTAssertEqual(split.map { $0["drop_off"]?.intValue }, [nil, 0, 0])
+        XCTAssertTrue(split.dropFirst().allSatisfy { ($0["krw"]?.intValue ?? 1) % 100 == 0 })
+        XCTAssertNotNil(json?["per_person_krw"]?.intValue)
+
+        // Defaults: riders 1, equal split, departure now.
+        let (s2, j2) = try quote(#"{"origin":\#(jonggak),"destination":\#(seoulStation)}"#)
+        XCTAssertEqual(s2, 200)
+        XCTAssertEqual(j2?["split"]?.arrayValue?.count, 1)
+        XCTAssertEqual(j2?["split"]?[0]?["krw"]?.intValue, j2?["fare"]?["total_krw"]?.intValue)
+    }
+
+    func testQuoteBadInputAnswers() throws {
+        let t = #""depart_at":"2024-05-08T12:00""#
+        let od = #""origin":\#(jonggak),"destination":\#(itaewon)"#
+        let cases: [(String, Int, String, String?)] = [
+            (#"{\#(od),\#(t),"riders":11}"#, 400, "invalid_parameter", "riders"),
+            (#"{\#(od),\#(t),"riders":0}"#, 400, "invalid_parameter", "riders"),
+            (#"{\#(od),\#(t),"taxi_class":"van"}"#, 400, "unknown_taxi_class", "deluxe, mid"),
+            (#"{\#(od),"depart_at":"soon"}"#, 400, "invalid_parameter", "depart_at"),
+            (#"{\#(od),"depart_at":"2012-01-01T12:00"}"#, 422, "no_schedule", "2019-02-16T04:00:00+09:00"),
+            (#"{"origin":\#(jonggak),\#(t)}"#, 400, "missing_parameter", "destination"),
+            (#"{"origin":{"lon":200,"lat":37},"destination":\#(itaewon),\#(t)}"#, 400, "invalid_parameter", "origin"),
+            (#"{"origin":{"lon":"x"},"destination":\#(itaewon),\#(t)}"#, 400, "invalid_parameter", "origin"),
+            (#"{\#(od),\#(t),"drop_offs":[{"lon":126.9720,"lat":37.5547,"riders":2}],"riders":2}"#, 400, "invalid_parameter", "riders"),
+            (#"{\#(od),\#(t),"drop_offs":{"lon":1}}"#, 400, "invalid_parameter", "drop_offs"),
+            (#"{\#(od),\#(t),"drop_offs":[{"lon":126.97,"lat":37.55,"riders":"two"}]}"#, 400, "invalid_parameter", "drop_offs[0].riders"),
+            (#"{"origin":\#(jonggak),"destination":{"lon":126.90,"lat":37.60},\#(t)}"#, 422, "too_far_from_road", "destination"),
+            (#"{"origin":{"lon":150,"lat":10},"destination":\#(itaewon),\#(t)}"#, 422, "outside_fare_regions", "origin"),
+            (#"{\#(od),\#(t),"split":"fair"}"#, 400, "invalid_parameter", "split"),
+            (#"{\#(od),\#(t),"rounding":5}"#, 400, "invalid_parameter", "rounding"),
+            (#"{\#(od),\#(t),"toll_krw":-1}"#, 400, "invalid_parameter", "toll_krw"),
+            (#"{\#(od),\#(t),"from":1}"#, 400, "unknown_field", "from"),
+        ]
+        for (body, status, code, mention) in cases {
+            let (s, json) = try quote(body)
+            XCTAssertEqual(s, status, body)
+            XCTAssertEqual(json?["error"]?["code"]?.stringValue, code, body)
+            if let mention {
+                let message = json?["error"]?["message"]?.stringValue ?? ""
+                XCTAssertTrue(message.contains(mention), "\(body): \(message)")
+            }
+        }
+        // Without a graph or place DB the endpoint answers 503.
+        let bare = Router()
+        registerQuoteEndpoint(bare, quotes: nil)
+        let (s, json) = try quote(#"{\#(od),\#(t)}"#, router: bare)
+        XCTAssertEqual(s, 503)
+        XCTAssertEqual(json?["error"]?["code"]?.stringValue, "data_not_built")
     }
 }

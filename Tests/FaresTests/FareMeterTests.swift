@@ -1,5 +1,6 @@
 import Engine
 import Fares
+import Routing
 import Foundation
 import Geo
 import TestSupport

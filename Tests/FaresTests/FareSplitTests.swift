@@ -1,4 +1,5 @@
 import Fares
+import Routing
 import Foundation
 import XCTest
 
