@@ -89,8 +89,10 @@ public enum RowErrorCode: String, Sendable, CaseIterable, Comparable {
     case noRoadNearby = "no_road_nearby"
     /// No route joins the two points.
     case noRoute = "no_route"
-    /// No fare schedule covers the departure (date or region).
+    /// No fare schedule covers the departure (its date, or the region's taxi class).
     case noSchedule = "no_schedule"
+    /// The origin lies in no fare region.
+    case outsideFareRegions = "outside_fare_regions"
     /// The row has a different number of fields than the header.
     case badFieldCount = "bad_field_count"
     /// The row holds bytes that are not text in the input encoding.

@@ -12,6 +12,7 @@ let commands: [any Command] = [
     SynthOSMCommand(),
     PlacesCommand(),
     ReverseCommand(),
+    BatchCommand(),
 ]
 
 func usage() -> String {
