@@ -4,18 +4,21 @@ public struct CSVRecord: Sendable, Equatable {
     public var fields: [String]
     /// The 1-based physical line of the file on which the record starts.
     public var line: Int
-    /// True when a field held bytes that are not valid text in the input encoding
-    /// (they were replaced by U+FFFD).
-    public var hasInvalidText: Bool
+    /// The first field holding bytes that are not valid text in the input encoding (they
+    /// were replaced by U+FFFD), or nil.
+    public var firstInvalidField: Int?
     /// The record's size in the input, in UTF-8 bytes of its fields (for memory accounting).
     public var byteCount: Int
 
-    public init(fields: [String], line: Int, hasInvalidText: Bool = false, byteCount: Int? = nil) {
+    public init(fields: [String], line: Int, firstInvalidField: Int? = nil, byteCount: Int? = nil) {
         self.fields = fields
         self.line = line
-        self.hasInvalidText = hasInvalidText
+        self.firstInvalidField = firstInvalidField
         self.byteCount = byteCount ?? fields.reduce(0) { $0 + $1.utf8.count + 1 }
     }
+
+    /// True when some field held bytes that are not valid text in the input encoding.
+    public var hasInvalidText: Bool { firstInvalidField != nil }
 }
 
 /// A CSV file that cannot be read on: the message names the line.
@@ -70,7 +73,7 @@ public final class CSVReader {
     private var field: [UInt8] = []
     private var fields: [String] = []
     private var recordBytes = 0
-    private var invalidText = false
+    private var invalidField: Int?
     private var fieldWasQuoted = false
 
     /// Reads from `source`. With `replacementMarksInvalid` (set for converted encodings, where
@@ -227,11 +230,11 @@ public final class CSVReader {
             fields.append(String(decoding: field, as: UTF8.self))
         } else if let text = String(validating: field, as: UTF8.self) {
             if replacementMarksInvalid, field.contains(0xEF), text.unicodeScalars.contains("\u{FFFD}") {
-                invalidText = true
+                invalidField = invalidField ?? fields.count
             }
             fields.append(text)
         } else {
-            invalidText = true
+            invalidField = invalidField ?? fields.count
             fields.append(String(decoding: field, as: UTF8.self))
         }
         field.removeAll(keepingCapacity: true)
@@ -257,14 +260,14 @@ public final class CSVReader {
         state = .fieldStart
         defer { resetRecord() }
         guard !blank else { return nil }
-        return CSVRecord(fields: fields, line: recordLine, hasInvalidText: invalidText, byteCount: recordBytes)
+        return CSVRecord(fields: fields, line: recordLine, firstInvalidField: invalidField, byteCount: recordBytes)
     }
 
     private func resetRecord() {
         fields.removeAll(keepingCapacity: true)
         field.removeAll(keepingCapacity: true)
         fieldWasQuoted = false
-        invalidText = false
+        invalidField = nil
         recordBytes = 0
         recordLine = line
     }
@@ -280,7 +283,7 @@ public final class CSVReader {
             endField()
             state = .fieldStart
             defer { resetRecord() }
-            return CSVRecord(fields: fields, line: recordLine, hasInvalidText: invalidText, byteCount: recordBytes)
+            return CSVRecord(fields: fields, line: recordLine, firstInvalidField: invalidField, byteCount: recordBytes)
         }
     }
 }

@@ -17,8 +17,9 @@ public struct RowParser: Sendable {
     /// The request for `record`, or why the row cannot be estimated.
     public func parse(_ record: CSVRecord) -> Result<TripRequest, RowError> {
         let f = record.fields
-        if record.hasInvalidText {
-            return .failure(RowError(.badEncoding, "the row holds bytes that are not valid text in the input encoding (shown as \u{FFFD})"))
+        if let i = record.firstInvalidField {
+            let column = i < schema.inputColumns.count ? "column '\(schema.inputColumns[i])'" : "field \(i + 1)"
+            return .failure(RowError(.badEncoding, "\(column) holds bytes that are not valid text in the input encoding (written as \u{FFFD})"))
         }
         if f.count != schema.inputColumns.count {
             return .failure(RowError(.badFieldCount, "the row has \(f.count) field\(f.count == 1 ? "" : "s"), the header has \(schema.inputColumns.count)"))

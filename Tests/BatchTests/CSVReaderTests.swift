@@ -99,6 +99,7 @@ final class CSVReaderTests: XCTestCase {
         let r = try records(bytes)
         XCTAssertEqual(r.count, 3)
         XCTAssertEqual(r.map(\.hasInvalidText), [false, true, false])
+        XCTAssertEqual(r[1].firstInvalidField, 1)
         XCTAssertEqual(r[1].fields, ["1", "\u{FFFD}"])
     }
 
