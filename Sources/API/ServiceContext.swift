@@ -49,30 +49,32 @@ public struct ServiceError: Error, CustomStringConvertible, Sendable {
 
 /// Everything the endpoints share, loaded once before the server starts.
 ///
-/// Each capability adds the engine it serves as a stored property, loaded in `init`.
+/// Like OSRM's server, the service only loads prepared data: a missing or corrupt prepared
+/// file stops the start with a message naming it (run `make data`).
 public final class ServiceContext: Sendable {
     public let configuration: ServiceConfiguration
-    public let dataset: DatasetInfo
+    /// The dataset's name and version (`dataset.json`).
+    public let info: DatasetInfo
+    /// The prepared dataset: road graph, place DB, traffic profile, fare schedules.
+    public let data: Dataset
     public let metrics: ServerMetrics
     public let startedAt = Date()
     /// Coordinate transformers by (from, to) CRS, built on first use (`/v1/transform`).
     public let transformers = TransformerCache()
-    /// Fare schedules and the traffic profile (`data/fares/`, `data/traffic/profile.csv`).
-    public let fares: FareEstimator
-    /// Routing over `DATA/build/seoul.graph`; nil when that file is absent (`/v1/route` answers 503).
-    public let routeEngine: RouteEngine?
-    /// Place search and reverse geocoding over `DATA/build/places.db`; nil when that file is absent (503).
-    public let places: PlaceIndex?
-    /// Quotes (route + fare + split); nil when the graph or the place DB is absent (503).
-    public let quotes: QuoteEngine?
 
     public init(configuration: ServiceConfiguration, metrics: ServerMetrics = ServerMetrics()) throws {
         self.configuration = configuration
         self.metrics = metrics
-        dataset = try DatasetInfo.load(dataDir: configuration.dataDir)
-        fares = try FareEstimator.load(dataDir: configuration.dataDir)
-        routeEngine = try loadRouteEngine(dataDir: configuration.dataDir)
-        places = try loadPlaceIndex(dataDir: configuration.dataDir)
-        quotes = routeEngine.flatMap { [fares, places] r in places.map { QuoteEngine(routes: r, fares: fares, regions: $0.regionLocator) } }
+        info = try DatasetInfo.load(dataDir: configuration.dataDir)
+        do { data = try Dataset(directory: configuration.dataDir) } catch { throw ServiceError(error.description) }
     }
+
+    /// Routing over `DATA/build/seoul.graph`.
+    public var routeEngine: RouteEngine { data.routes }
+    /// Place search and reverse geocoding over `DATA/build/places.db`.
+    public var places: PlaceIndex { data.places }
+    /// Fare schedules and the traffic profile (`data/fares/`, `data/traffic/profile.csv`).
+    public var fares: FareEstimator { data.fares }
+    /// Quotes: route + fare + split.
+    public var quotes: QuoteEngine { data.quotes }
 }

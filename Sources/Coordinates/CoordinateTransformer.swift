@@ -38,6 +38,14 @@ public final class CoordinateTransformer: Sendable {
     /// True when batches run PROJ's pipeline step by step over chunks (`StepwisePlan`), which was
     /// checked to give bit-identical answers; false when they run the whole pipeline per point.
     public let usesStepwisePlan: Bool
+    /// True when the source CRS's 2D datum shift to WGS 84 drops a height (KATEC/TM128, EPSG:5174, …)
+    /// and the target's does not. Answers are then refined to be the exact inverse of the
+    /// target → source direction for points on the target's ellipsoid surface (h = 0), so that round
+    /// trips close to ≈10 nm; they differ from PROJ's own (`cs2cs`'s) inverse by up to ≈6 mm, far
+    /// below the ≈1 m accuracy of such a datum shift. Costs about 3× the time per point (see
+    /// `InverseRefinement`). Between two such CRSs PROJ stays geocentric from one shift to the
+    /// other, drops only the last height and closes within ≈0.4 mm: that is left to PROJ.
+    public let refinesInverse: Bool
 
     /// Source longitudes must lie within ±180 and latitudes within ±90.
     let sourceIsDegrees: Bool
@@ -76,8 +84,24 @@ public final class CoordinateTransformer: Sendable {
         operationDescription = Self.describe(first)
         let recipe = Self.verifiedRecipe(for: first, source: source, sourceFacts: sourceFacts, targetFacts: targetFacts)
         usesStepwisePlan = recipe != nil
+
+        // The way back (target → source) that a refined transformer inverts exactly.
+        var refinementRecipe: RefinementRecipe? = nil
+        if source != target, Proj.dropsDatumHeight(sourceCRS, in: ctx), !Proj.dropsDatumHeight(targetCRS, in: ctx),
+           let back = try? ProjWorker(source: target, target: source)
+        {
+            let made = RefinementRecipe(
+                back: Self.verifiedRecipe(for: back, source: target, sourceFacts: targetFacts, targetFacts: sourceFacts),
+                maxCorrection: sourceFacts.isGeographic ? 1e-5 : 1)
+            first.refinement = InverseRefinement(forward: back, maxCorrection: made.maxCorrection)
+            refinementRecipe = made
+        }
+        refinesInverse = refinementRecipe != nil
+        let refinement = refinementRecipe
         pool = ProjWorkerPool(first: first) { () throws(CoordinateError) -> ProjWorker in
-            try ProjWorker(source: source, target: target, recipe: recipe)
+            let worker = try ProjWorker(source: source, target: target, recipe: recipe)
+            worker.refinement = try refinement?.make(source: source, target: target)
+            return worker
         }
     }
 

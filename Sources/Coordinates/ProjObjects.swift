@@ -108,6 +108,9 @@ final class ProjWorker: @unchecked Sendable {
     let operation: OpaquePointer
     /// The step-by-step way to run `operation`, when the transformer verified one.
     var plan: StepwisePlan?
+    /// Makes `transform` the exact inverse of the way back, when the source drops a datum height
+    /// (it holds its own target → source worker and context).
+    var refinement: InverseRefinement?
 
     /// Builds the operation from `source` to `target` in a new context, and `recipe`'s plan in it.
     init(source: CRSDescriptor, target: CRSDescriptor, recipe: StepRecipe? = nil) throws(CoordinateError) {
@@ -153,6 +156,16 @@ final class ProjWorker: @unchecked Sendable {
     /// Transforms `count` points in place; x and y are `stride` doubles apart.
     /// Points PROJ cannot transform come back as infinity (PROJ's HUGE_VAL).
     func transform(x: UnsafeMutablePointer<Double>, y: UnsafeMutablePointer<Double>, stride: Int, count: Int) {
+        guard count > 0 else { return }
+        if let refinement {
+            refinement.transform(with: self, x: x, y: y, stride: stride, count: count)
+            return
+        }
+        transformPlain(x: x, y: y, stride: stride, count: count)
+    }
+
+    /// Transforms with PROJ's operation alone (its plan or pipeline), without the refinement.
+    func transformPlain(x: UnsafeMutablePointer<Double>, y: UnsafeMutablePointer<Double>, stride: Int, count: Int) {
         guard count > 0 else { return }
         if let plan {
             plan.transform(x: x, y: y, stride: stride, count: count)

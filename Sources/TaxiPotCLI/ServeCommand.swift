@@ -52,7 +52,7 @@ struct ServeCommand: Command {
         let context = try ServiceContext(configuration: configuration, metrics: metrics)
         let server = HTTPServer(router: makeRouter(context: context), options: options, metrics: metrics)
         try server.start(host: host, port: port)
-        printError("taxipot: serving \(context.dataset.name) \(context.dataset.version) on http://\(host):\(server.port) "
+        printError("taxipot: serving \(context.info.name) \(context.info.version) on http://\(host):\(server.port) "
             + "(\(options.workerThreads) workers; GET /openapi.json lists the API)")
 
         var received: Int32 = 0

@@ -133,12 +133,24 @@ final class BatchAndErrorTests: XCTestCase {
         }
     }
 
-    /// Many threads sharing one transformer (and the cache) get bit-identical answers.
+    /// Many threads sharing one transformer (and the cache) get bit-identical answers, for a plain
+    /// PROJ transformation and for a refined inverse (KATEC → WGS84, see InverseRefinementTests).
     func testConcurrentUseGivesIdenticalResults() throws {
-        let cache = TransformerCache()
         let (xs, ys) = Self.seoulPoints(20_000, seed: 7)
+        try assertConcurrentUseIsBitIdentical(names: [("wgs84", "utmk"), ("EPSG:4326", "UTMK")], xs: xs, ys: ys)
+        var kx = xs, ky = ys
+        _ = try CoordinateTransformer(from: "WGS84", to: "KATEC").transform(xs: &kx, ys: &ky)
+        try assertConcurrentUseIsBitIdentical(names: [("KATEC", "WGS84"), ("tm128", "epsg:4326")], xs: kx, ys: ky)
+    }
+
+    /// Eight threads each transform whole batches (split across cores) and single points through one
+    /// cache, alternating between two spellings of the same pair, and must all match one answer.
+    private func assertConcurrentUseIsBitIdentical(names: [(String, String)], xs: [Double], ys: [Double],
+                                                   line: UInt = #line) throws
+    {
+        let cache = TransformerCache()
         var rx = xs, ry = ys
-        _ = try CoordinateTransformer(from: "WGS84", to: "UTMK").transform(xs: &rx, ys: &ry)
+        _ = try CoordinateTransformer(from: names[0].0, to: names[0].1).transform(xs: &rx, ys: &ry)
         let refX = rx, refY = ry
         let threads = 8
         let mismatches = UnsafeMutableBufferPointer<Int>.allocate(capacity: threads)
@@ -146,7 +158,8 @@ final class BatchAndErrorTests: XCTestCase {
         defer { mismatches.deallocate() }
         nonisolated(unsafe) let slots = mismatches
         DispatchQueue.concurrentPerform(iterations: threads) { k in
-            guard let t = try? cache.transformer(from: k % 2 == 0 ? "wgs84" : "EPSG:4326", to: "utmk") else { return }
+            let (from, to) = names[k % names.count]
+            guard let t = try? cache.transformer(from: from, to: to) else { return }
             var bad = 0
             for round in 0..<3 {
                 // Alternate whole batches (split across cores) with single points.
@@ -163,8 +176,8 @@ final class BatchAndErrorTests: XCTestCase {
             }
             slots[k] = bad
         }
-        XCTAssertEqual(Array(mismatches), [Int](repeating: 0, count: threads))
-        XCTAssertEqual(cache.count, 1, "aliases share one cached transformer")
+        XCTAssertEqual(Array(mismatches), [Int](repeating: 0, count: threads), "\(names[0])", line: line)
+        XCTAssertEqual(cache.count, 1, "aliases share one cached transformer", line: line)
     }
 
     // MARK: Area of use

@@ -29,9 +29,10 @@ final class ReferenceValueTests: XCTestCase {
         let katec = try transform("WGS84", "KATEC", cityHall)
         assertClose(katec, XYPoint(x: 309958.44, y: 552078.82), within: 0.1)
         assertClose(katec, XYPoint(x: 309958.4389, y: 552078.8189), within: 0.001)
-        // TM128 is the same grid (back within 1e-7° ≈ 1 cm: see the round-trip test for why not 1 mm);
-        // without the datum shift the answer would be ≈360 m off.
-        assertClose(try transform("tm128", "wgs84", katec), cityHall, within: 1e-7)
+        // TM128 is the same grid, and the way back inverts the way in (1e-8° ≈ 1 mm; see
+        // InverseRefinementTests); without the datum shift the answer would be ≈360 m off.
+        assertClose(try transform("tm128", "wgs84", katec), cityHall, within: 1e-8)
+        assertClose(try transform("KATEC", "WGS84", XYPoint(x: 309958.4389, y: 552078.8189)), cityHall, within: 1e-8)
         XCTAssertGreaterThan(abs(katec.x - 309776.29) + abs(katec.y - 552391.12), 300)
     }
 
@@ -92,16 +93,14 @@ final class ReferenceValueTests: XCTestCase {
                     XYPoint(x: 175616.8, y: 443891.2), within: 1e-6)
     }
 
-    /// Every alias goes WGS84 → alias → WGS84 and alias → WGS84 → alias within 1 mm — except
-    /// KATEC/TM128, whose 2D 7-parameter datum shift is not exactly invertible in PROJ: the Bessel
-    /// ellipsoidal height that the Helmert step produces is dropped (`+proj=push/pop +v_3`), so the
-    /// way back starts from height 0 and lands up to ≈6 mm away (cs2cs shows the same: 124.6°E
-    /// 33.2°N comes back as 124.6000000230, 33.1999999617). That is far inside the datum shift's
-    /// own 1 m accuracy; those two are held to 1 cm.
+    /// Every alias goes WGS84 → alias → WGS84 and alias → WGS84 → alias within 1 mm. For KATEC/TM128
+    /// that takes the engine's refined inverse: PROJ alone drops the Bessel height of the 2D datum
+    /// shift and misses by up to ≈6 mm (cs2cs shows the same: 124.6°E 33.2°N comes back as
+    /// 124.6000000230, 33.1999999617); see InverseRefinementTests.
     func testRoundTripsWithinOneMillimetreForEveryAlias() throws {
         let grid = KoreaGrid.points(columns: 9, rows: 9)
         for alias in CRSCatalog.aliasNames {
-            let tolerance = (alias == "KATEC" || alias == "TM128") ? 0.01 : 0.001
+            let tolerance = 0.001
             let forward = try CoordinateTransformer(from: "WGS84", to: alias)
             let back = try CoordinateTransformer(from: alias, to: "WGS84")
             let there = try forward.transform(grid)
