@@ -3,23 +3,12 @@ import TaxiPot
 import TestSupport
 import XCTest
 
-/// A dataset folder prepared in-process once per test run: the repository's data/ sources
-/// plus a road graph imported from the central-Seoul OSM file and a place DB built from the
-/// place sources, both in a temporary build/ folder.
+/// The shared test dataset (TestSupport's `TestDataset`: the repository's data/ sources plus
+/// a road graph and a place DB built in-process once per test run), loaded as a `Dataset`.
 enum SeoulDataset {
     static let loaded: Result<(directory: String, dataset: Dataset), Error> = Result {
-        let fm = FileManager.default
-        let dir = TestPaths.temporaryDirectory("batch-dataset")
-        for item in try fm.contentsOfDirectory(atPath: TestPaths.dataDir.path) where item != "build" {
-            try fm.createSymbolicLink(at: dir.appendingPathComponent(item), withDestinationURL: TestPaths.dataDir.appendingPathComponent(item))
-        }
-        let build = dir.appendingPathComponent("build")
-        try fm.createDirectory(at: build, withIntermediateDirectories: true)
-        let profile = try TrafficProfile.load(path: Dataset.profilePath(dir.path))
-        _ = try OSMImporter.importFile(TestPaths.dataDir.appendingPathComponent("osm/seoul-central.osm.pbf").path,
-                                       to: Dataset.graphPath(dir.path), profile: profile)
-        _ = try PlaceDatabaseBuilder.build(dataDirectory: TestPaths.dataDir.path, outputPath: Dataset.placesPath(dir.path))
-        return (dir.path, try Dataset(directory: dir.path))
+        let dir = try TestDataset.directory()
+        return (dir, try Dataset(directory: dir))
     }
 
     static func dataset() throws -> Dataset { try loaded.get().dataset }
