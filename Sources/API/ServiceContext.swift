@@ -3,6 +3,7 @@ import Engine
 import Foundation
 import HTTPServer
 import JSON
+import Parties
 import Places
 import Routing
 
@@ -12,10 +13,16 @@ public struct ServiceConfiguration: Sendable {
     public var dataDir: String
     /// Where mutable state (the party store) lives (`var/` by default).
     public var stateDir: String
+    /// The bearer token writes to parties need (`TAXIPOT_WRITE_TOKEN`); nil or empty: writes answer 403.
+    public var writeToken: String?
+    /// The party cluster grid's cell size in 256-px-tile pixels (16–512).
+    public var clusterRadius: Double
 
-    public init(dataDir: String, stateDir: String) {
+    public init(dataDir: String, stateDir: String, writeToken: String? = nil, clusterRadius: Double = 60) {
         self.dataDir = dataDir
         self.stateDir = stateDir
+        self.writeToken = writeToken
+        self.clusterRadius = clusterRadius
     }
 }
 
@@ -61,12 +68,15 @@ public final class ServiceContext: Sendable {
     public let startedAt = Date()
     /// Coordinate transformers by (from, to) CRS, built on first use (`/v1/transform`).
     public let transformers = TransformerCache()
+    /// Live parties and their clusters, stored in `STATE/parties.db` (created if absent).
+    public let parties: PartyService
 
     public init(configuration: ServiceConfiguration, metrics: ServerMetrics = ServerMetrics()) throws {
         self.configuration = configuration
         self.metrics = metrics
         info = try DatasetInfo.load(dataDir: configuration.dataDir)
         do { data = try Dataset(directory: configuration.dataDir) } catch { throw ServiceError(error.description) }
+        parties = try PartyService(stateDirectory: configuration.stateDir, options: PartyServiceOptions(radius: configuration.clusterRadius))
     }
 
     /// Routing over `DATA/build/seoul.graph`.

@@ -10,6 +10,7 @@ let commands: [any Command] = [
     QuoteCommand(),
     RouteCommand(),
     SynthOSMCommand(),
+    PartiesCommand(),
     PlacesCommand(),
     ReverseCommand(),
     BatchCommand(),
