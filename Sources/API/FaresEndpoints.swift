@@ -48,9 +48,8 @@ public func registerFareEndpoint(_ router: Router, fares: FareEstimator) {
     }
 }
 
-/// Adds `POST /v1/quote` served by `quotes` (nil: the road graph or the place DB is not
-/// built, and the endpoint answers 503).
-public func registerQuoteEndpoint(_ router: Router, quotes: QuoteEngine?) {
+/// Adds `POST /v1/quote` served by `quotes`.
+public func registerQuoteEndpoint(_ router: Router, quotes: QuoteEngine) {
     func point(_ description: String) -> JSONValue {
         ["type": "object", "required": ["lon", "lat"], "description": .string(description),
          "properties": ["lon": ["type": "number"], "lat": ["type": "number"]]]
@@ -80,13 +79,9 @@ public func registerQuoteEndpoint(_ router: Router, quotes: QuoteEngine?) {
         responses: [(200, "route, fare breakdown (parts add up to total_krw), one share per rider, per_person_krw"),
                     (400, "bad input (names the field); unknown taxi_class lists the allowed values"),
                     (404, "no road route between the points"),
-                    (422, "a point too far from a road, an origin outside the fare regions, or no schedule for depart_at"),
-                    (503, "the road graph or the place DB is not built (make data)")])
+                    (422, "a point too far from a road, an origin outside the fare regions, or no schedule for depart_at")])
     router.add("POST", "/v1/quote", doc) { req in
         let request = try FareJSON.quoteRequest(try req.jsonBody(), now: SeoulTime.now())
-        guard let quotes else {
-            throw HTTPError(status: 503, code: "data_not_built", message: "quotes need data/build/seoul.graph and data/build/places.db: run 'make data'")
-        }
         do {
             return .json(FareJSON.quote(try quotes.quote(request)))
         } catch let e as FareRequestError {

@@ -48,28 +48,6 @@ extension PlaceSearchError {
 
 /// The place index over `DATA/build/places.db`; nil (with a warning on stderr) when the DB has
 /// not been built; an error naming the file when it cannot be read.
-func loadPlaceIndex(dataDir: String) throws -> PlaceIndex? {
-    let path = (dataDir as NSString).appendingPathComponent("build/places.db")
-    guard FileManager.default.fileExists(atPath: path) else {
-        FileHandle.standardError.write(Data("taxipot: warning: \(path) not found; /v1/places and /v1/reverse answer 503 until it is built ('make data')\n".utf8))
-        return nil
-    }
-    do {
-        return try PlaceIndex.open(path: path)
-    } catch {
-        throw ServiceError("\(error)")
-    }
-}
-
-/// The loaded place index, or a 503 when the DB was not built.
-func placeIndex(_ context: ServiceContext) throws(HTTPError) -> PlaceIndex {
-    guard let index = context.places else {
-        throw HTTPError(status: 503, code: "places_unavailable",
-                        message: "the place database is not built; run 'make data' (taxipot import places --data data -o data/build/places.db)")
-    }
-    return index
-}
-
 /// `GET /v1/places` (keyword search) and `GET /v1/reverse` (what is at a point).
 func registerPlacesEndpoints(_ router: Router, _ context: ServiceContext) {
 
@@ -86,10 +64,9 @@ func registerPlacesEndpoints(_ router: Router, _ context: ServiceContext) {
             ParameterDoc("cursor", "next_cursor of the previous page"),
         ],
         responses: [(200, "{\"places\":[{\"id\",\"name\",\"category\",\"address\",\"lon\",\"lat\",\"distance_m\"?}],\"next_cursor\":string|null}"),
-                    (400, "bad q, near, rect, radius_m, category, sort, limit or cursor"),
-                    (503, "the place database is not built")])
+                    (400, "bad q, near, rect, radius_m, category, sort, limit or cursor")])
     router.add("GET", "/v1/places", searchDoc) { req in
-        let index = try placeIndex(context)
+        let index = context.places
         var query = PlaceQuery(text: try req.queryValue("q") ?? "")
         do {
             if let v = try req.queryValue("near") { query.near = try PlaceQuery.parseNear(v) }
@@ -113,9 +90,9 @@ func registerPlacesEndpoints(_ router: Router, _ context: ServiceContext) {
             ParameterDoc("limit", type: "integer", "number of nearby places, 0–50 (default 10)"),
         ],
         responses: [(200, "{\"region\":{\"sido\",\"sigungu\",\"dong\",\"full_name\",\"code\",\"approximate\"}|null,\"places\":[…]}"),
-                    (400, "bad at, radius_m or limit"), (503, "the place database is not built")])
+                    (400, "bad at, radius_m or limit")])
     router.add("GET", "/v1/reverse", reverseDoc) { req in
-        let index = try placeIndex(context)
+        let index = context.places
         let text = try req.requiredQueryValue("at")
         guard let point = Coordinate.parse(text) else {
             throw HTTPError.badRequest("invalid_at", "query parameter 'at' must be lon,lat in degrees (e.g. 127.0276,37.4979), got '\(text.prefix(60))'")

@@ -45,30 +45,6 @@ extension RoutingError {
     public var httpError: HTTPError { HTTPError(status: httpStatus, code: code, message: message) }
 }
 
-extension ServiceContext {
-    /// Where the service looks for the road graph.
-    public var routeGraphPath: String { Self.routeGraphPath(dataDir: configuration.dataDir) }
-
-    static func routeGraphPath(dataDir: String) -> String { (dataDir as NSString).appendingPathComponent("build/seoul.graph") }
-}
-
-/// The route engine over `DATA/build/seoul.graph` with `DATA/traffic/profile.csv`; nil (with a
-/// warning on stderr) when the graph has not been built; an error naming the file when it is
-/// corrupt or the profile is invalid.
-func loadRouteEngine(dataDir: String) throws -> RouteEngine? {
-    let graphPath = ServiceContext.routeGraphPath(dataDir: dataDir)
-    guard FileManager.default.fileExists(atPath: graphPath) else {
-        FileHandle.standardError.write(Data("taxipot: warning: \(graphPath) not found; /v1/route answers 503 until it is built ('make data')\n".utf8))
-        return nil
-    }
-    let profilePath = (dataDir as NSString).appendingPathComponent("traffic/profile.csv")
-    do {
-        return RouteEngine(graph: try RoadGraph.load(path: graphPath), profile: try TrafficProfile.load(path: profilePath))
-    } catch {
-        throw ServiceError("\(error)")
-    }
-}
-
 /// `GET /v1/route`.
 func registerRoutingEndpoints(_ router: Router, _ context: ServiceContext) {
     let doc = OperationDoc(
@@ -85,13 +61,9 @@ func registerRoutingEndpoints(_ router: Router, _ context: ServiceContext) {
         responses: [(200, "The route: distance_m, duration_s, geometry, legs, snapped points, street_names"),
                     (400, "A parameter is missing or malformed, or more than 25 via points"),
                     (404, "no_route: the points are not connected by road"),
-                    (422, "too_far_from_road: no road within max_snap_m of a point"),
-                    (503, "No road graph is loaded")])
+                    (422, "too_far_from_road: no road within max_snap_m of a point")])
     router.add("GET", "/v1/route", doc) { req in
-        guard let engine = context.routeEngine else {
-            throw HTTPError(status: 503, code: "graph_unavailable",
-                            message: "no road graph is loaded (build \(context.routeGraphPath) with 'make data')")
-        }
+        let engine = context.routeEngine
         let (request, format) = try parseRouteQuery(req)
         let result: RouteResult
         do throws(RoutingError) { result = try engine.route(request) } catch { throw error.httpError }

@@ -3,6 +3,7 @@ import Engine
 import Foundation
 import HTTPServer
 import JSON
+import Parties
 import Places
 import Routing
 
@@ -12,10 +13,16 @@ public struct ServiceConfiguration: Sendable {
     public var dataDir: String
     /// Where mutable state (the party store) lives (`var/` by default).
     public var stateDir: String
+    /// The bearer token writes to parties need (`TAXIPOT_WRITE_TOKEN`); nil or empty: writes answer 403.
+    public var writeToken: String?
+    /// The party cluster grid's cell size in 256-px-tile pixels (16–512).
+    public var clusterRadius: Double
 
-    public init(dataDir: String, stateDir: String) {
+    public init(dataDir: String, stateDir: String, writeToken: String? = nil, clusterRadius: Double = 60) {
         self.dataDir = dataDir
         self.stateDir = stateDir
+        self.writeToken = writeToken
+        self.clusterRadius = clusterRadius
     }
 }
 
@@ -49,30 +56,35 @@ public struct ServiceError: Error, CustomStringConvertible, Sendable {
 
 /// Everything the endpoints share, loaded once before the server starts.
 ///
-/// Each capability adds the engine it serves as a stored property, loaded in `init`.
+/// Like OSRM's server, the service only loads prepared data: a missing or corrupt prepared
+/// file stops the start with a message naming it (run `make data`).
 public final class ServiceContext: Sendable {
     public let configuration: ServiceConfiguration
-    public let dataset: DatasetInfo
+    /// The dataset's name and version (`dataset.json`).
+    public let info: DatasetInfo
+    /// The prepared dataset: road graph, place DB, traffic profile, fare schedules.
+    public let data: Dataset
     public let metrics: ServerMetrics
     public let startedAt = Date()
     /// Coordinate transformers by (from, to) CRS, built on first use (`/v1/transform`).
     public let transformers = TransformerCache()
-    /// Fare schedules and the traffic profile (`data/fares/`, `data/traffic/profile.csv`).
-    public let fares: FareEstimator
-    /// Routing over `DATA/build/seoul.graph`; nil when that file is absent (`/v1/route` answers 503).
-    public let routeEngine: RouteEngine?
-    /// Place search and reverse geocoding over `DATA/build/places.db`; nil when that file is absent (503).
-    public let places: PlaceIndex?
-    /// Quotes (route + fare + split); nil when the graph or the place DB is absent (503).
-    public let quotes: QuoteEngine?
+    /// Live parties and their clusters, stored in `STATE/parties.db` (created if absent).
+    public let parties: PartyService
 
     public init(configuration: ServiceConfiguration, metrics: ServerMetrics = ServerMetrics()) throws {
         self.configuration = configuration
         self.metrics = metrics
-        dataset = try DatasetInfo.load(dataDir: configuration.dataDir)
-        fares = try FareEstimator.load(dataDir: configuration.dataDir)
-        routeEngine = try loadRouteEngine(dataDir: configuration.dataDir)
-        places = try loadPlaceIndex(dataDir: configuration.dataDir)
-        quotes = routeEngine.flatMap { [fares, places] r in places.map { QuoteEngine(routes: r, fares: fares, regions: $0.regionLocator) } }
+        info = try DatasetInfo.load(dataDir: configuration.dataDir)
+        do { data = try Dataset(directory: configuration.dataDir) } catch { throw ServiceError(error.description) }
+        parties = try PartyService(stateDirectory: configuration.stateDir, options: PartyServiceOptions(radius: configuration.clusterRadius))
     }
+
+    /// Routing over `DATA/build/seoul.graph`.
+    public var routeEngine: RouteEngine { data.routes }
+    /// Place search and reverse geocoding over `DATA/build/places.db`.
+    public var places: PlaceIndex { data.places }
+    /// Fare schedules and the traffic profile (`data/fares/`, `data/traffic/profile.csv`).
+    public var fares: FareEstimator { data.fares }
+    /// Quotes: route + fare + split.
+    public var quotes: QuoteEngine { data.quotes }
 }

@@ -8,7 +8,7 @@ func registerSystemEndpoints(_ router: Router, _ context: ServiceContext) {
                                               responses: [(200, "The service is up")])) { _ in
         .json([
             "status": "ok",
-            "dataset": ["name": .string(context.dataset.name), "version": .string(context.dataset.version)],
+            "dataset": ["name": .string(context.info.name), "version": .string(context.info.version)],
             "uptime_s": .number((Date().timeIntervalSince(context.startedAt) * 1000).rounded() / 1000),
         ])
     }
@@ -19,6 +19,6 @@ func registerSystemEndpoints(_ router: Router, _ context: ServiceContext) {
     router.add("GET", "/openapi.json", OperationDoc("This API's OpenAPI 3.1 document",
                                                     responses: [(200, "The OpenAPI document")])) { [weak router] _ in
         guard let router else { throw HTTPError(status: 503, code: "shutting_down", message: "the service is stopping") }
-        return .json(OpenAPIDocument.build(router: router, dataset: context.dataset))
+        return .json(OpenAPIDocument.build(router: router, dataset: context.info))
     }
 }

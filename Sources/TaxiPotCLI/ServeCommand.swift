@@ -8,6 +8,7 @@ struct ServeCommand: Command {
     let help = """
         Usage: taxipot serve [--host H] [--port P] [--data DIR] [--state-dir DIR]
                              [--workers N] [--queue N] [--connections N] [--timeout S] [--no-access-log]
+                             [--cluster-radius PX]
 
         Serves the HTTP API (GET /openapi.json lists every endpoint).
           --host H          address to bind (default 127.0.0.1)
@@ -19,12 +20,13 @@ struct ServeCommand: Command {
           --connections N   open connections at most (default 1024)
           --timeout S       idle connection timeout in seconds (default 15)
           --no-access-log   no per-request line on stderr
+          --cluster-radius PX  party cluster cell size in 256-px-tile pixels, 16–512 (default 60)
         Writes to parties need TAXIPOT_WRITE_TOKEN set in the environment.
         SIGTERM or SIGINT finishes in-flight requests, then exits 0.
         """
 
     func run(_ args: [String]) throws -> Int32 {
-        let a = try Arguments(args, valued: ["host", "port", "data", "state-dir", "workers", "queue", "connections", "timeout"],
+        let a = try Arguments(args, valued: ["host", "port", "data", "state-dir", "workers", "queue", "connections", "timeout", "cluster-radius"],
                               flags: ["no-access-log"])
         guard a.positionals.isEmpty else { throw UsageError("unexpected argument '\(a.positionals[0])'") }
         let host = a.value("host") ?? "127.0.0.1"
@@ -38,7 +40,9 @@ struct ServeCommand: Command {
 
         let stateDir = a.value("state-dir") ?? "var"
         try FileManager.default.createDirectory(atPath: stateDir, withIntermediateDirectories: true)
-        let configuration = ServiceConfiguration(dataDir: a.value("data") ?? "data", stateDir: stateDir)
+        let configuration = ServiceConfiguration(dataDir: a.value("data") ?? "data", stateDir: stateDir,
+                                                 writeToken: ProcessInfo.processInfo.environment["TAXIPOT_WRITE_TOKEN"],
+                                                 clusterRadius: Double(try a.int("cluster-radius", default: 60, range: 16...512)))
 
         // Block the stop signals before any thread starts, so only sigwait below sees them.
         var signals = sigset_t()
@@ -52,7 +56,7 @@ struct ServeCommand: Command {
         let context = try ServiceContext(configuration: configuration, metrics: metrics)
         let server = HTTPServer(router: makeRouter(context: context), options: options, metrics: metrics)
         try server.start(host: host, port: port)
-        printError("taxipot: serving \(context.dataset.name) \(context.dataset.version) on http://\(host):\(server.port) "
+        printError("taxipot: serving \(context.info.name) \(context.info.version) on http://\(host):\(server.port) "
             + "(\(options.workerThreads) workers; GET /openapi.json lists the API)")
 
         var received: Int32 = 0

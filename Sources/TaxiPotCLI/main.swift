@@ -10,8 +10,10 @@ let commands: [any Command] = [
     QuoteCommand(),
     RouteCommand(),
     SynthOSMCommand(),
+    PartiesCommand(),
     PlacesCommand(),
     ReverseCommand(),
+    BatchCommand(),
 ]
 
 func usage() -> String {

@@ -7,8 +7,7 @@ import XCTest
 /// `/v1/transform` in-process through the router.
 final class CoordinatesEndpointTests: XCTestCase {
     static let router: Router = {
-        let state = TestPaths.temporaryDirectory("coords-api-state")
-        let context = try! ServiceContext(configuration: ServiceConfiguration(dataDir: TestPaths.dataDir.path, stateDir: state.path))
+        let context = try! TestDataset.context()
         return makeRouter(context: context)
     }()
 

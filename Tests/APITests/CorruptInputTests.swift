@@ -26,22 +26,22 @@ final class CorruptInputTests: XCTestCase {
         return Outcome(status: p.terminationStatus, stderr: text, timedOut: timedOut)
     }
 
-    /// A copy of the dataset's small files plus a freshly imported graph, in a temp folder.
+    /// A copy of the shared test dataset (sources and prepared files), ready to be damaged.
     func makeDataset() throws -> URL {
         guard FileManager.default.isExecutableFile(atPath: Self.binary) else {
             struct MissingBinary: Error {}
             XCTFail("\(Self.binary) is missing: build it first (swift build, or make test)")
             throw MissingBinary()
         }
+        let built = try TestDataset.built.get()
         let dir = TestPaths.temporaryDirectory("corrupt")
         let fm = FileManager.default
         for item in ["dataset.json", "fares", "traffic"] {
             try fm.copyItem(at: TestPaths.dataDir.appendingPathComponent(item), to: dir.appendingPathComponent(item))
         }
         try fm.createDirectory(at: dir.appendingPathComponent("build"), withIntermediateDirectories: true)
-        let r = try runCLI(["import", "osm", TestPaths.dataDir.appendingPathComponent("osm/seoul-central.osm.pbf").path,
-                            "-o", dir.appendingPathComponent("build/seoul.graph").path], seconds: 120)
-        XCTAssertEqual(r.status, 0, r.stderr)
+        try fm.copyItem(atPath: built.graphPath, toPath: dir.appendingPathComponent("build/seoul.graph").path)
+        try fm.copyItem(atPath: built.placesPath, toPath: dir.appendingPathComponent("build/places.db").path)
         return dir
     }
 
@@ -91,7 +91,6 @@ final class CorruptInputTests: XCTestCase {
     func testTruncatedAndCorruptPlaceDatabaseAreRefused() throws {
         let data = try makeDataset()
         let db = data.appendingPathComponent("build/places.db")
-        try FileManager.default.copyItem(at: TestPaths.dataDir.appendingPathComponent("build/places.db"), to: db)
         let bytes = try Data(contentsOf: db)
         try bytes.prefix(bytes.count / 3).write(to: db)
         try assertServeRefuses(data, naming: "places.db")

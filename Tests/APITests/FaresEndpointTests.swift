@@ -172,11 +172,5 @@ final class FaresEndpointTests: XCTestCase {
                 XCTAssertTrue(message.contains(mention), "\(body): \(message)")
             }
         }
-        // Without a graph or place DB the endpoint answers 503.
-        let bare = Router()
-        registerQuoteEndpoint(bare, quotes: nil)
-        let (s, json) = try quote(#"{\#(od),\#(t)}"#, router: bare)
-        XCTAssertEqual(s, 503)
-        XCTAssertEqual(json?["error"]?["code"]?.stringValue, "data_not_built")
     }
 }

@@ -6,22 +6,7 @@ import XCTest
 /// `GET /v1/places` and `GET /v1/reverse` in-process: a data folder linking the repository's
 /// `data/` sources, with the place DB built into its `build/` once per test run.
 final class PlacesEndpointTests: XCTestCase {
-    static let dataDir: Result<String, Error> = Result {
-        let dir = TestPaths.temporaryDirectory("places-endpoint")
-        let fm = FileManager.default
-        for item in try fm.contentsOfDirectory(atPath: TestPaths.dataDir.path) where item != "build" {
-            try fm.createSymbolicLink(at: dir.appendingPathComponent(item), withDestinationURL: TestPaths.dataDir.appendingPathComponent(item))
-        }
-        let build = dir.appendingPathComponent("build")
-        try fm.createDirectory(at: build, withIntermediateDirectories: true)
-        _ = try PlaceDatabaseBuilder.build(dataDirectory: TestPaths.dataDir.path, outputPath: build.appendingPathComponent("places.db").path)
-        return dir.path
-    }
-    static let router: Result<Router, Error> = Result {
-        let context = try ServiceContext(configuration: ServiceConfiguration(dataDir: try dataDir.get(),
-                                                                              stateDir: TestPaths.temporaryDirectory("places-state").path))
-        return makeRouter(context: context)
-    }
+    static let router: Result<Router, Error> = Result { makeRouter(context: try TestDataset.context()) }
 
     func get(_ path: String, _ query: [(String, String)]) throws -> (status: Int, json: JSONValue) {
         let response = try Self.router.get().handle(HTTPRequest(method: "GET", path: path, query: query)).response

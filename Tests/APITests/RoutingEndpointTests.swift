@@ -17,19 +17,7 @@ final class RoutingEndpointTests: XCTestCase {
         return dir
     }
 
-    static let dataDir: Result<String, Error> = Result {
-        let dir = try linkedDataDir()
-        let build = dir.appendingPathComponent("build")
-        let profile = try TrafficProfile.load(path: TestPaths.dataDir.appendingPathComponent("traffic/profile.csv").path)
-        _ = try OSMImporter.importFile(TestPaths.dataDir.appendingPathComponent("osm/seoul-central.osm.pbf").path,
-                                       to: build.appendingPathComponent("seoul.graph").path, profile: profile)
-        return dir.path
-    }
-    static let router: Result<Router, Error> = Result {
-        let context = try ServiceContext(configuration: ServiceConfiguration(dataDir: try dataDir.get(),
-                                                                              stateDir: TestPaths.temporaryDirectory("route-state").path))
-        return makeRouter(context: context)
-    }
+    static let router: Result<Router, Error> = Result { makeRouter(context: try TestDataset.context()) }
 
     func get(_ query: [(String, String)]) throws -> (status: Int, json: JSONValue) {
         let response = try Self.router.get().handle(HTTPRequest(method: "GET", path: "/v1/route", query: query.map { ($0.0, $0.1) })).response
@@ -117,11 +105,11 @@ final class RoutingEndpointTests: XCTestCase {
         for p in ["from", "to", "via", "depart_at", "metric", "geometry", "max_snap_m"] { XCTAssertTrue(text.contains("\"\(p)\""), p) }
     }
 
-    func testWithoutAGraphTheEndpointSaysSo() throws {
+    func testWithoutAGraphTheServiceRefusesToStartNamingIt() throws {
         let dir = try Self.linkedDataDir()
-        let context = try ServiceContext(configuration: ServiceConfiguration(dataDir: dir.path, stateDir: dir.path))
-        let response = makeRouter(context: context).handle(HTTPRequest(method: "GET", path: "/v1/route", query: [cityHall, namsan])).response
-        XCTAssertEqual(response.status, 503)
-        XCTAssertTrue(String(decoding: response.body, as: UTF8.self).contains("seoul.graph"))
+        XCTAssertThrowsError(try ServiceContext(configuration: ServiceConfiguration(dataDir: dir.path, stateDir: dir.path))) { error in
+            XCTAssertTrue("\(error)".contains("seoul.graph"), "\(error)")
+            XCTAssertTrue("\(error)".contains("make data"), "\(error)")
+        }
     }
 }

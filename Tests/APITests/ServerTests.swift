@@ -7,9 +7,8 @@ import TestSupport
 /// The HTTP core over a real socket: status codes, the JSON error shape, limits, metrics, OpenAPI.
 final class ServerTests: XCTestCase {
     static let server: HTTPServer = {
-        let state = TestPaths.temporaryDirectory("api-state")
         let metrics = ServerMetrics()
-        let context = try! ServiceContext(configuration: ServiceConfiguration(dataDir: TestPaths.dataDir.path, stateDir: state.path), metrics: metrics)
+        let context = try! TestDataset.context(metrics: metrics)
         var options = HTTPServerOptions()
         options.accessLog = false
         let s = HTTPServer(router: makeRouter(context: context), options: options, metrics: metrics)

@@ -14,11 +14,9 @@ enum PlacesFixture {
     }
 
     static let built: Result<Built, Error> = Result {
-        let dir = TestPaths.temporaryDirectory("places-tests")
-        let path = dir.appendingPathComponent("places.db").path
-        let report = try PlaceDatabaseBuilder.build(dataDirectory: TestPaths.dataDir.path, outputPath: path)
-        let index = try PlaceIndex.open(path: path)
-        return Built(databasePath: path, report: report, index: index)
+        let dataset = try TestDataset.built.get()
+        let index = try PlaceIndex.open(path: dataset.placesPath)
+        return Built(databasePath: dataset.placesPath, report: dataset.placesReport, index: index)
     }
 
     static func get() throws -> Built { try built.get() }

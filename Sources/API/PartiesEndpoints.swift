@@ -1,0 +1,274 @@
+import Geo
+import HTTPServer
+import JSON
+import Parties
+
+/// Limits of the party and cluster endpoints.
+enum PartiesLimits {
+    /// Grid cells one cluster answer may cover (about a 15,000 × 15,000 px view at radius 60).
+    static let maxCells = 65_536
+    static let nearbyRadius = 1...50_000
+    static let nearbyLimit = 1...100
+    static let leavesLimit = 1...1000
+}
+
+/// `/v1/parties…` and `/v1/clusters…` over the service's live parties.
+func registerPartiesEndpoints(_ router: Router, _ context: ServiceContext) {
+    registerPartiesEndpoints(router, parties: context.parties, writeToken: context.configuration.writeToken)
+}
+
+/// Adds the party and cluster routes served by `parties`. Writes need `Authorization: Bearer
+/// <writeToken>`; with no token (nil or empty) they answer 403.
+public func registerPartiesEndpoints(_ router: Router, parties: PartyService, writeToken: String?) {
+    let auth = WriteAuthorization(token: writeToken)
+    let idParam = ParameterDoc("id", in: "path", required: true, "party id: 1–64 characters of A–Z, a–z, 0–9, '_' or '-'")
+    let partyDoc = "{\"id\",\"origin\":[lon,lat],\"destination\":[lon,lat],\"depart_at\" (ISO 8601, +09:00),\"seats_total\",\"seats_taken\",\"seats_left\",\"title\"?}"
+    let authErrors: [(Int, String)] = [(401, "unauthorized: missing or wrong 'Authorization: Bearer <token>'"),
+                                       (403, "writes_disabled: the server has no TAXIPOT_WRITE_TOKEN")]
+    let point: JSONValue = ["description": "[lon,lat], \"lon,lat\" or {\"lon\",\"lat\"}"]
+
+    router.add("PUT", "/v1/parties/{id}", OperationDoc(
+        "Create or replace a party (durable when answered)",
+        parameters: [idParam],
+        requestBody: [
+            "type": "object",
+            "required": ["origin", "destination", "depart_at", "seats_total"],
+            "properties": [
+                "origin": point, "destination": point,
+                "depart_at": ["type": "string", "description": "ISO 8601 (no offset means Asia/Seoul) or Unix seconds"],
+                "seats_total": ["type": "integer", "minimum": 1, "maximum": .number(Double(Party.maxSeats))],
+                "seats_taken": ["type": "integer", "minimum": 0, "description": "at most seats_total (default 0)"],
+                "title": ["type": "string", "maxLength": .number(Double(Party.maxTitleLength))],
+                "id": ["type": "string", "description": "optional; must equal the path's id"],
+            ],
+        ],
+        responses: [(201, "created: " + partyDoc), (200, "replaced: " + partyDoc),
+                    (400, "invalid_id, invalid_json, missing_field, invalid_party (naming the field), unknown_field, id_mismatch"),
+                    (422, "party_expired: its departure plus the grace period has passed"),
+                    (503, "storage_unavailable: the party store cannot write")] + authErrors
+    )) { req in
+        try auth.check(req)
+        let id = try partyID(req)
+        let party = try PartiesJSON.party(id: id, body: try req.jsonBody())
+        let outcome = try storeCall { try parties.put(party) }
+        return .json(PartiesJSON.party(party), status: outcome == .created ? 201 : 200)
+    }
+
+    router.add("GET", "/v1/parties/{id}", OperationDoc(
+        "One live party", parameters: [idParam],
+        responses: [(200, partyDoc), (400, "invalid_id"), (404, "party_not_found (never created, deleted or expired)")]
+    )) { req in
+        let id = try partyID(req)
+        guard let p = parties.party(id: id) else { throw notFound(id) }
+        return .json(PartiesJSON.party(p))
+    }
+
+    router.add("DELETE", "/v1/parties/{id}", OperationDoc(
+        "Delete a party (durable when answered)", parameters: [idParam],
+        responses: [(204, "deleted"), (400, "invalid_id"), (404, "party_not_found"), (503, "storage_unavailable")] + authErrors
+    )) { req in
+        try auth.check(req)
+        let id = try partyID(req)
+        guard try storeCall({ try parties.delete(id: id) }) else { throw notFound(id) }
+        return .noContent
+    }
+
+    router.add("GET", "/v1/parties", OperationDoc(
+        "Live parties near a point, nearest first, then earliest departure (the app's party list)",
+        parameters: [
+            ParameterDoc("near", required: true, "the point: lon,lat"),
+            ParameterDoc("radius_m", type: "integer", "search radius in metres, \(PartiesLimits.nearbyRadius.lowerBound)–\(PartiesLimits.nearbyRadius.upperBound) (default 2000)"),
+            ParameterDoc("limit", type: "integer", "parties per page, \(PartiesLimits.nearbyLimit.lowerBound)–\(PartiesLimits.nearbyLimit.upperBound) (default 20)"),
+            ParameterDoc("cursor", "next_cursor of the previous page"),
+            ParameterDoc("depart_after", "only parties departing at or after this instant (ISO 8601 or Unix seconds)"),
+            ParameterDoc("depart_before", "only parties departing at or before this instant"),
+            ParameterDoc("min_seats", type: "integer", "only parties with at least this many seats left"),
+        ],
+        responses: [(200, "{\"parties\":[party + \"distance_m\"],\"next_cursor\": string or null}"),
+                    (400, "missing_parameter, invalid_parameter (naming it)")]
+    )) { req in
+        let nearText = try req.requiredQueryValue("near")
+        guard let center = Coordinate.parse(nearText) else {
+            throw HTTPError.badRequest("invalid_parameter", "query parameter 'near' must be lon,lat within ±180/±90, got '\(nearText.prefix(60))'")
+        }
+        let radius = try req.intQuery("radius_m", default: 2000, range: PartiesLimits.nearbyRadius)
+        let limit = try req.intQuery("limit", default: 20, range: PartiesLimits.nearbyLimit)
+        var cursor: NearbyCursor?
+        if let text = try req.queryValue("cursor") {
+            guard let c = NearbyCursor(text) else {
+                throw HTTPError.badRequest("invalid_parameter", "query parameter 'cursor' is not a next_cursor this endpoint gave")
+            }
+            cursor = c
+        }
+        let page = parties.nearby(center, radiusMeters: Double(radius), filter: try PartiesJSON.filter(req), limit: limit, after: cursor)
+        return .json([
+            "parties": .array(page.parties.map { PartiesJSON.party($0.party, distance: $0.distance) }),
+            "next_cursor": page.next.map { .string($0.description) } ?? .null,
+        ])
+    }
+
+    let filterParams = [
+        ParameterDoc("depart_after", "count only parties departing at or after this instant (ISO 8601 or Unix seconds)"),
+        ParameterDoc("depart_before", "count only parties departing at or before this instant"),
+        ParameterDoc("min_seats", type: "integer", "count only parties with at least this many seats left"),
+    ]
+    let clusterParam = ParameterDoc("cluster_id", in: "path", required: true, "a cluster_id from a /v1/clusters answer")
+
+    router.add("GET", "/v1/clusters", OperationDoc(
+        "Clusters and lone parties in a box at a zoom, as GeoJSON (cells of the radius in 256-px-tile pixels; no two features closer than the radius)",
+        parameters: [
+            ParameterDoc("bbox", required: true, "west,south,east,north in degrees (west > east crosses the antimeridian)"),
+            ParameterDoc("zoom", required: true, type: "number", "map zoom 0–20 (fractions are floored)"),
+        ] + filterParams,
+        responses: [(200, "FeatureCollection: clusters {\"cluster\":true,\"cluster_id\",\"point_count\",\"expansion_zoom\"} at their parties' centroid, lone parties {\"party_id\",\"depart_at\",\"seats_left\"}; counts add up to the matching parties in the grid cells the box touches"),
+                    (400, "missing_parameter, invalid_parameter (naming it)"),
+                    (422, "box_too_large: the box covers more than \(PartiesLimits.maxCells) grid cells at that zoom")]
+    )) { req in
+        let box = try bboxQuery(req)
+        let zoom = try zoomQuery(req)
+        let filter = try PartiesJSON.filter(req)
+        let cells = cellCount(box, zoom: zoom, radius: parties.radius)
+        guard cells <= Double(PartiesLimits.maxCells) else {
+            throw HTTPError.unprocessable("box_too_large", "the box covers about \(Int(cells)) grid cells at zoom \(zoom); at most \(PartiesLimits.maxCells): zoom out or ask for a smaller box")
+        }
+        return .json(PartiesJSON.featureCollection(parties.clusters(in: box, zoom: zoom, filter: filter)))
+    }
+
+    router.add("GET", "/v1/clusters/{cluster_id}/leaves", OperationDoc(
+        "The parties of a cluster, by departure then id, as GeoJSON",
+        parameters: [clusterParam,
+                     ParameterDoc("limit", type: "integer", "parties per page, \(PartiesLimits.leavesLimit.lowerBound)–\(PartiesLimits.leavesLimit.upperBound) (default 10)"),
+                     ParameterDoc("offset", type: "integer", "parties to skip (default 0)")] + filterParams,
+        responses: [(200, "FeatureCollection of party points (party_id, depart_at, seats_left, seats_total, destination, title) with \"total\": the cluster's matching parties"),
+                    (400, "invalid_cluster_id or invalid_parameter"), (404, "cluster_not_found: its cells hold no matching party now")]
+    )) { req in
+        let id = try clusterID(req)
+        let limit = try req.intQuery("limit", default: 10, range: PartiesLimits.leavesLimit)
+        let offset = try req.intQuery("offset", default: 0, range: 0...Int(Int32.max))
+        guard let page = parties.leaves(of: id, filter: try PartiesJSON.filter(req), limit: limit, offset: offset) else {
+            throw clusterNotFound(id)
+        }
+        return .json(.object([("type", "FeatureCollection"),
+                              ("features", .array(page.parties.map { PartiesJSON.partyFeature($0, detailed: true) })),
+                              ("total", .number(Double(page.total)))]))
+    }
+
+    router.add("GET", "/v1/clusters/{cluster_id}/children", OperationDoc(
+        "The features one zoom deeper that a cluster's parties form, as GeoJSON",
+        parameters: [clusterParam] + filterParams,
+        responses: [(200, "FeatureCollection like /v1/clusters at the next zoom; the counts add up to the cluster's"),
+                    (400, "invalid_cluster_id or invalid_parameter"), (404, "cluster_not_found: its cells hold no matching party now")]
+    )) { req in
+        let id = try clusterID(req)
+        guard let kids = parties.children(of: id, filter: try PartiesJSON.filter(req)) else { throw clusterNotFound(id) }
+        return .json(PartiesJSON.featureCollection(kids, extra: [("zoom", .number(Double(min(id.zoom + 1, PartyIndex.maxZoom))))]))
+    }
+}
+
+// MARK: - Helpers
+
+/// Checks `Authorization: Bearer <token>` on writes, comparing in constant time.
+struct WriteAuthorization: Sendable {
+    let token: [UInt8]?
+
+    init(token: String?) {
+        self.token = token.flatMap { $0.isEmpty ? nil : Array($0.utf8) }
+    }
+
+    func check(_ req: HTTPRequest) throws(HTTPError) {
+        guard let token else {
+            throw HTTPError(status: 403, code: "writes_disabled",
+                            message: "writes are disabled on this server: start it with the environment variable TAXIPOT_WRITE_TOKEN set to a secret, then send 'Authorization: Bearer <that secret>'")
+        }
+        let challenge = [("WWW-Authenticate", "Bearer realm=\"taxipot\"")]
+        guard let header = req.header("authorization") else {
+            throw HTTPError(status: 401, code: "unauthorized", message: "writes need the header 'Authorization: Bearer <token>'", headers: challenge)
+        }
+        let prefix = "bearer "
+        let given = Array(header.utf8)
+        guard given.count > prefix.utf8.count, String(decoding: given.prefix(prefix.utf8.count), as: UTF8.self).lowercased() == prefix,
+              WriteAuthorization.constantTimeEquals(Array(given.dropFirst(prefix.utf8.count)), token)
+        else {
+            throw HTTPError(status: 401, code: "unauthorized", message: "the bearer token is wrong", headers: challenge)
+        }
+    }
+
+    /// True when `a` equals `b`; the time taken depends only on the lengths, not on where they differ.
+    static func constantTimeEquals(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        var diff: UInt8 = a.count == b.count ? 0 : 1
+        for i in 0..<b.count {
+            diff |= (i < a.count ? a[i] : 0) ^ b[i]
+        }
+        return diff == 0
+    }
+}
+
+private func partyID(_ req: HTTPRequest) throws(HTTPError) -> String {
+    let id = req.pathParameters["id"] ?? ""
+    guard Party.isValidID(id) else {
+        throw HTTPError.badRequest("invalid_id", "a party id is 1–64 characters of A–Z, a–z, 0–9, '_' or '-', got '\(id.prefix(80))'")
+    }
+    return id
+}
+
+private func clusterID(_ req: HTTPRequest) throws(HTTPError) -> ClusterID {
+    let text = req.pathParameters["cluster_id"] ?? ""
+    guard let id = ClusterID(text) else {
+        throw HTTPError.badRequest("invalid_cluster_id", "'\(text.prefix(80))' is not a cluster_id (zoom.x.y[.dx.dy…]) from a /v1/clusters answer")
+    }
+    return id
+}
+
+private func notFound(_ id: String) -> HTTPError {
+    HTTPError.notFound("party_not_found", "no live party '\(id)' (never created, deleted, or expired)")
+}
+
+private func clusterNotFound(_ id: ClusterID) -> HTTPError {
+    HTTPError.notFound("cluster_not_found", "the cells of cluster '\(id)' hold no matching party now")
+}
+
+/// Runs a store write, turning its errors into HTTP answers.
+private func storeCall<T>(_ body: () throws -> T) throws(HTTPError) -> T {
+    do {
+        return try body()
+    } catch let e as PartyValidationError {
+        throw PartiesJSON.invalid(e.field, e.message)
+    } catch let e as PartyExpiredError {
+        throw HTTPError.unprocessable("party_expired", e.description)
+    } catch let e as PartyStoreError {
+        throw HTTPError(status: 503, code: "storage_unavailable", message: "the party store cannot write: \(e.message)")
+    } catch {
+        throw HTTPError(status: 500, code: "internal_error", message: "internal error: \(error)")
+    }
+}
+
+private func bboxQuery(_ req: HTTPRequest) throws(HTTPError) -> BoundingBox {
+    let text = try req.requiredQueryValue("bbox")
+    let parts = text.split(separator: ",", omittingEmptySubsequences: false).map { NumberParsing.finiteDouble($0.trimmingSpaces()) }
+    guard parts.count == 4, let w = parts[0], let s = parts[1], let e = parts[2], let n = parts[3] else {
+        throw HTTPError.badRequest("invalid_parameter", "query parameter 'bbox' must be west,south,east,north (four numbers), got '\(text.prefix(80))'")
+    }
+    let box = BoundingBox(west: w, south: s, east: e, north: n)
+    guard box.isValid else {
+        throw HTTPError.badRequest("invalid_parameter", "query parameter 'bbox' needs longitudes within ±180, latitudes within ±90 and south ≤ north, got '\(text.prefix(80))'")
+    }
+    return box
+}
+
+private func zoomQuery(_ req: HTTPRequest) throws(HTTPError) -> Int {
+    let text = try req.requiredQueryValue("zoom")
+    guard let z = NumberParsing.finiteDouble(text), z >= 0, z <= Double(PartyIndex.maxZoom) else {
+        throw HTTPError.badRequest("invalid_parameter", "query parameter 'zoom' must be a number from 0 to \(PartyIndex.maxZoom), got '\(text.prefix(40))'")
+    }
+    return Int(z.rounded(.down))
+}
+
+/// About how many grid cells `box` covers at `zoom`.
+private func cellCount(_ box: BoundingBox, zoom: Int, radius: Double) -> Double {
+    let nw = WebMercator.normalized(Coordinate(lon: box.west, lat: box.north))
+    let se = WebMercator.normalized(Coordinate(lon: box.east, lat: box.south))
+    var width = se.x - nw.x
+    if box.west > box.east { width += 1 }
+    let scale = WebMercator.tileSize * Double(1 << zoom) / radius
+    return (width * scale + 1) * ((se.y - nw.y) * scale + 1)
+}

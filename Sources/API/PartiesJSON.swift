@@ -1,0 +1,167 @@
+import Geo
+import HTTPServer
+import JSON
+import Parties
+
+/// The JSON of parties and clusters: request bodies in, party objects and GeoJSON out.
+public enum PartiesJSON {
+    // MARK: - Out
+
+    /// A coordinate as a GeoJSON position `[lon, lat]`.
+    static func position(_ c: Coordinate) -> JSONValue { .array([.number(c.lon), .number(c.lat)]) }
+
+    /// `{"id","origin":[lon,lat],"destination":[lon,lat],"depart_at","seats_total","seats_taken","seats_left","title"?}`.
+    public static func party(_ p: Party, distance: Double? = nil) -> JSONValue {
+        var m: [(String, JSONValue)] = [
+            ("id", .string(p.id)),
+            ("origin", position(p.origin)),
+            ("destination", position(p.destination)),
+            ("depart_at", .string(SeoulTime.format(p.departAt))),
+            ("seats_total", .number(Double(p.seatsTotal))),
+            ("seats_taken", .number(Double(p.seatsTaken))),
+            ("seats_left", .number(Double(p.seatsLeft))),
+        ]
+        if let t = p.title { m.append(("title", .string(t))) }
+        if let distance { m.append(("distance_m", .number((distance * 10).rounded() / 10))) }
+        return .object(m)
+    }
+
+    /// A GeoJSON Point feature for a party shown alone: `{"party_id","depart_at","seats_left"}`,
+    /// and with `detailed` also its seats, destination and title (for cluster leaves).
+    public static func partyFeature(_ p: Party, detailed: Bool = false) -> JSONValue {
+        var props: [(String, JSONValue)] = [
+            ("party_id", .string(p.id)),
+            ("depart_at", .string(SeoulTime.format(p.departAt))),
+            ("seats_left", .number(Double(p.seatsLeft))),
+        ]
+        if detailed {
+            props.append(("seats_total", .number(Double(p.seatsTotal))))
+            props.append(("destination", position(p.destination)))
+            if let t = p.title { props.append(("title", .string(t))) }
+        }
+        return .object([
+            ("type", "Feature"),
+            ("id", .string(p.id)),
+            ("geometry", .object([("type", "Point"), ("coordinates", position(p.origin))])),
+            ("properties", .object(props)),
+        ])
+    }
+
+    /// A GeoJSON Point feature for a cluster at its parties' centroid:
+    /// `{"cluster":true,"cluster_id","point_count","expansion_zoom"}`.
+    public static func clusterFeature(_ c: Cluster) -> JSONValue {
+        let id = JSONValue.string(c.id.description)
+        return .object([
+            ("type", "Feature"),
+            ("id", id),
+            ("geometry", .object([("type", "Point"), ("coordinates", position(c.coordinate))])),
+            ("properties", .object([
+                ("cluster", true),
+                ("cluster_id", id),
+                ("point_count", .number(Double(c.count))),
+                ("expansion_zoom", .number(Double(c.expansionZoom))),
+            ])),
+        ])
+    }
+
+    /// A GeoJSON FeatureCollection (RFC 7946) of cluster-answer features, with foreign members.
+    public static func featureCollection(_ features: [ClusterFeature], extra: [(String, JSONValue)] = []) -> JSONValue {
+        let items: [JSONValue] = features.map { f in
+            switch f {
+            case .cluster(let c): return clusterFeature(c)
+            case .party(let p): return partyFeature(p)
+            }
+        }
+        return .object([("type", "FeatureCollection"), ("features", .array(items))] + extra)
+    }
+
+    // MARK: - In
+
+    /// The party a `PUT /v1/parties/{id}` body describes. Fields: `origin`, `destination`
+    /// (`[lon,lat]`, `"lon,lat"` or `{"lon","lat"}`), `depart_at` (ISO 8601, no offset meaning
+    /// Asia/Seoul, or Unix seconds), `seats_total`, `seats_taken` (default 0), `title`
+    /// (optional), `id` (optional; must match the path).
+    public static func party(id: String, body: JSONValue) throws(HTTPError) -> Party {
+        guard case .object(let members) = body else {
+            throw HTTPError.badRequest("invalid_json", "the body must be a JSON object describing the party")
+        }
+        let known: Set<String> = ["id", "origin", "destination", "depart_at", "seats_total", "seats_taken", "title"]
+        if let unknown = members.first(where: { !known.contains($0.0) }) {
+            throw HTTPError.badRequest("unknown_field", "unknown field '\(unknown.0.prefix(60))' (known: \(known.sorted().joined(separator: ", ")))")
+        }
+        if let given = body["id"], given != .string(id) {
+            throw HTTPError.badRequest("id_mismatch", "the body's id must equal the id in the path ('\(id)')")
+        }
+        let origin = try coordinate(body["origin"], field: "origin")
+        let destination = try coordinate(body["destination"], field: "destination")
+        guard let dv = body["depart_at"] else { throw missing("depart_at") }
+        let departAt = try instant(dv, field: "depart_at")
+        guard let total = body["seats_total"] else { throw missing("seats_total") }
+        guard let seatsTotal = total.intValue else { throw invalid("seats_total", "must be a whole number") }
+        var seatsTaken = 0
+        if let taken = body["seats_taken"], !taken.isNull {
+            guard let v = taken.intValue else { throw invalid("seats_taken", "must be a whole number") }
+            seatsTaken = v
+        }
+        var title: String?
+        if let t = body["title"], !t.isNull {
+            guard let s = t.stringValue else { throw invalid("title", "must be a string") }
+            title = s.isEmpty ? nil : s
+        }
+        let p = Party(id: id, origin: origin, destination: destination, departAt: departAt,
+                      seatsTotal: seatsTotal, seatsTaken: seatsTaken, title: title)
+        do { try p.validate() } catch { throw invalid(error.field, error.message) }
+        return p
+    }
+
+    /// A position as `[lon,lat]`, `"lon,lat"` or `{"lon":…,"lat":…}`.
+    static func coordinate(_ v: JSONValue?, field: String) throws(HTTPError) -> Coordinate {
+        guard let v else { throw missing(field) }
+        var c: Coordinate?
+        switch v {
+        case .array(let a) where a.count == 2:
+            if let lon = a[0].doubleValue, let lat = a[1].doubleValue { c = Coordinate(lon: lon, lat: lat) }
+        case .string(let s):
+            c = Coordinate.parse(s)
+        case .object:
+            if let lon = v["lon"]?.doubleValue, let lat = v["lat"]?.doubleValue { c = Coordinate(lon: lon, lat: lat) }
+        default:
+            break
+        }
+        guard let c, c.isValid else {
+            throw invalid(field, "must be [lon,lat], \"lon,lat\" or {\"lon\":…,\"lat\":…} with longitude within ±180 and latitude within ±90")
+        }
+        return c
+    }
+
+    /// An instant as ISO 8601 text (no offset means Asia/Seoul) or Unix seconds.
+    static func instant(_ v: JSONValue, field: String) throws(HTTPError) -> Double {
+        if let n = v.doubleValue, n.isFinite { return n }
+        if let s = v.stringValue, let t = SeoulTime.parse(s) { return t }
+        throw invalid(field, "must be an ISO 8601 date-time (e.g. 2024-05-08T22:30:00+09:00; no offset means Asia/Seoul) or Unix seconds")
+    }
+
+    /// An instant query parameter (ISO 8601 or Unix seconds), nil when absent.
+    static func instantQuery(_ req: HTTPRequest, _ name: String) throws(HTTPError) -> Double? {
+        guard let text = try req.queryValue(name) else { return nil }
+        if let n = NumberParsing.finiteDouble(text) { return n }
+        if let t = SeoulTime.parse(text) { return t }
+        throw HTTPError.badRequest("invalid_parameter", "query parameter '\(name)' must be an ISO 8601 date-time or Unix seconds, got '\(text.prefix(40))'")
+    }
+
+    /// The query-time filter: `depart_after`, `depart_before`, `min_seats`.
+    static func filter(_ req: HTTPRequest) throws(HTTPError) -> PartyFilter {
+        let after = try instantQuery(req, "depart_after")
+        let before = try instantQuery(req, "depart_before")
+        let seats = try req.queryValue("min_seats") == nil ? nil : try req.intQuery("min_seats", default: 0, range: 0...Party.maxSeats)
+        return PartyFilter(departAfter: after, departBefore: before, minSeats: seats)
+    }
+
+    static func missing(_ field: String) -> HTTPError {
+        HTTPError.badRequest("missing_field", "the party needs '\(field)'")
+    }
+
+    static func invalid(_ field: String, _ message: String) -> HTTPError {
+        HTTPError.badRequest("invalid_party", "\(field) \(message)")
+    }
+}

@@ -1,0 +1,68 @@
+import Geo
+
+/// A cluster in an answer: several parties shown as one point.
+public struct Cluster: Sendable, Hashable {
+    /// Its cells at its zoom; use it for leaves and children.
+    public let id: ClusterID
+    /// The centroid of its parties' origins.
+    public let coordinate: Coordinate
+    /// How many parties it holds.
+    public let count: Int
+    /// The least zoom at which its parties show as more than one feature (merged among
+    /// themselves); `PartyIndex.maxZoom + 1` when they lie so close together that no zoom
+    /// splits them (list them with leaves instead).
+    public let expansionZoom: Int
+}
+
+/// One feature of a cluster answer: a cluster, or a party shown alone.
+public enum ClusterFeature: Sendable, Hashable {
+    case cluster(Cluster)
+    case party(Party)
+
+    /// Where the feature is drawn.
+    public var coordinate: Coordinate {
+        switch self {
+        case .cluster(let c): return c.coordinate
+        case .party(let p): return p.origin
+        }
+    }
+
+    /// How many parties it stands for.
+    public var count: Int {
+        switch self {
+        case .cluster(let c): return c.count
+        case .party: return 1
+        }
+    }
+}
+
+/// Buffers a cluster answer works in, kept between answers so that a warmed-up query
+/// allocates little. A value: keep one per thread (or per lock holder) and pass it `inout`.
+public struct ClusterQueryScratch: Sendable {
+    var refs: [CellRef] = []
+    var kept: [CellRef] = []
+    var merger = ClusterMerger()
+    var small = ClusterMerger()
+    var below: [CellRef] = []
+    var aggregates: [(count: Int, sumX: Double, sumY: Double)] = []
+    var pending: [(count: Int, sumX: Double, sumY: Double, cells: Range<Int>, children: Range<Int>)] = []
+    var pendingCells: [ClusterID.Cell] = []
+    var current: [CellRef] = []
+    var deeper: [CellRef] = []
+
+    public init() {}
+}
+
+/// A grid cell at some zoom together with the tree node that covers exactly its parties:
+/// the node of that cell, or a single-party leaf higher up whose party lies in it.
+struct CellRef {
+    var node: Int32
+    /// The node's depth: the cell's zoom, or less for a single-party leaf.
+    var depth: Int32
+    var x: Int32
+    var y: Int32
+
+    /// The cell's place in quadtree (Morton) order among the cells of its zoom: the order the
+    /// tree is walked in, so cells gathered by a walk come sorted.
+    func key(zoom: Int) -> UInt64 { PartyIndex.mortonKey(Int(x), Int(y)) }
+}

@@ -1,0 +1,136 @@
+import Geo
+
+/// An open taxi-pooling party: riders going from one place to another at one time.
+///
+/// Identified by a client-given `id`; placed on the map (and clustered) at its `origin`.
+public struct Party: Sendable, Hashable {
+    /// Client-given identifier: 1–64 characters of `[A-Za-z0-9_-]`.
+    public var id: String
+    /// Where the riders meet.
+    public var origin: Coordinate
+    /// Where they are going.
+    public var destination: Coordinate
+    /// Departure instant, Unix seconds.
+    public var departAt: Double
+    /// Seats in the taxi the party fills, the organiser included.
+    public var seatsTotal: Int
+    /// Seats already taken.
+    public var seatsTaken: Int
+    /// An optional human title ("강남역 → 판교").
+    public var title: String?
+
+    public init(id: String, origin: Coordinate, destination: Coordinate, departAt: Double,
+                seatsTotal: Int, seatsTaken: Int, title: String? = nil)
+    {
+        self.id = id
+        self.origin = origin
+        self.destination = destination
+        self.departAt = departAt
+        self.seatsTotal = seatsTotal
+        self.seatsTaken = seatsTaken
+        self.title = title
+    }
+
+    /// Seats still free.
+    public var seatsLeft: Int { seatsTotal - seatsTaken }
+
+    /// Largest `seats_total` accepted (a van taxi).
+    public static let maxSeats = 16
+    /// Longest `title` accepted, in characters.
+    public static let maxTitleLength = 200
+    /// Earliest and latest `depart_at` accepted: 2000-01-01 and 2100-01-01 (UTC).
+    public static let departRange: ClosedRange<Double> = 946_684_800...4_102_444_800
+
+    /// True when `id` is 1–64 characters of `[A-Za-z0-9_-]`.
+    public static func isValidID<S: StringProtocol>(_ id: S) -> Bool {
+        let u = id.utf8
+        guard !u.isEmpty, u.count <= 64 else { return false }
+        for c in u {
+            switch c {
+            case 48...57, 65...90, 97...122, 45, 95: continue
+            default: return false
+            }
+        }
+        return true
+    }
+
+    /// Checks every field; throws the first problem found, naming the field.
+    public func validate() throws(PartyValidationError) {
+        guard Party.isValidID(id) else {
+            throw PartyValidationError(field: "id", message: "must be 1–64 characters of A–Z, a–z, 0–9, '_' or '-', got '\(id.prefix(80))'")
+        }
+        guard origin.isValid else {
+            throw PartyValidationError(field: "origin", message: "must be a longitude within ±180 and a latitude within ±90, got \(origin)")
+        }
+        guard destination.isValid else {
+            throw PartyValidationError(field: "destination", message: "must be a longitude within ±180 and a latitude within ±90, got \(destination)")
+        }
+        guard departAt.isFinite, Party.departRange.contains(departAt) else {
+            throw PartyValidationError(field: "depart_at", message: "must be an instant between 2000-01-01 and 2100-01-01")
+        }
+        guard (1...Party.maxSeats).contains(seatsTotal) else {
+            throw PartyValidationError(field: "seats_total", message: "must be a whole number from 1 to \(Party.maxSeats), got \(seatsTotal)")
+        }
+        guard (0...seatsTotal).contains(seatsTaken) else {
+            throw PartyValidationError(field: "seats_taken", message: "must be a whole number from 0 to seats_total (\(seatsTotal)), got \(seatsTaken)")
+        }
+        if let title {
+            guard title.count <= Party.maxTitleLength else {
+                throw PartyValidationError(field: "title", message: "must be at most \(Party.maxTitleLength) characters, got \(title.count)")
+            }
+            guard !title.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
+                throw PartyValidationError(field: "title", message: "must not contain control characters")
+            }
+        }
+    }
+}
+
+/// A party field that is missing or out of range.
+public struct PartyValidationError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The field at fault, as the API names it (`seats_taken`, `origin`, …).
+    public let field: String
+    /// What is wrong with it.
+    public let message: String
+
+    public init(field: String, message: String) {
+        self.field = field
+        self.message = message
+    }
+
+    public var description: String { "\(field) \(message)" }
+}
+
+/// Which parties a query counts: departure window and free seats. Empty means all.
+public struct PartyFilter: Sendable, Hashable {
+    /// Only parties departing at or after this instant (Unix seconds).
+    public var departAfter: Double?
+    /// Only parties departing at or before this instant (Unix seconds).
+    public var departBefore: Double?
+    /// Only parties with at least this many seats left.
+    public var minSeats: Int?
+
+    public init(departAfter: Double? = nil, departBefore: Double? = nil, minSeats: Int? = nil) {
+        self.departAfter = departAfter
+        self.departBefore = departBefore
+        self.minSeats = minSeats
+    }
+
+    /// True when the filter lets every party through.
+    public var isEmpty: Bool { departAfter == nil && departBefore == nil && (minSeats ?? 0) <= 0 }
+
+    /// The bounds as plain numbers, for tight loops.
+    @inline(__always)
+    var bounds: (after: Double, before: Double, seats: Int) {
+        (departAfter ?? -.infinity, departBefore ?? .infinity, minSeats ?? Int.min)
+    }
+
+    /// True when a party with this departure and free seats passes.
+    @inline(__always)
+    public func matches(departAt: Double, seatsLeft: Int) -> Bool {
+        let b = bounds
+        return departAt >= b.after && departAt <= b.before && seatsLeft >= b.seats
+    }
+
+    /// True when `party` passes.
+    public func matches(_ party: Party) -> Bool { matches(departAt: party.departAt, seatsLeft: party.seatsLeft) }
+}

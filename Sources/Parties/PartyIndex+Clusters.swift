@@ -1,0 +1,186 @@
+import Geo
+
+extension PartyIndex {
+    /// Clusters and lone parties in view at `zoom` (0–20) in `box`, counting only parties
+    /// that pass `filter`.
+    ///
+    /// The answer covers the grid cells `box` touches, whole; its counts add up to the
+    /// matching parties in those cells. A `box` whose west edge is east of its east edge
+    /// crosses the antimeridian.
+    public func clusters(in box: BoundingBox, zoom: Int, filter: PartyFilter = PartyFilter()) -> [ClusterFeature] {
+        var scratch = ClusterQueryScratch()
+        return clusters(in: box, zoom: zoom, filter: filter, scratch: &scratch)
+    }
+
+    /// `clusters(in:zoom:filter:)` reusing `scratch`'s buffers (one scratch per thread).
+    public func clusters(in box: BoundingBox, zoom: Int, filter: PartyFilter = PartyFilter(),
+                         scratch: inout ClusterQueryScratch) -> [ClusterFeature]
+    {
+        let z = min(max(zoom, 0), PartyIndex.maxZoom)
+        scratch.refs.removeAll(keepingCapacity: true)
+        for range in cellRanges(box, zoom: z) {
+            collectCells(zoom: z, xs: range.xs, ys: range.ys, into: &scratch.refs)
+        }
+        return features(zoom: z, filter: filter, scratch: &scratch)
+    }
+
+    /// The features one zoom deeper that the parties of `id` form (merged among themselves),
+    /// or nil when none of its cells holds a matching party any more.
+    public func children(of id: ClusterID, filter: PartyFilter = PartyFilter()) -> [ClusterFeature]? {
+        guard id.zoom < PartyIndex.maxZoom else {
+            // At the deepest zoom a cluster's parties are its children.
+            guard let all = leaves(of: id, filter: filter, limit: Int.max, offset: 0), all.total > 0 else { return nil }
+            return all.parties.map { .party($0) }
+        }
+        var scratch = ClusterQueryScratch()
+        for r in locate(id) { appendChildren(of: r, zoom: id.zoom, into: &scratch.refs) }
+        let out = features(zoom: id.zoom + 1, filter: filter, scratch: &scratch)
+        return out.isEmpty ? nil : out
+    }
+
+    /// The parties of `id` that pass `filter`, by departure then id: `total` of them, of which
+    /// `limit` from `offset` are returned. Nil when none of its cells holds a matching party.
+    public func leaves(of id: ClusterID, filter: PartyFilter = PartyFilter(), limit: Int, offset: Int) -> (total: Int, parties: [Party])? {
+        var all = [Int32]()
+        for r in locate(id) { appendSlots(under: r, into: &all) }
+        let found = all.filter { filter.matches(departAt: slots[Int($0)].departAt, seatsLeft: Int(slots[Int($0)].seatsLeft)) }
+        guard !found.isEmpty else { return nil }
+        let sorted = found.sorted { a, b in
+            let da = slots[Int(a)].departAt, db = slots[Int(b)].departAt
+            if da != db { return da < db }
+            return (party(slot: a)?.id ?? "") < (party(slot: b)?.id ?? "")
+        }
+        let from = min(max(offset, 0), sorted.count)
+        let to = from + min(max(limit, 0), sorted.count - from)
+        return (sorted.count, sorted[from..<to].compactMap { party(slot: $0) })
+    }
+
+    // MARK: - Building an answer
+
+    /// Aggregates `scratch.refs` (cells at `zoom`), merges neighbours and turns the groups into
+    /// features: lone parties, then clusters.
+    func features(zoom: Int, filter: PartyFilter, scratch sc: inout ClusterQueryScratch) -> [ClusterFeature] {
+        sc.merger.reset()
+        sc.merger.reserve(sc.refs.count)
+        sc.kept.removeAll(keepingCapacity: true)
+        for r in sc.refs {
+            let a = aggregate(r, filter: filter)
+            guard a.count > 0 else { continue }
+            sc.merger.add(count: a.count, sumX: a.sumX, sumY: a.sumY, key: r.key(zoom: zoom))
+            sc.kept.append(r)
+        }
+        sc.merger.merge(radius: radius, scale: PartyIndex.worldPixels(zoom: zoom))
+        var out = [ClusterFeature]()
+        out.reserveCapacity(sc.merger.groupCount)
+        // Lone parties are final; clusters wait for their expansion zoom, found below for all of
+        // them at once, so the tree reads of different clusters overlap in memory.
+        sc.pending.removeAll(keepingCapacity: true)
+        sc.pendingCells.removeAll(keepingCapacity: true)
+        sc.below.removeAll(keepingCapacity: true)
+        sc.merger.forEachGroup { g in
+            let n = sc.merger.count(g)
+            if n == 1, let p = singleMatch(sc.kept[g], filter: filter) {
+                out.append(.party(p))
+                return
+            }
+            let firstCell = sc.pendingCells.count, firstChild = sc.below.count
+            sc.merger.forEachMember(of: g) { m in
+                let r = sc.kept[m]
+                sc.pendingCells.append(ClusterID.Cell(x: Int(r.x), y: Int(r.y)))
+                appendChildren(of: r, zoom: zoom, into: &sc.below)
+            }
+            let sums = sc.merger.sums(g)
+            sc.pending.append((n, sums.x, sums.y, firstCell..<sc.pendingCells.count, firstChild..<sc.below.count))
+        }
+        sc.aggregates.removeAll(keepingCapacity: true)
+        for r in sc.below { sc.aggregates.append(aggregate(r, filter: filter)) }
+        for c in sc.pending {
+            var expansion = PartyIndex.maxZoom + 1
+            if zoom < PartyIndex.maxZoom {
+                if splitsBelow(c.children, zoom: zoom, scratch: &sc) {
+                    expansion = zoom + 1
+                } else {
+                    sc.current.removeAll(keepingCapacity: true)
+                    for k in c.children where sc.aggregates[k].count > 0 { sc.current.append(sc.below[k]) }
+                    expansion = expansionZoom(zoom: zoom + 1, filter: filter, scratch: &sc)
+                }
+            }
+            let coordinate = WebMercator.coordinate(normalizedX: c.sumX / Double(c.count), y: c.sumY / Double(c.count))
+            let id = c.cells.count == 1 ? ClusterID(zoom: zoom, cell: sc.pendingCells[c.cells.lowerBound])
+                : ClusterID(zoom: zoom, cells: Array(sc.pendingCells[c.cells]))!
+            out.append(.cluster(Cluster(id: id, coordinate: coordinate, count: c.count, expansionZoom: expansion)))
+        }
+        return out
+    }
+
+    /// True when the cells `below[children]` (one zoom below `zoom`, aggregated in
+    /// `aggregates`) form two or more features when merged among themselves.
+    func splitsBelow(_ children: Range<Int>, zoom: Int, scratch sc: inout ClusterQueryScratch) -> Bool {
+        let scale = PartyIndex.worldPixels(zoom: zoom + 1)
+        if children.count <= ClusterMerger.smallCapacity {
+            let below = sc.below, aggregates = sc.aggregates
+            return withUnsafeTemporaryAllocation(of: ClusterMerger.SmallFeature.self, capacity: ClusterMerger.smallCapacity) { f in
+                var n = 0
+                for k in children where aggregates[k].count > 0 {
+                    let a = aggregates[k]
+                    ClusterMerger.insertSorted(.init(key: below[k].key(zoom: zoom + 1), w: Double(a.count), sx: a.sumX, sy: a.sumY),
+                                               into: f, count: n)
+                    n += 1
+                }
+                return n > 1 && ClusterMerger.mergedCount(UnsafeMutableBufferPointer(rebasing: f[0..<n]), radius: radius, scale: scale) > 1
+            }
+        }
+        sc.small.reset()
+        for k in children where sc.aggregates[k].count > 0 {
+            let a = sc.aggregates[k]
+            sc.small.add(count: a.count, sumX: a.sumX, sumY: a.sumY, key: sc.below[k].key(zoom: zoom + 1))
+        }
+        guard sc.small.inputCount > 1 else { return false }
+        sc.small.merge(radius: radius, scale: scale)
+        return sc.small.groupCount > 1
+    }
+
+    /// The least zoom below `zoom` at which the parties of `scratch.current` (cells at `zoom`)
+    /// form two or more features when merged among themselves.
+    func expansionZoom(zoom: Int, filter: PartyFilter, scratch sc: inout ClusterQueryScratch) -> Int {
+        var z = zoom
+        while z < PartyIndex.maxZoom {
+            sc.deeper.removeAll(keepingCapacity: true)
+            for r in sc.current { appendChildren(of: r, zoom: z, into: &sc.deeper) }
+            z += 1
+            sc.small.reset()
+            sc.current.removeAll(keepingCapacity: true)
+            for r in sc.deeper {
+                let a = aggregate(r, filter: filter)
+                guard a.count > 0 else { continue }
+                sc.small.add(count: a.count, sumX: a.sumX, sumY: a.sumY, key: r.key(zoom: z))
+                sc.current.append(r)
+            }
+            if sc.current.count > 1 {
+                sc.small.merge(radius: radius, scale: PartyIndex.worldPixels(zoom: z))
+                if sc.small.groupCount > 1 { return z }
+            }
+        }
+        return PartyIndex.maxZoom + 1
+    }
+
+    /// The width of the world in pixels at `zoom`.
+    static func worldPixels(zoom: Int) -> Double { WebMercator.tileSize * Double(1 << zoom) }
+
+    /// Count and coordinate sums of the parties of `r` that pass `filter`.
+    @inline(__always)
+    func aggregate(_ r: CellRef, filter: PartyFilter) -> (count: Int, sumX: Double, sumY: Double) {
+        let nd = node(Int(r.depth), r.node)
+        if filter.isEmpty { return (Int(nd.count), nd.sumX, nd.sumY) }
+        let b = filter.bounds
+        let a = filteredAggregate(under: r.node, depth: Int(r.depth), b.after, b.before, Int32(clamping: b.seats))
+        return (a.count, a.sumX, a.sumY)
+    }
+
+    /// The one party of `r` that passes `filter`, when exactly one does.
+    func singleMatch(_ r: CellRef, filter: PartyFilter) -> Party? {
+        let b = filter.bounds
+        let a = filteredAggregate(under: r.node, depth: Int(r.depth), b.after, b.before, Int32(clamping: b.seats))
+        return a.count == 1 ? party(slot: a.one) : nil
+    }
+}

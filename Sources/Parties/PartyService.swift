@@ -1,0 +1,221 @@
+import Foundation
+import Geo
+
+/// Options of the party service.
+public struct PartyServiceOptions: Sendable {
+    /// Grid cell size and least distance between features in a cluster answer, in pixels
+    /// of 256-px tiles (16–512, default 60).
+    public var radius: Double
+    /// How long after its departure a party stays listed, in seconds (default 30 min).
+    public var grace: Double
+    /// Least seconds between two purges of expired rows from the store (default 60).
+    public var purgeInterval: Double
+
+    public init(radius: Double = 60, grace: Double = 1800, purgeInterval: Double = 60) {
+        self.radius = radius
+        self.grace = grace
+        self.purgeInterval = purgeInterval
+    }
+}
+
+/// A party whose departure plus the grace period has already passed.
+public struct PartyExpiredError: Error, Sendable, CustomStringConvertible {
+    /// The party and when it expired (Unix seconds).
+    public let id: String
+    public let expiredAt: Double
+    public var description: String {
+        "party '\(id)' expired at \(SeoulTime.format(expiredAt)) (departure plus the grace period), so it would never be listed"
+    }
+}
+
+/// Whether a put created a party or replaced one.
+public enum PartyPutOutcome: Sendable, Equatable {
+    case created
+    case replaced
+}
+
+/// Live parties: the durable store and the in-memory cluster index, kept in step.
+///
+/// A write goes to the store first (durable when it returns), then to the index, so the next
+/// query sees it. Writers are serialised by one lock; readers take only the index lock, so
+/// they never wait for a disk flush. Expired parties (departure + grace) leave the index before
+/// any answer is computed, and are purged from the store on writes (at most every
+/// `purgeInterval` seconds), on `purgeExpired()` and when the service opens.
+public final class PartyService: @unchecked Sendable {
+    /// The options it was opened with.
+    public let options: PartyServiceOptions
+    /// The store's database file.
+    public var storePath: String { store.path }
+    /// Rows of the store that failed validation when loading (each message names the party).
+    public let rejectedOnLoad: [String]
+
+    private let store: PartyStore
+    private var index: PartyIndex
+    private var expiry = ExpiryQueue()
+    private var lastPurge: Double
+    private let now: @Sendable () -> Double
+    private let writeLock = NSLock()
+    private let indexLock = NSLock()
+    /// Buffers for cluster answers, used under `indexLock`.
+    private var scratch = ClusterQueryScratch()
+
+    /// Opens the store in `stateDirectory` (created if absent), purges expired parties and
+    /// loads the live ones into the index. `now` is the clock (Unix seconds), for tests.
+    public init(stateDirectory: String, options: PartyServiceOptions = PartyServiceOptions(),
+                now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }) throws
+    {
+        self.options = options
+        self.now = now
+        store = try PartyStore(stateDirectory: stateDirectory)
+        let t = now()
+        try store.purge(departingAtOrBefore: t - options.grace)
+        lastPurge = t
+        let loaded = try store.load(departingAfter: t - options.grace)
+        rejectedOnLoad = loaded.rejected
+        index = PartyIndex(parties: loaded.parties, radius: options.radius)
+        radius = index.radius
+        for p in loaded.parties { expiry.push(p.departAt + options.grace, p.id) }
+    }
+
+    /// Number of live parties.
+    public var count: Int { read { $0.count } }
+
+    /// The cluster grid's cell size in pixels (the option, clamped to `PartyIndex.radiusRange`).
+    public let radius: Double
+
+    /// Validates and saves `party` durably, then indexes it.
+    /// Throws `PartyValidationError`, `PartyExpiredError` or `PartyStoreError`.
+    @discardableResult
+    public func put(_ party: Party) throws -> PartyPutOutcome {
+        try party.validate()
+        let t = now()
+        guard party.departAt + options.grace > t else { throw PartyExpiredError(id: party.id, expiredAt: party.departAt + options.grace) }
+        writeLock.lock()
+        defer { writeLock.unlock() }
+        try purgeIfDue(t)
+        try store.put(party)
+        indexLock.lock()
+        defer { indexLock.unlock() }
+        expireDue(t)
+        let old = index.upsert(party)
+        expiry.push(party.departAt + options.grace, party.id)
+        if expiry.count > 2 * index.count + 1024 {
+            // Replacements leave stale entries behind; rebuild from the live parties.
+            expiry = ExpiryQueue()
+            for p in index.allParties { expiry.push(p.departAt + options.grace, p.id) }
+        }
+        return old == nil ? .created : .replaced
+    }
+
+    /// Deletes the party `id` durably; false when no live party has that id.
+    @discardableResult
+    public func delete(id: String) throws -> Bool {
+        let t = now()
+        writeLock.lock()
+        defer { writeLock.unlock() }
+        try purgeIfDue(t)
+        let live = read { $0.party(id: id) != nil }
+        guard live else { return false }
+        try store.delete(id: id)
+        indexLock.lock()
+        defer { indexLock.unlock() }
+        index.remove(id: id)
+        return true
+    }
+
+    /// Deletes expired parties from the store now (the index drops them on its own).
+    /// Returns how many rows went.
+    @discardableResult
+    public func purgeExpired() throws -> Int {
+        let t = now()
+        writeLock.lock()
+        defer { writeLock.unlock() }
+        lastPurge = t
+        return try store.purge(departingAtOrBefore: t - options.grace)
+    }
+
+    /// The live party `id`.
+    public func party(id: String) -> Party? { read { $0.party(id: id) } }
+
+    /// Clusters and lone parties in view; see `PartyIndex.clusters(in:zoom:filter:)`.
+    public func clusters(in box: BoundingBox, zoom: Int, filter: PartyFilter = PartyFilter()) -> [ClusterFeature] {
+        read { $0.clusters(in: box, zoom: zoom, filter: filter, scratch: &scratch) }
+    }
+
+    /// The features one zoom deeper; see `PartyIndex.children(of:filter:)`.
+    public func children(of id: ClusterID, filter: PartyFilter = PartyFilter()) -> [ClusterFeature]? {
+        read { $0.children(of: id, filter: filter) }
+    }
+
+    /// A cluster's parties; see `PartyIndex.leaves(of:filter:limit:offset:)`.
+    public func leaves(of id: ClusterID, filter: PartyFilter = PartyFilter(), limit: Int, offset: Int) -> (total: Int, parties: [Party])? {
+        read { $0.leaves(of: id, filter: filter, limit: limit, offset: offset) }
+    }
+
+    /// Parties near a point; see `PartyIndex.nearby(_:radiusMeters:filter:limit:after:)`.
+    public func nearby(_ center: Coordinate, radiusMeters: Double, filter: PartyFilter = PartyFilter(),
+                       limit: Int, after cursor: NearbyCursor? = nil) -> (parties: [NearbyParty], next: NearbyCursor?)
+    {
+        read { $0.nearby(center, radiusMeters: radiusMeters, filter: filter, limit: limit, after: cursor) }
+    }
+
+    /// Runs `body` on the index under its lock, after dropping expired parties.
+    private func read<T>(_ body: (PartyIndex) -> T) -> T {
+        let t = now()
+        indexLock.lock()
+        defer { indexLock.unlock() }
+        expireDue(t)
+        return body(index)
+    }
+
+    /// Drops from the index every party whose expiry is at or before `t`. Caller holds `indexLock`.
+    private func expireDue(_ t: Double) {
+        while let top = expiry.peek, top.at <= t {
+            expiry.pop()
+            // Entries of replaced or deleted parties are stale: act only on a current one.
+            if let p = index.party(id: top.id), p.departAt + options.grace == top.at { index.remove(id: top.id) }
+        }
+    }
+
+    /// Purges the store when the last purge is `purgeInterval` old. Caller holds `writeLock`.
+    private func purgeIfDue(_ t: Double) throws {
+        guard t - lastPurge >= options.purgeInterval else { return }
+        lastPurge = t
+        try store.purge(departingAtOrBefore: t - options.grace)
+    }
+}
+
+/// A min-heap of (expiry instant, party id).
+struct ExpiryQueue {
+    private var heap: [(at: Double, id: String)] = []
+
+    var count: Int { heap.count }
+    var peek: (at: Double, id: String)? { heap.first }
+
+    mutating func push(_ at: Double, _ id: String) {
+        heap.append((at, id))
+        var i = heap.count - 1
+        while i > 0 {
+            let parent = (i - 1) / 2
+            guard heap[i].at < heap[parent].at else { break }
+            heap.swapAt(i, parent)
+            i = parent
+        }
+    }
+
+    mutating func pop() {
+        guard !heap.isEmpty else { return }
+        heap.swapAt(0, heap.count - 1)
+        heap.removeLast()
+        var i = 0
+        while true {
+            let l = 2 * i + 1, r = l + 1
+            var m = i
+            if l < heap.count && heap[l].at < heap[m].at { m = l }
+            if r < heap.count && heap[r].at < heap[m].at { m = r }
+            guard m != i else { return }
+            heap.swapAt(i, m)
+            i = m
+        }
+    }
+}

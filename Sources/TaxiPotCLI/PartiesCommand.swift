@@ -1,0 +1,104 @@
+import Foundation
+import TaxiPot
+
+/// `taxipot parties import FILE.csv`: bulk-load parties into the party store.
+struct PartiesCommand: Command {
+    let name = "parties"
+    let summary = "manage the party store: 'parties import FILE.csv' (bulk load)"
+    let help = """
+        Usage: taxipot parties import FILE.csv [--state-dir DIR] [--batch N] [--grace S] [--echo]
+
+        Loads parties from CSV into DIR/parties.db (the store 'taxipot serve' uses), creating
+        or replacing them by id. Columns, in order (a first line starting with 'id,' is a header):
+          id,origin_lon,origin_lat,dest_lon,dest_lat,depart_at,seats_total,seats_taken[,title]
+        depart_at is ISO 8601 (no offset means Asia/Seoul) or Unix seconds; fields may be quoted.
+        FILE '-' reads standard input as it arrives.
+          --state-dir DIR  the state folder (default: var), created if absent
+          --batch N        rows per durable transaction, 1–100000 (default 1000)
+          --grace S        seconds after departure a party stays listed (default 1800);
+                           rows already past it are refused
+          --echo           print each stored id on standard output once its transaction is durable
+        Bad rows are reported on standard error by line number and skipped.
+        Exit: 0 all rows stored, 1 fatal (file or store), 2 some rows refused.
+        """
+
+    func run(_ args: [String]) throws -> Int32 {
+        guard let sub = args.first else { throw UsageError("missing the subcommand (import)") }
+        guard sub == "import" else { throw UsageError("unknown subcommand '\(sub)' (known: import)") }
+        let a = try Arguments(Array(args.dropFirst()), valued: ["state-dir", "batch", "grace"], flags: ["echo"])
+        guard a.positionals.count == 1 else {
+            throw UsageError(a.positionals.isEmpty ? "missing the CSV file to import" : "unexpected argument '\(a.positionals[1])'")
+        }
+        let path = a.positionals[0]
+        let batchSize = try a.int("batch", default: 1000, range: 1...100_000)
+        let grace = try a.double("grace") ?? 1800
+        guard grace >= 0 else { throw UsageError("option --grace must be ≥ 0 seconds") }
+        let echo = a.has("echo")
+
+        guard let file = path == "-" ? fdopen(dup(0), "r") : fopen(path, "r") else {
+            printError("taxipot parties: cannot open \(path): \(String(cString: strerror(errno)))")
+            return 1
+        }
+        defer { fclose(file) }
+        let store = try PartyStore(stateDirectory: a.value("state-dir") ?? "var")
+        let now = Date().timeIntervalSince1970
+
+        var batch = [Party]()
+        batch.reserveCapacity(batchSize)
+        var stored = 0, refused = 0, lineNumber = 0
+        func flush() throws {
+            guard !batch.isEmpty else { return }
+            try store.put(batch)
+            stored += batch.count
+            if echo {
+                var out = ""
+                for p in batch { out += p.id + "\n" }
+                FileHandle.standardOutput.write(Data(out.utf8))
+            }
+            batch.removeAll(keepingCapacity: true)
+        }
+
+        var line: UnsafeMutablePointer<CChar>?
+        var capacity = 0
+        var pending = ""
+        var pendingStart = 0
+        defer { free(line) }
+        while getline(&line, &capacity, file) >= 0, let line {
+            lineNumber += 1
+            var text = String(cString: line)
+            if text.hasSuffix("\n") { text.removeLast() }
+            if !pending.isEmpty {
+                // A quoted field spans lines.
+                text = pending + "\n" + text
+                pending = ""
+            } else {
+                pendingStart = lineNumber
+            }
+            if PartyCSV.isOpen(text) {
+                pending = text
+                continue
+            }
+            if text.trimmingSpaces().isEmpty || (pendingStart == 1 && PartyCSV.isHeader(text[...])) { continue }
+            switch PartyCSV.party(text[...]) {
+            case .success(let p):
+                guard p.departAt + grace > now else {
+                    printError("\(path):\(pendingStart): party '\(p.id)' departed at \(SeoulTime.format(p.departAt)), past the \(Int(grace)) s grace")
+                    refused += 1
+                    continue
+                }
+                batch.append(p)
+                if batch.count >= batchSize { try flush() }
+            case .failure(let e):
+                printError("\(path):\(pendingStart): \(e.description)")
+                refused += 1
+            }
+        }
+        if !pending.isEmpty {
+            printError("\(path):\(pendingStart): a quoted field is not closed at the end of the file")
+            refused += 1
+        }
+        try flush()
+        printError("taxipot parties: stored \(stored) parties in \(store.path)" + (refused > 0 ? "; \(refused) rows refused" : ""))
+        return refused > 0 ? 2 : 0
+    }
+}

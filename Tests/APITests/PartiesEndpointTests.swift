@@ -1,0 +1,262 @@
+import API
+import Foundation
+import Geo
+import HTTPServer
+import JSON
+import Parties
+import TestSupport
+import XCTest
+
+/// The party and cluster endpoints, in-process through the router.
+final class PartiesEndpointTests: XCTestCase {
+    let token = "s3cret-token"
+
+    /// A router over a fresh party store, with writes enabled by `token` (or disabled).
+    func makeRouter(token: String?) throws -> (Router, PartyService) {
+        let service = try PartyService(stateDirectory: TestPaths.temporaryDirectory("parties-api").path)
+        let router = Router()
+        registerPartiesEndpoints(router, parties: service, writeToken: token)
+        return (router, service)
+    }
+
+    func call(_ router: Router, _ method: String, _ path: String, query: [(String, String)] = [], body: String? = nil,
+              auth: String? = nil) -> (status: Int, json: JSONValue?, headers: [(String, String)])
+    {
+        var headers = [String: String]()
+        if let auth { headers["authorization"] = auth }
+        let r = router.handle(HTTPRequest(method: method, path: path, query: query.map { (name: $0.0, value: $0.1) },
+                                          headers: headers, body: body.map { Array($0.utf8) } ?? [])).response
+        return (r.status, r.body.isEmpty ? nil : try? JSONParser.parse(r.body), r.headers)
+    }
+
+    func body(lon: Double, lat: Double, departIn: Double = 3600, seats: Int = 4, taken: Int = 1, title: String? = nil) -> String {
+        let depart = SeoulTime.format(Date().timeIntervalSince1970 + departIn)
+        var s = #"{"origin":[\#(lon),\#(lat)],"destination":"127.1,37.6","depart_at":"\#(depart)","seats_total":\#(seats),"seats_taken":\#(taken)"#
+        if let title { s += #","title":"\#(title)""# }
+        return s + "}"
+    }
+
+    func testCreateReplaceGetDelete() throws {
+        let (router, service) = try makeRouter(token: token)
+        let bearer = "Bearer \(token)"
+        let created = call(router, "PUT", "/v1/parties/gangnam-1", body: body(lon: 127.0276, lat: 37.4979, title: "강남역 → 판교"), auth: bearer)
+        XCTAssertEqual(created.status, 201)
+        XCTAssertEqual(created.json?["id"]?.stringValue, "gangnam-1")
+        XCTAssertEqual(created.json?["seats_left"]?.intValue, 3)
+        XCTAssertEqual(created.json?["title"]?.stringValue, "강남역 → 판교")
+        XCTAssertEqual(created.json?["origin"]?[0]?.doubleValue, 127.0276)
+        let replaced = call(router, "PUT", "/v1/parties/gangnam-1", body: body(lon: 127.0276, lat: 37.4979, taken: 3), auth: bearer)
+        XCTAssertEqual(replaced.status, 200)
+        XCTAssertEqual(replaced.json?["seats_left"]?.intValue, 1)
+        XCTAssertNil(replaced.json?["title"])
+        let got = call(router, "GET", "/v1/parties/gangnam-1")
+        XCTAssertEqual(got.status, 200)
+        XCTAssertEqual(got.json, replaced.json)
+        XCTAssertEqual(service.party(id: "gangnam-1")?.seatsTaken, 3)
+        XCTAssertEqual(call(router, "DELETE", "/v1/parties/gangnam-1", auth: bearer).status, 204)
+        XCTAssertEqual(call(router, "GET", "/v1/parties/gangnam-1").status, 404)
+        let again = call(router, "DELETE", "/v1/parties/gangnam-1", auth: bearer)
+        XCTAssertEqual(again.status, 404)
+        XCTAssertEqual(again.json?["error"]?["code"]?.stringValue, "party_not_found")
+    }
+
+    func testWritesNeedTheToken() throws {
+        let (router, service) = try makeRouter(token: token)
+        let b = body(lon: 127, lat: 37.5)
+        for auth in [nil, "Bearer wrong", "Bearer s3cret-toke", "Bearer s3cret-token2", "Basic czNjcmV0", "bearer", "Bearer "] {
+            let r = call(router, "PUT", "/v1/parties/x", body: b, auth: auth)
+            XCTAssertEqual(r.status, 401, auth ?? "no header")
+            XCTAssertEqual(r.json?["error"]?["code"]?.stringValue, "unauthorized")
+            XCTAssertTrue(r.headers.contains { $0.0 == "WWW-Authenticate" })
+            XCTAssertEqual(call(router, "DELETE", "/v1/parties/x", auth: auth).status, 401)
+        }
+        XCTAssertEqual(service.count, 0)
+        XCTAssertEqual(call(router, "PUT", "/v1/parties/x", body: b, auth: "bearer \(token)").status, 201, "the scheme is case-insensitive")
+        // Without a configured token, writes are off and the answer says how to turn them on.
+        for configured in [nil, ""] as [String?] {
+            let (closed, _) = try makeRouter(token: configured)
+            let r = call(closed, "PUT", "/v1/parties/x", body: b, auth: "Bearer \(token)")
+            XCTAssertEqual(r.status, 403)
+            XCTAssertEqual(r.json?["error"]?["code"]?.stringValue, "writes_disabled")
+            XCTAssertTrue(r.json?["error"]?["message"]?.stringValue?.contains("TAXIPOT_WRITE_TOKEN") ?? false)
+            XCTAssertEqual(call(closed, "DELETE", "/v1/parties/x").status, 403)
+            XCTAssertEqual(call(closed, "GET", "/v1/parties/x").status, 404, "reads stay open")
+        }
+    }
+
+    func testBadPartiesAreRefusedWithTheField() throws {
+        let (router, _) = try makeRouter(token: token)
+        let bearer = "Bearer \(token)"
+        let cases: [(String, String, Int, String, String)] = [
+            ("bad id!", body(lon: 127, lat: 37.5), 400, "invalid_id", "id"),
+            ("p", "not json", 400, "invalid_json", "JSON"),
+            ("p", #"{"origin":[127,37.5]}"#, 400, "missing_field", "destination"),
+            ("p", body(lon: 200, lat: 37.5), 400, "invalid_party", "origin"),
+            ("p", body(lon: 127, lat: 37.5, seats: 4, taken: 5), 400, "invalid_party", "seats_taken"),
+            ("p", body(lon: 127, lat: 37.5, seats: 0, taken: 0), 400, "invalid_party", "seats_total"),
+            ("p", body(lon: 127, lat: 37.5).replacingOccurrences(of: "\"seats_total\"", with: "\"seats\""), 400, "unknown_field", "seats"),
+            ("p", body(lon: 127, lat: 37.5, departIn: -7200), 422, "party_expired", "expired"),
+            ("p", #"{"id":"q","origin":[127,37.5],"destination":[127,37.6],"depart_at":"2030-01-01T00:00","seats_total":2}"#, 400, "id_mismatch", "path"),
+            ("p", #"{"origin":[127,37.5],"destination":[127,37.6],"depart_at":"tomorrow","seats_total":2}"#, 400, "invalid_party", "depart_at"),
+        ]
+        for (id, b, status, code, needle) in cases {
+            let r = call(router, "PUT", "/v1/parties/\(id)", body: b, auth: bearer)
+            XCTAssertEqual(r.status, status, "\(code): \(r.json.map { "\($0)" } ?? "")")
+            XCTAssertEqual(r.json?["error"]?["code"]?.stringValue, code)
+            XCTAssertTrue(r.json?["error"]?["message"]?.stringValue?.contains(needle) ?? false, "\(code): \(r.json.map { "\($0)" } ?? "")")
+        }
+        // Unix seconds and {"lon","lat"} objects are accepted too.
+        let t = Int(Date().timeIntervalSince1970) + 600
+        let ok = call(router, "PUT", "/v1/parties/p", body: #"{"origin":{"lon":127,"lat":37.5},"destination":[127.1,37.6],"depart_at":\#(t),"seats_total":2}"#, auth: bearer)
+        XCTAssertEqual(ok.status, 201)
+        XCTAssertEqual(ok.json?["seats_taken"]?.intValue, 0)
+    }
+
+    func testClustersGeoJSONLeavesAndChildren() throws {
+        let (router, service) = try makeRouter(token: token)
+        // 200 parties around Seoul City Hall, 40 of them at one spot.
+        var rng = SystemRandomNumberGenerator()
+        let center = Coordinate(lon: 126.978, lat: 37.5665)
+        for i in 0..<200 {
+            let c = i < 40 ? center : center.offset(eastMeters: .random(in: -3000...3000, using: &rng), northMeters: .random(in: -3000...3000, using: &rng))
+            let r = call(router, "PUT", "/v1/parties/p\(i)", body: body(lon: c.lon, lat: c.lat, departIn: Double(600 + i * 60), seats: 4, taken: i % 5 == 0 ? 4 : 1), auth: "Bearer \(token)")
+            XCTAssertEqual(r.status, 201)
+        }
+        let bbox = "126.9,37.5,127.05,37.63"
+        for zoom in [10, 13, 16] {
+            let r = call(router, "GET", "/v1/clusters", query: [("bbox", bbox), ("zoom", "\(zoom)")])
+            XCTAssertEqual(r.status, 200)
+            let fc = try XCTUnwrap(r.json)
+            XCTAssertEqual(fc["type"]?.stringValue, "FeatureCollection")
+            let features = try XCTUnwrap(fc["features"]?.arrayValue)
+            var total = 0
+            for f in features {
+                XCTAssertEqual(f["type"]?.stringValue, "Feature")
+                XCTAssertEqual(f["geometry"]?["type"]?.stringValue, "Point")
+                XCTAssertEqual(f["geometry"]?["coordinates"]?.arrayValue?.count, 2)
+                let props = try XCTUnwrap(f["properties"])
+                if props["cluster"]?.boolValue == true {
+                    let count = try XCTUnwrap(props["point_count"]?.intValue)
+                    let id = try XCTUnwrap(props["cluster_id"]?.stringValue)
+                    XCTAssertGreaterThan(try XCTUnwrap(props["expansion_zoom"]?.intValue), zoom)
+                    total += count
+                    // Leaves page through the cluster; children add up to it.
+                    let leaves = call(router, "GET", "/v1/clusters/\(id)/leaves", query: [("limit", "1000")])
+                    XCTAssertEqual(leaves.status, 200)
+                    XCTAssertEqual(leaves.json?["total"]?.intValue, count)
+                    XCTAssertEqual(leaves.json?["features"]?.arrayValue?.count, count)
+                    XCTAssertNotNil(leaves.json?["features"]?[0]?["properties"]?["destination"])
+                    let page = call(router, "GET", "/v1/clusters/\(id)/leaves", query: [("limit", "2"), ("offset", "1")])
+                    XCTAssertEqual(page.json?["features"]?.arrayValue?.count, min(2, count - 1))
+                    let kids = call(router, "GET", "/v1/clusters/\(id)/children")
+                    XCTAssertEqual(kids.status, 200)
+                    XCTAssertEqual(kids.json?["features"]?.arrayValue?.reduce(0) { $0 + ($1["properties"]?["point_count"]?.intValue ?? 1) }, count)
+                } else {
+                    XCTAssertNotNil(props["party_id"]?.stringValue)
+                    XCTAssertNotNil(props["depart_at"]?.stringValue)
+                    XCTAssertNotNil(props["seats_left"]?.intValue)
+                    total += 1
+                }
+            }
+            XCTAssertEqual(total, 200, "zoom \(zoom): the box holds every party")
+            // Filters: only parties with a free seat (the full ones are every fifth).
+            let open = call(router, "GET", "/v1/clusters", query: [("bbox", bbox), ("zoom", "\(zoom)"), ("min_seats", "1")])
+            let counts = open.json?["features"]?.arrayValue?.map { $0["properties"]?["point_count"]?.intValue ?? 1 }
+            XCTAssertEqual(counts?.reduce(0, +), 160)
+        }
+        let before = SeoulTime.format(Date().timeIntervalSince1970 + 600 + 99 * 60 + 1)
+        let early = call(router, "GET", "/v1/clusters", query: [("bbox", bbox), ("zoom", "12"), ("depart_before", before)])
+        XCTAssertEqual(early.json?["features"]?.arrayValue?.map { $0["properties"]?["point_count"]?.intValue ?? 1 }.reduce(0, +), 100)
+        // A PUT shows in the next query; a DELETE leaves it.
+        let far = call(router, "GET", "/v1/clusters", query: [("bbox", "125,33,125.5,33.5"), ("zoom", "9")])
+        XCTAssertEqual(far.json?["features"]?.arrayValue?.count, 0)
+        XCTAssertEqual(call(router, "PUT", "/v1/parties/jeju", body: body(lon: 125.2, lat: 33.2), auth: "Bearer \(token)").status, 201)
+        let shown = call(router, "GET", "/v1/clusters", query: [("bbox", "125,33,125.5,33.5"), ("zoom", "9")])
+        XCTAssertEqual(shown.json?["features"]?[0]?["properties"]?["party_id"]?.stringValue, "jeju")
+        XCTAssertEqual(call(router, "DELETE", "/v1/parties/jeju", auth: "Bearer \(token)").status, 204)
+        XCTAssertEqual(call(router, "GET", "/v1/clusters", query: [("bbox", "125,33,125.5,33.5"), ("zoom", "9")]).json?["features"]?.arrayValue?.count, 0)
+        XCTAssertEqual(service.count, 200)
+    }
+
+    func testNearbyList() throws {
+        let (router, _) = try makeRouter(token: token)
+        let center = Coordinate(lon: 127.0276, lat: 37.4979)
+        for i in 0..<30 {
+            let c = center.offset(eastMeters: Double(i * 100), northMeters: 0)
+            XCTAssertEqual(call(router, "PUT", "/v1/parties/n\(i)", body: body(lon: c.lon, lat: c.lat, departIn: Double(3600 - i)), auth: "Bearer \(token)").status, 201)
+        }
+        var ids = [String]()
+        var cursor: String?
+        repeat {
+            var q = [("near", "127.0276,37.4979"), ("radius_m", "1550"), ("limit", "4")]
+            if let cursor { q.append(("cursor", cursor)) }
+            let r = call(router, "GET", "/v1/parties", query: q)
+            XCTAssertEqual(r.status, 200)
+            let page = try XCTUnwrap(r.json?["parties"]?.arrayValue)
+            ids += page.compactMap { $0["id"]?.stringValue }
+            XCTAssertTrue(page.allSatisfy { ($0["distance_m"]?.doubleValue ?? 9e9) <= 1550 })
+            cursor = r.json?["next_cursor"]?.stringValue
+        } while cursor != nil
+        XCTAssertEqual(ids, (0...15).map { "n\($0)" })
+        for (q, code) in [([("near", "nowhere")], "invalid_parameter"), ([("radius_m", "10")], "missing_parameter"),
+                          ([("near", "127,37"), ("radius_m", "0")], "invalid_parameter"), ([("near", "127,37"), ("cursor", "x")], "invalid_parameter"),
+                          ([("near", "127,37"), ("limit", "101")], "invalid_parameter")] {
+            let r = call(router, "GET", "/v1/parties", query: q)
+            XCTAssertEqual(r.status, 400)
+            XCTAssertEqual(r.json?["error"]?["code"]?.stringValue, code, "\(q)")
+        }
+    }
+
+    func testClusterQueryErrors() throws {
+        let (router, _) = try makeRouter(token: token)
+        let cases: [([(String, String)], Int, String)] = [
+            ([("zoom", "5")], 400, "missing_parameter"),
+            ([("bbox", "1,2,3"), ("zoom", "5")], 400, "invalid_parameter"),
+            ([("bbox", "0,10,1,5"), ("zoom", "5")], 400, "invalid_parameter"),
+            ([("bbox", "0,0,1,1"), ("zoom", "21")], 400, "invalid_parameter"),
+            ([("bbox", "0,0,1,1"), ("zoom", "x")], 400, "invalid_parameter"),
+            ([("bbox", "0,0,1,1"), ("zoom", "3"), ("min_seats", "-1")], 400, "invalid_parameter"),
+            ([("bbox", "0,0,1,1"), ("zoom", "3"), ("depart_after", "soon")], 400, "invalid_parameter"),
+            ([("bbox", "-180,-85,180,85"), ("zoom", "16")], 422, "box_too_large"),
+        ]
+        for (q, status, code) in cases {
+            let r = call(router, "GET", "/v1/clusters", query: q)
+            XCTAssertEqual(r.status, status, "\(q)")
+            XCTAssertEqual(r.json?["error"]?["code"]?.stringValue, code, "\(q)")
+        }
+        XCTAssertEqual(call(router, "GET", "/v1/clusters", query: [("bbox", "170,-10,-170,10"), ("zoom", "4.7")]).status, 200, "antimeridian box, fractional zoom")
+        XCTAssertEqual(call(router, "GET", "/v1/clusters/nonsense/leaves").json?["error"]?["code"]?.stringValue, "invalid_cluster_id")
+        XCTAssertEqual(call(router, "GET", "/v1/clusters/5.1.1/leaves").status, 404)
+        XCTAssertEqual(call(router, "GET", "/v1/clusters/5.1.1/children").status, 404)
+        XCTAssertEqual(call(router, "GET", "/v1/clusters/5.1.1/leaves", query: [("limit", "0")]).status, 400)
+    }
+
+    /// Through the service's own router and context: the routes are registered, the store lives
+    /// in the state folder, and a new context (a restart) finds what was written.
+    func testServiceContextServesAndKeepsParties() throws {
+        let state = TestPaths.temporaryDirectory("parties-state").path
+        let config = ServiceConfiguration(dataDir: try TestDataset.directory(), stateDir: state + "/nested", writeToken: token)
+        do {
+            let router = API.makeRouter(context: try ServiceContext(configuration: config))
+            XCTAssertEqual(call(router, "PUT", "/v1/parties/kept", body: body(lon: 127, lat: 37.5), auth: "Bearer \(token)").status, 201)
+            let doc = call(router, "GET", "/openapi.json")
+            XCTAssertNotNil(doc.json?["paths"]?["/v1/clusters/{cluster_id}/leaves"])
+        }
+        XCTAssertTrue(FileManager.default.fileExists(atPath: state + "/nested/parties.db"))
+        let router = API.makeRouter(context: try ServiceContext(configuration: config))
+        XCTAssertEqual(call(router, "GET", "/v1/parties/kept").json?["id"]?.stringValue, "kept")
+        var closed = config
+        closed.writeToken = nil
+        XCTAssertEqual(call(API.makeRouter(context: try ServiceContext(configuration: closed)), "DELETE", "/v1/parties/kept").status, 403)
+    }
+
+    func testConstantTimeComparison() {
+        // Same answers as ==, for equal and unequal lengths.
+        for (a, b) in [("abc", "abc"), ("abc", "abd"), ("ab", "abc"), ("abcd", "abc"), ("", "a")] {
+            let r = Router()
+            registerPartiesEndpoints(r, parties: try! PartyService(stateDirectory: TestPaths.temporaryDirectory("parties-api").path), writeToken: b)
+            let status = r.handle(HTTPRequest(method: "DELETE", path: "/v1/parties/x", headers: ["authorization": "Bearer \(a)"])).response.status
+            XCTAssertEqual(status, a == b ? 404 : 401, "\(a) vs \(b)")
+        }
+    }
+}

@@ -1,0 +1,57 @@
+import Foundation
+import Geo
+@testable import Parties
+
+/// A seeded generator (SplitMix64), so every run of a test sees the same "random" data.
+struct SeededRandom: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// Random parties around Korean cities: dense near city centres, some at the very same spot
+/// as another party (a station exit), some scattered over the country.
+enum RandomParties {
+    /// (lon, lat, spread in degrees) of Seoul, Busan, Incheon, Daegu, Daejeon, Gwangju.
+    static let cities: [(Double, Double, Double)] = [
+        (126.978, 37.5665, 0.08), (129.075, 35.1796, 0.05), (126.705, 37.4563, 0.04),
+        (128.601, 35.8714, 0.04), (127.385, 36.3504, 0.03), (126.852, 35.1595, 0.03),
+    ]
+
+    static func make(_ n: Int, seed: UInt64, now: Double = 1_700_000_000, idPrefix: String = "p") -> [Party] {
+        var rng = SeededRandom(seed: seed)
+        var out = [Party]()
+        out.reserveCapacity(n)
+        for i in 0..<n {
+            let origin: Coordinate
+            let roll = Double.random(in: 0..<1, using: &rng)
+            if roll < 0.08, let other = out.randomElement(using: &rng) {
+                origin = other.origin
+            } else if roll < 0.18 {
+                origin = Coordinate(lon: Double.random(in: 126.0...129.5, using: &rng), lat: Double.random(in: 34.5...38.3, using: &rng))
+            } else {
+                let c = cities[Int.random(in: 0..<cities.count, using: &rng)]
+                // Sum of uniforms: a cheap bell around the centre.
+                let dx = (0..<3).map { _ in Double.random(in: -1...1, using: &rng) }.reduce(0, +) / 3
+                let dy = (0..<3).map { _ in Double.random(in: -1...1, using: &rng) }.reduce(0, +) / 3
+                origin = Coordinate(lon: c.0 + dx * c.2, lat: c.1 + dy * c.2 * 0.8)
+            }
+            let dest = origin.offset(eastMeters: Double.random(in: -20_000...20_000, using: &rng),
+                                     northMeters: Double.random(in: -20_000...20_000, using: &rng))
+            let total = Int.random(in: 2...4, using: &rng)
+            out.append(Party(id: "\(idPrefix)\(i)", origin: origin, destination: dest,
+                             departAt: (now + Double.random(in: 0...86_400, using: &rng)).rounded(),
+                             seatsTotal: total, seatsTaken: Int.random(in: 0...total, using: &rng),
+                             title: i % 3 == 0 ? "파티 \(i)" : nil))
+        }
+        return out
+    }
+
+    static let world = BoundingBox(west: -180, south: -85.06, east: 180, north: 85.06)
+}
