@@ -13,6 +13,7 @@ let sections: [(String, (BenchContext, [String: String]) throws -> Void)] = [
     ("routing", RoutingBench.run),
     ("places", PlacesBench.run),
     ("quote", QuoteBench.run),
+    ("clusters", ClustersBench.run),
     // Only with --graph FILE --label L (a synthetic city); not part of the default set.
     ("synthetic", RoutingBench.runSynthetic),
 ]
