@@ -77,6 +77,10 @@ ROWS = [
 ]
 
 
+# Targets that apply only at a size: key -> smallest N (a quick run's smaller file is not judged).
+MIN_N = {"batch.total_s": 1_000_000, "batch.peak_mb": 1_000_000}
+
+
 def fmt(v):
     if v is None:
         return "—"
@@ -199,7 +203,11 @@ def main():
         if ours is None and peer is None:
             continue
         met = ""
-        if check and ours is not None:
+        if ours is not None and key.startswith("batch."):
+            figure += " (%s rows)" % "{:,}".format(ours["n"])
+        if check and ours is not None and ours["n"] < MIN_N.get(key, 0):
+            met = " (not judged at this size)"
+        elif check and ours is not None:
             try:
                 ok = check(ours["median"], peer["median"] if peer else None)
                 met = " ✅" if ok else " ❌"
