@@ -118,7 +118,7 @@ def ratio(ours, peer):
     if ours["unit"] == "%":
         return "%+.1f points" % (o - p)
     x = o / p if ours["better"] == "higher" else p / o
-    text = "%.2g× %s" % (x, "better" if x >= 1 else "worse") if x < 10 else "%.0f× better" % x
+    text = "%.2g× %s" % (x, "better" if x >= 1 else "worse") if x < 10 else "{:,.0f}× better".format(x)
     # a peer figure that is a lower bound (stopped at a time cap) makes ours at least this much better
     return ("≥ " + text) if peer.get("lower_bound") and ours["better"] == "lower" else text
 
@@ -169,6 +169,7 @@ def main():
     cpu, cores, mem = machine()
     commit = git("rev-parse", "--short", "HEAD")
     dirty = " (with uncommitted changes)" if git("status", "--porcelain", "--untracked-files=no") else ""
+
     swift = subprocess.run(["swift", "--version"], capture_output=True, text=True).stdout.splitlines()
     out = []
     w = out.append
@@ -178,11 +179,21 @@ def main():
       "warm-ups excluded, with the spread (min–max over runs) in brackets; ratio > 1× means ours is better.\n"
       % (" QUICK=1" if args.mode == "quick" else ""))
     w("- Machine: %s, %s cores, %s memory; %s %s" % (cpu, cores, mem, platform.system(), platform.release()))
-    load = os.environ.get("BENCH_LOAD_START", "?")
-    w("- Load average (1 min) at start / end of the run: %s / %.2f (other processes on this machine share its cores)"
-      % (load, os.getloadavg()[0]))
+    load_start = os.environ.get("BENCH_LOAD_START", "?")
+    load_end = "%.2f" % os.getloadavg()[0]
+    # "load_start load_end seconds commit dirty date time zone", written by tools/bench/run with the results
+    meta_path = os.path.join(args.results, "run-meta.txt")
+    run_date = time.strftime("%Y-%m-%d %H:%M %Z")
+    if os.path.exists(meta_path):
+        meta = open(meta_path).read().split()
+        load_start, load_end, secs = meta[:3]
+        args.seconds = float(secs)
+        if len(meta) >= 8:
+            commit, dirty, run_date = meta[3], (" (with uncommitted changes)" if meta[4] == "dirty" else ""), " ".join(meta[5:8])
+    w("- Load average (1 min) at start / end of the run: %s / %s (other processes on this machine share its 2 cores; "
+      "a load well above 2 means the figures of both sides are slowed and noisier)" % (load_start, load_end))
     w("- Date: %s; commit `%s`%s; mode: %s; whole run %.0f s" % (
-        time.strftime("%Y-%m-%d %H:%M %Z"), commit, dirty, args.mode, args.seconds))
+        run_date, commit, dirty, args.mode, args.seconds))
     if swift:
         w("- Swift: %s" % swift[0])
     w("- Peers: %s\n" % "; ".join(sorted(impls)))
@@ -223,7 +234,7 @@ def main():
         row = "| %s | %s | %s | %s | %s | %s%s | %s |" % (cap, figure, cell(ours), peer_cell, ratio(ours, peer),
                                                        target or "", met, " ".join(notes_here))
         w(row)
-        if ours and (target or pside == "ceiling"):
+        if ours and (target or (pside == "ceiling" and key.endswith(".rps"))):
             headline.append("| %s | %s | %s | %s | %s | %s%s |" % (cap, figure, cell(ours), peer_cell, ratio(ours, peer),
                                                                target or "", met))
     shown = {s if isinstance(s, tuple) else (k, s) for _, _, k, s, _, _ in ROWS}
@@ -255,7 +266,7 @@ def main():
     open(args.output, "w").write("\n".join(out) + "\n")
     if args.readme:
         update_readme(args.readme, headline, "%s, %s cores; %s; commit %s; `make bench%s`" % (
-            cpu, cores, time.strftime("%Y-%m-%d"), commit, " QUICK=1" if args.mode == "quick" else ""))
+            cpu, cores, run_date.split()[0], commit, " QUICK=1" if args.mode == "quick" else ""))
 
 
 def update_readme(path, rows, where):
