@@ -1,3 +1,5 @@
+import Foundation
+
 /// A polygon with holes (GeoJSON order: first ring outer, the rest holes), in lon/lat.
 public struct Polygon: Sendable {
     public let rings: [[Coordinate]]
@@ -31,6 +33,22 @@ public struct Polygon: Sendable {
     }
 }
 
+extension Polygon {
+    /// Distance in metres from `p` to the nearest edge of any ring (0 on an edge).
+    public func distanceToEdge(_ p: Coordinate) -> Double {
+        let proj = LocalProjection(referenceLatitude: p.lat)
+        var best = Double.infinity
+        for ring in rings where ring.count >= 2 {
+            var j = ring.count - 1
+            for i in 0..<ring.count {
+                best = min(best, proj.projectOntoSegment(p, ring[j], ring[i]).distance)
+                j = i
+            }
+        }
+        return best
+    }
+}
+
 /// Several polygons taken as one area (a GeoJSON MultiPolygon).
 public struct MultiPolygon: Sendable {
     public let polygons: [Polygon]
@@ -48,5 +66,15 @@ public struct MultiPolygon: Sendable {
 
     public func contains(_ p: Coordinate) -> Bool {
         bbox.contains(p) && polygons.contains { $0.contains(p) }
+    }
+
+    /// True when `p` is inside, or within `tolerance` metres of an edge: for simplified
+    /// boundaries whose neighbours do not tile exactly and leave slivers between them.
+    public func contains(_ p: Coordinate, toleranceMeters tolerance: Double) -> Bool {
+        if contains(p) { return true }
+        let margin = tolerance / 111_000 / max(0.1, cos(p.lat * .pi / 180))
+        guard p.lon >= bbox.west - margin, p.lon <= bbox.east + margin,
+              p.lat >= bbox.south - tolerance / 111_000, p.lat <= bbox.north + tolerance / 111_000 else { return false }
+        return polygons.contains { $0.distanceToEdge(p) <= tolerance }
     }
 }

@@ -43,6 +43,10 @@ struct AdminLocator: Sendable {
     let polygonSidoCodes: Set<String>
     /// Largest distance to the nearest 읍면동 point for an approximate answer.
     static let maximumApproximateDistance = 30_000.0
+    /// How far outside a simplified boundary polygon a point still counts as on it: the
+    /// polygons of neighbouring 구/동 do not tile exactly and leave slivers (a point by
+    /// 서대문사거리 lies 0.1 m outside 종로구 and in no polygon at all).
+    static let boundaryTolerance = 50.0
 
     init(divisions: [Division], boundaries: [Boundary]) {
         var byCode: [String: Division] = [:]
@@ -73,7 +77,8 @@ struct AdminLocator: Sendable {
     ///
     /// The 법정동 polygons are tested first: they are finer than the 구 polygons (which are
     /// simplified to 30–150 vertices and miss slivers of their own 구). A point in a 구 polygon
-    /// but in no 법정동 polygon gets the nearest 동 of that 구.
+    /// but in no 법정동 polygon gets the nearest 동 of that 구. A point in no polygon but within
+    /// 50 m of one (a sliver between simplified neighbours) gets that one, marked approximate.
     func locate(_ point: Coordinate) -> AdminArea? {
         guard point.isValid else { return nil }
         if let hit = emdBoundaryList.first(where: { $0.area.contains(point) }) {
@@ -85,6 +90,17 @@ struct AdminLocator: Sendable {
                 .min { $0.inner.distance(to: point) < $1.inner.distance(to: point) }
             return AdminArea(sido: divisionsByCode[String(b.code.prefix(2))], sigungu: divisionsByCode[b.code],
                              emd: emd, approximate: false)
+        }
+        // In a sliver between simplified polygons: the 동 (else the 구) within the tolerance.
+        if let hit = emdBoundaryList.first(where: { $0.area.contains(point, toleranceMeters: Self.boundaryTolerance) }) {
+            return AdminArea(sido: divisionsByCode[String(hit.code.prefix(2))], sigungu: divisionsByCode[String(hit.code.prefix(5))],
+                             emd: divisionsByCode[hit.code], approximate: true)
+        }
+        if let b = sigunguBoundaries.first(where: { $0.area.contains(point, toleranceMeters: Self.boundaryTolerance) }) {
+            let emd = (emdBoundaries[b.code] ?? []).compactMap { divisionsByCode[$0.code] }
+                .min { $0.inner.distance(to: point) < $1.inner.distance(to: point) }
+            return AdminArea(sido: divisionsByCode[String(b.code.prefix(2))], sigungu: divisionsByCode[b.code],
+                             emd: emd, approximate: true)
         }
         guard let nearest = nearestEmd(point) else { return nil }
         return AdminArea(sido: divisionsByCode[String(nearest.code.prefix(2))],
@@ -124,5 +140,6 @@ struct AdminLocator: Sendable {
     func isInsidePolygons(sidoCode: String, _ point: Coordinate) -> Bool {
         sigunguBoundaries.contains { $0.code.hasPrefix(sidoCode) && $0.area.contains(point) }
             || emdBoundaryList.contains { $0.code.hasPrefix(sidoCode) && $0.area.contains(point) }
+            || sigunguBoundaries.contains { $0.code.hasPrefix(sidoCode) && $0.area.contains(point, toleranceMeters: Self.boundaryTolerance) }
     }
 }

@@ -16,13 +16,15 @@ struct Arguments {
     private(set) var flags: Set<String> = []
     private(set) var positionals: [String] = []
 
-    /// Parses `args` (without the command name).
-    init(_ args: [String], valued: Set<String>, flags allowedFlags: Set<String> = []) throws {
+    /// Parses `args` (without the command name). `aliases` maps short options to long names
+    /// (`["-o": "output"]` makes `-o FILE` mean `--output FILE`).
+    init(_ args: [String], valued: Set<String>, flags allowedFlags: Set<String> = [], aliases: [String: String] = [:]) throws {
         var i = 0
         var onlyPositionals = false
         while i < args.count {
-            let a = args[i]
+            var a = args[i]
             i += 1
+            if !onlyPositionals, let long = aliases[a] { a = "--" + long }
             if onlyPositionals || !a.hasPrefix("--") || a == "-" {
                 positionals.append(a)
                 continue

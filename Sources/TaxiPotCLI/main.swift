@@ -13,6 +13,7 @@ let commands: [any Command] = [
     PartiesCommand(),
     PlacesCommand(),
     ReverseCommand(),
+    BatchCommand(),
 ]
 
 func usage() -> String {

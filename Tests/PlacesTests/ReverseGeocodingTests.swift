@@ -54,6 +54,13 @@ final class ReverseGeocodingTests: XCTestCase {
             XCTAssertFalse(locator.isInside(regionID: "seoul", Coordinate(lon: 126.7830, lat: 37.5035)))  // 부천
             XCTAssertTrue(locator.isInside(regionID: "gyeonggi", Coordinate(lon: 126.7830, lat: 37.5035)))
             XCTAssertFalse(locator.isInside(regionID: "atlantis", cityHall))
+            // A sliver between the simplified 구 polygons by 서대문사거리 (0.1 m outside 종로구,
+            // in no polygon) is still Seoul, not the "nearest" Gyeonggi 읍면동.
+            let sliver = Coordinate(lon: 126.9656, lat: 37.5669)
+            XCTAssertEqual(locator.region(at: sliver)?.id, "seoul")
+            XCTAssertTrue(locator.isInside(regionID: "seoul", sliver))
+            // The tolerance is 50 m: 1 km outside Seoul's western border (부천) stays Gyeonggi.
+            XCTAssertEqual(locator.region(at: Coordinate(lon: 126.7830, lat: 37.5035))?.id, "gyeonggi")
         }
         // Every Seoul bus stop the source puts inside Seoul is in the Seoul polygons or
         // within a few hundred metres of them (stops of Seoul routes in Gyeonggi are not).

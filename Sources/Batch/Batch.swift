@@ -1,1 +1,0 @@
-// The Batch module. Its types are documented where they are declared.

@@ -1,0 +1,255 @@
+import Foundation
+import Geo
+
+/// How a batch run is carried out.
+public struct BatchOptions: Sendable {
+    /// Worker threads estimating rows (the core count by default).
+    public var workers: Int
+    /// Rows per unit of work.
+    public var chunkRows: Int
+    /// Input bytes at which a chunk closes early (long rows).
+    public var chunkBytes: Int
+    /// Chunks read but not yet written, at most; bounds memory whatever the input size.
+    public var maxChunksInFlight: Int
+    /// The largest input record accepted, in bytes.
+    public var maxRecordBytes: Int
+    /// The departure for rows without `depart_at` (the run's start by default).
+    public var defaultDepartAt: Double
+    /// Write a UTF-8 byte-order mark before the output header.
+    public var writeByteOrderMark: Bool?
+    /// End output lines with CRLF (nil: as the input's header line does).
+    public var crlf: Bool?
+
+    public init(workers: Int = ProcessInfo.processInfo.activeProcessorCount, chunkRows: Int = 256,
+                chunkBytes: Int = 1 << 20, maxChunksInFlight: Int? = nil, maxRecordBytes: Int = 1 << 20,
+                defaultDepartAt: Double = SeoulTime.now(), writeByteOrderMark: Bool? = nil, crlf: Bool? = nil)
+    {
+        self.workers = max(1, workers)
+        self.chunkRows = max(1, chunkRows)
+        self.chunkBytes = max(1, chunkBytes)
+        self.maxChunksInFlight = maxChunksInFlight ?? max(4, 4 * max(1, workers))
+        self.maxRecordBytes = maxRecordBytes
+        self.defaultDepartAt = defaultDepartAt
+        self.writeByteOrderMark = writeByteOrderMark
+        self.crlf = crlf
+    }
+}
+
+/// Estimates fares for every row of a CSV input, in parallel, writing rows in input order.
+///
+/// Construction reads and checks the header (so a file missing required columns fails before
+/// any work); `run` then streams: one reader thread parses rows into chunks, `workers` threads
+/// estimate them, and the calling thread writes finished chunks in input order. At most
+/// `maxChunksInFlight` chunks are held at any time, so memory does not grow with the input.
+public final class BatchRunner {
+    /// The header's column layout.
+    public let schema: BatchSchema
+    public let options: BatchOptions
+    private let reader: CSVReader
+
+    /// Reads the header from `source` (already UTF-8; see `InputEncoding.decoding`).
+    /// Throws `BatchError` for an empty input, an unreadable header or missing columns.
+    public init(source: ByteSource, options: BatchOptions = BatchOptions(), convertedEncoding: Bool = false) throws {
+        self.options = options
+        reader = CSVReader(source: source, maxRecordBytes: options.maxRecordBytes,
+                           replacementMarksInvalid: convertedEncoding)
+        let header: CSVRecord
+        do {
+            guard let h = try reader.next() else { throw BatchError("the input is empty: it has no header row") }
+            header = h
+        } catch let e as CSVError {
+            throw BatchError("cannot read the header: \(e)")
+        } catch let e as ByteStreamError {
+            throw BatchError(e.message)
+        }
+        schema = try BatchSchema(header: header.fields)
+    }
+
+    /// Processes every row with `estimator`, writing the output CSV to `sink`.
+    ///
+    /// `progress`, when given, is called on the calling thread about every `progressInterval`
+    /// seconds and once at the end. Returns the summary; a read error that stops the input
+    /// part-way is in `summary.inputError` (the rows before it are written). Throws only when
+    /// the output cannot be written.
+    public func run(estimator: any TripEstimator, sink: ByteSink, progressInterval: Double = 0.25,
+                    progress: ((BatchProgressSnapshot) -> Void)? = nil) throws -> BatchSummary
+    {
+        let start = ContinuousClock.now
+        let writer = CSVWriter(crlf: options.crlf ?? reader.usesCRLF)
+        var head: [UInt8] = (options.writeByteOrderMark ?? reader.hadByteOrderMark) ? [0xEF, 0xBB, 0xBF] : []
+        writer.appendRecord(schema.outputColumns, to: &head)
+        try sink.write(head)
+
+        let pipeline = ChunkPipeline(maxChunksInFlight: options.maxChunksInFlight)
+        let readerThread = DispatchGroup()
+        let workerThreads = DispatchGroup()
+        let readJob = ReadJob(reader: reader, pipeline: pipeline, options: options)
+        let rowJob = RowJob(parser: RowParser(schema: schema, defaultDepartAt: options.defaultDepartAt),
+                            estimator: estimator, writer: writer, columnCount: schema.inputColumns.count)
+        startThread("batch-reader", readerThread) { readJob.run() }
+        for i in 0..<options.workers {
+            startThread("batch-worker-\(i)", workerThreads) { rowJob.run(pipeline) }
+        }
+
+        var summary = BatchSummary(workers: options.workers)
+        let totalBytes = reader.totalInputBytes
+        var lastReport = ContinuousClock.now
+        func snapshot(final: Bool) -> BatchProgressSnapshot {
+            BatchProgressSnapshot(rows: summary.rowsOK + summary.rowsFailed, rowsFailed: summary.rowsFailed,
+                                  elapsed: Self.seconds(ContinuousClock.now - start),
+                                  inputBytesDone: summary.inputBytesDone, inputBytesTotal: totalBytes, final: final)
+        }
+        var sequence = 0
+        do {
+            loop: while true {
+                switch pipeline.output(sequence, waitingUntil: Date(timeIntervalSinceNow: progressInterval)) {
+                case .end:
+                    break loop
+                case .waiting:
+                    break
+                case .chunk(let out):
+                    try sink.write(out.bytes)
+                    summary.add(out)
+                    pipeline.release(out)
+                    sequence += 1
+                }
+                if let progress, Self.seconds(ContinuousClock.now - lastReport) >= progressInterval {
+                    lastReport = ContinuousClock.now
+                    progress(snapshot(final: false))
+                }
+            }
+            try sink.flush()
+        } catch {
+            // The output failed: stop. The reader is not waited for (it may be blocked reading
+            // a pipe); it stops at its next chunk.
+            pipeline.cancel()
+            workerThreads.wait()
+            throw error
+        }
+        readerThread.wait()
+        workerThreads.wait()
+        summary.inputError = readJob.error
+        summary.elapsedSeconds = Self.seconds(ContinuousClock.now - start)
+        summary.peakBufferedRows = pipeline.peakBufferedRows
+        summary.peakBufferedBytes = pipeline.peakBufferedBytes
+        summary.peakChunksInFlight = pipeline.peakChunksInFlight
+        progress?(snapshot(final: true))
+        return summary
+    }
+
+    private func startThread(_ name: String, _ group: DispatchGroup, _ body: @escaping @Sendable () -> Void) {
+        group.enter()
+        let thread = Thread {
+            body()
+            group.leave()
+        }
+        thread.name = name
+        thread.stackSize = 8 << 20
+        thread.start()
+    }
+
+    static func seconds(_ d: Duration) -> Double {
+        Double(d.components.seconds) + Double(d.components.attoseconds) * 1e-18
+    }
+}
+
+/// The reader thread: parses records into chunks and submits them.
+private final class ReadJob: @unchecked Sendable {
+    let reader: CSVReader
+    let pipeline: ChunkPipeline
+    let options: BatchOptions
+    /// Why reading stopped before the end of the input, if it did.
+    private(set) var error: String?
+
+    init(reader: CSVReader, pipeline: ChunkPipeline, options: BatchOptions) {
+        self.reader = reader
+        self.pipeline = pipeline
+        self.options = options
+    }
+
+    func run() {
+        var sequence = 0
+        var records: [CSVRecord] = []
+        var bytes = 0
+        records.reserveCapacity(options.chunkRows)
+        defer { pipeline.closeInput() }
+        func submit() -> Bool {
+            let chunk = RowChunk(sequence: sequence, records: records, byteCount: bytes, inputOffset: reader.bytesConsumed)
+            sequence += 1
+            records = []
+            records.reserveCapacity(options.chunkRows)
+            bytes = 0
+            return pipeline.submit(chunk)
+        }
+        do {
+            while let record = try reader.next() {
+                records.append(record)
+                bytes += record.byteCount
+                if records.count >= options.chunkRows || bytes >= options.chunkBytes {
+                    guard submit() else { return }
+                }
+            }
+        } catch {
+            self.error = "\(error)"
+        }
+        if !records.isEmpty { _ = submit() }
+    }
+}
+
+/// The workers' job: parse, estimate and format the rows of a chunk.
+private final class RowJob: Sendable {
+    let parser: RowParser
+    let estimator: any TripEstimator
+    let writer: CSVWriter
+    let columnCount: Int
+
+    init(parser: RowParser, estimator: any TripEstimator, writer: CSVWriter, columnCount: Int) {
+        self.parser = parser
+        self.estimator = estimator
+        self.writer = writer
+        self.columnCount = columnCount
+    }
+
+    func run(_ pipeline: ChunkPipeline) {
+        while let chunk = pipeline.take() {
+            pipeline.complete(process(chunk))
+        }
+    }
+
+    func process(_ chunk: RowChunk) -> ChunkOutput {
+        var out: [UInt8] = []
+        out.reserveCapacity(chunk.byteCount + chunk.records.count * 64)
+        var ok = 0
+        var failures: [(code: RowErrorCode, line: Int)] = []
+        for record in chunk.records {
+            let result = parser.parse(record).flatMap { estimator.estimate($0) }
+            // The input fields, as many as the header has (a short row is padded).
+            for i in 0..<columnCount {
+                if i > 0 { out.append(0x2C) }
+                if i < record.fields.count { CSVWriter.appendField(record.fields[i], to: &out) }
+            }
+            switch result {
+            case .success(let estimate):
+                ok += 1
+                for c in estimate.columns {
+                    out.append(0x2C)
+                    CSVWriter.appendField(c, to: &out)
+                }
+                out.append(0x2C)
+            case .failure(var error):
+                failures.append((error.code, record.line))
+                if record.fields.count > columnCount {
+                    // Keep the extra fields in the message rather than lose them.
+                    let extra = record.fields[columnCount...].map { "'\($0)'" }.joined(separator: ", ")
+                    error.message += "; extra fields: \(extra)"
+                }
+                out.append(contentsOf: Array(repeating: 0x2C, count: BatchSchema.resultColumns.count - 1))
+                out.append(0x2C)
+                CSVWriter.appendField(error.description, to: &out)
+            }
+            out.append(contentsOf: writer.lineEnd)
+        }
+        return ChunkOutput(sequence: chunk.sequence, rows: chunk.records.count, byteCount: chunk.byteCount,
+                           inputOffset: chunk.inputOffset, bytes: out, okRows: ok, failures: failures)
+    }
+}

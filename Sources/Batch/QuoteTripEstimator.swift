@@ -1,0 +1,80 @@
+import Engine
+import Fares
+import Geo
+import Places
+
+/// The batch estimator of the product: place text geocoded by the places engine, then a quote
+/// (route + fare + split) by `QuoteEngine`, exactly as `POST /v1/quote` prices the same trip.
+public struct QuoteTripEstimator: TripEstimator {
+    public let quotes: QuoteEngine
+    /// Resolves `origin`/`destination` text; nil when the batch has only coordinates.
+    public let geocoder: PlaceGeocoder?
+
+    public init(quotes: QuoteEngine, geocoder: PlaceGeocoder?) {
+        self.quotes = quotes
+        self.geocoder = geocoder
+    }
+
+    /// The estimator over a loaded dataset; place text resolves towards the road network's centre.
+    public init(dataset: Dataset) {
+        let box = dataset.graph.boundingBox
+        let centre = Coordinate(lon: (box.west + box.east) / 2, lat: (box.south + box.north) / 2)
+        self.init(quotes: dataset.quotes, geocoder: PlaceGeocoder(index: dataset.places, bias: centre))
+    }
+
+    public func estimate(_ trip: TripRequest) -> Result<TripEstimate, RowError> {
+        guard let split = SplitPolicy(rawValue: trip.split) else {
+            let allowed = SplitPolicy.allCases.map(\.rawValue).joined(separator: ", ")
+            return .failure(RowError(.unknownSplit, "split '\(RowParser.excerpt(trip.split))' is not one of \(allowed)"))
+        }
+        let origin: Coordinate, destination: Coordinate
+        switch locate(trip.origin, column: "origin") {
+        case .success(let c): origin = c
+        case .failure(let e): return .failure(e)
+        }
+        switch locate(trip.destination, column: "destination") {
+        case .success(let c): destination = c
+        case .failure(let e): return .failure(e)
+        }
+        let request = QuoteRequest(origin: origin, destination: destination, riders: trip.riders, departure: trip.departAt,
+                                   taxiClass: trip.taxiClass, split: split)
+        do {
+            let q = try quotes.quote(request)
+            return .success(TripEstimate(distanceMeters: q.route.distanceMeters, durationSeconds: q.route.durationSeconds,
+                                         fareKRW: q.fare.totalKrw, perPersonKRW: q.perPersonKrw, nightKRW: q.fare.nightKrw,
+                                         schedule: q.schedule.id))
+        } catch {
+            return .failure(Self.rowError(error))
+        }
+    }
+
+    private func locate(_ end: TripEndpoint, column: String) -> Result<Coordinate, RowError> {
+        switch end {
+        case .coordinate(let c):
+            return .success(c)
+        case .place(let text):
+            guard let geocoder else {
+                return .failure(RowError(.unknownPlace, "\(column) '\(RowParser.excerpt(text))' is place text, and no place index is loaded"))
+            }
+            return geocoder.locate(text, column: column).map(\.coordinate)
+        }
+    }
+
+    /// The row error for a quote failure: the engine's message under the batch's code for its kind.
+    static func rowError(_ e: FareRequestError) -> RowError {
+        let code: RowErrorCode
+        switch e.code {
+        case "too_far_from_road": code = .noRoadNearby
+        case "no_route": code = .noRoute
+        case "unknown_taxi_class": code = .unknownTaxiClass
+        case "no_schedule": code = .noSchedule
+        case "outside_fare_regions", "unknown_region": code = .outsideFareRegions
+        case "invalid_split": code = .unknownSplit
+        case "invalid_parameter" where e.field == "riders": code = .badRiders
+        case "invalid_parameter" where e.field == "depart_at": code = .badDate
+        case "invalid_parameter" where e.field == "origin" || e.field == "destination": code = .outOfRange
+        default: return RowError(.estimateFailed, "\(e.code): \(e.message)")
+        }
+        return RowError(code, e.message)
+    }
+}

@@ -1,0 +1,102 @@
+import Foundation
+import TaxiPot
+
+/// `taxipot batch`: fare estimates for every row of a CSV file, streaming, in parallel, in order.
+struct BatchCommand: Command {
+    let name = "batch"
+    let summary = "estimate route, fare and split for every row of a CSV file"
+    let help = """
+        Usage: taxipot batch [IN.csv] [-o OUT.csv] [--workers N] [--encoding utf-8|cp949] [--data DIR]
+                             [--depart-at ISO8601] [--progress auto|bar|lines|none]
+
+        Reads IN.csv (standard input when omitted or '-') and writes OUT.csv (standard output
+        when omitted or '-'): the input columns unchanged, then
+          distance_m, duration_s, fare_krw, per_person_krw, night_krw, schedule, error.
+        Input columns, by header name (any case):
+          origin_lon, origin_lat, dest_lon, dest_lat   trip ends as WGS84 degrees, or
+          origin, destination                          place text (geocoded; "lon,lat" also works)
+          depart_at    optional, ISO 8601; local times are Seoul time (default: --depart-at)
+          riders       optional, 1-10 (default 1)
+          taxi_class   optional, mid|deluxe (default mid)
+          split        optional, equal|by_leg|proportional (default equal)
+        Every other column is carried through. CSV per RFC 4180; UTF-8 with or without BOM.
+
+          -o, --output FILE   where to write (default: standard output)
+          --workers N         estimating threads (default: the number of cores)
+          --encoding E        input encoding: utf-8 (default) or cp949 (Korean Excel exports)
+          --data DIR          the dataset folder (default: data); prepared files in DIR/build (make data)
+          --depart-at T       departure for rows without depart_at (default: now)
+          --progress P        progress on stderr: a live bar on a terminal, a line every 5 s
+                              otherwise (auto, the default), or bar, lines, none
+
+        A bad row never stops the run: it is written with error = "code: message" and empty
+        result columns. Exit 0 when every row is fine, 2 when some failed, 1 when the input
+        cannot be read, required columns are missing (named), or the data cannot be loaded.
+        """
+
+    func run(_ args: [String]) throws -> Int32 {
+        let a = try Arguments(args, valued: ["output", "workers", "encoding", "data", "depart-at", "progress"],
+                              aliases: ["-o": "output"])
+        guard a.positionals.count <= 1 else { throw UsageError("unexpected argument '\(a.positionals[1])' (one input file at most)") }
+        let inputPath = a.positionals.first.flatMap { $0 == "-" ? nil : $0 }
+        let outputPath = a.value("output").flatMap { $0 == "-" ? nil : $0 }
+        let workers = try a.int("workers", default: ProcessInfo.processInfo.activeProcessorCount, range: 1...256)
+        let encodingName = a.value("encoding") ?? "utf-8"
+        guard let encoding = InputEncoding(name: encodingName) else {
+            throw UsageError("option --encoding must be utf-8 or cp949, got '\(encodingName)'")
+        }
+        var departAt = SeoulTime.now()
+        if let text = a.value("depart-at") {
+            guard let t = SeoulTime.parse(text) else {
+                throw UsageError("option --depart-at must be an ISO 8601 date-time such as 2024-05-01T09:00:00+09:00, got '\(text)'")
+            }
+            departAt = t
+        }
+        let progressStyle: BatchProgressDisplay.Style?
+        switch a.value("progress") ?? "auto" {
+        case "auto": progressStyle = nil
+        case "bar": progressStyle = .bar
+        case "lines": progressStyle = .lines(interval: 5)
+        case "none": progressStyle = BatchProgressDisplay.Style.none
+        case let other: throw UsageError("option --progress must be auto, bar, lines or none, got '\(other)'")
+        }
+        if let inputPath, let outputPath, Self.sameFile(inputPath, outputPath) {
+            throw UsageError("the output \(outputPath) is the input file; writing it would destroy the input")
+        }
+
+        // 1. The header, before any work: missing columns end the run here.
+        let raw: ByteSource = try inputPath.map { try FileDescriptorSource(path: $0) }
+            ?? FileDescriptorSource(fileDescriptor: 0, name: "standard input")
+        let options = BatchOptions(workers: workers, defaultDepartAt: departAt, writeByteOrderMark: encoding == .cp949 ? true : nil)
+        let runner: BatchRunner
+        do {
+            runner = try BatchRunner(source: try encoding.decoding(raw), options: options, convertedEncoding: encoding != .utf8)
+        } catch let e as BatchError {
+            throw BatchError("\(inputPath ?? "standard input"): \(e.message)")
+        }
+        for c in runner.schema.clashingColumns {
+            printError("taxipot batch: note: the input already has a column '\(c)'; the output repeats that name")
+        }
+
+        // 2. The engine: road graph, places (regions and geocoding), traffic profile, fares.
+        let estimator = QuoteTripEstimator(dataset: try Dataset(directory: a.value("data") ?? "data"))
+
+        // 3. Stream.
+        let sink: ByteSink = try outputPath.map { try FileDescriptorSink(path: $0) }
+            ?? FileDescriptorSink(fileDescriptor: 1, name: "standard output")
+        let display = BatchProgressDisplay(style: progressStyle)
+        let summary = try runner.run(estimator: estimator, sink: sink) { display.show($0) }
+        printError(summary.report.trimmingCharacters(in: .newlines))
+        if let e = summary.inputError {
+            printError("taxipot batch: \(inputPath ?? "standard input"): \(e)")
+        }
+        return summary.exitCode
+    }
+
+    /// True when both paths name the same existing file.
+    static func sameFile(_ a: String, _ b: String) -> Bool {
+        var sa = stat(), sb = stat()
+        guard stat(a, &sa) == 0, stat(b, &sb) == 0 else { return false }
+        return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino
+    }
+}

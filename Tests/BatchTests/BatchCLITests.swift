@@ -1,0 +1,72 @@
+import Foundation
+import TaxiPot
+import TestSupport
+import XCTest
+
+/// `taxipot batch` as users run it: files and pipes, exit codes, messages.
+final class BatchCLITests: XCTestCase {
+    func testMissingColumnsExitOneNamingThemBeforeAnyWork() throws {
+        let dir = TestPaths.temporaryDirectory("batch-cli")
+        let input = dir.appendingPathComponent("in.csv").path
+        let output = dir.appendingPathComponent("out.csv").path
+        try Data("id,origin_lon,origin_lat,note\n1,126.98,37.57,x\n".utf8).write(to: URL(fileURLWithPath: input))
+        // A data folder that does not exist: the header check comes first, so it is never read.
+        let r = try TaxipotCLI.run(["batch", input, "-o", output, "--data", dir.appendingPathComponent("nowhere").path])
+        XCTAssertEqual(r.status, 1, r.stderr)
+        XCTAssertTrue(r.stderr.contains("missing required column: dest_lon and dest_lat (or destination)"), r.stderr)
+        XCTAssertTrue(r.stderr.contains(input), "the message names the file: \(r.stderr)")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: output), "no output is written")
+
+        let unreadable = try TaxipotCLI.run(["batch", dir.appendingPathComponent("absent.csv").path])
+        XCTAssertEqual(unreadable.status, 1)
+        XCTAssertTrue(unreadable.stderr.contains("absent.csv"), unreadable.stderr)
+        let usage = try TaxipotCLI.run(["batch", "--workers", "0"])
+        XCTAssertEqual(usage.status, 1)
+        XCTAssertTrue(usage.stderr.contains("--workers"), usage.stderr)
+    }
+
+    func testPipeInPipeOutWithFailedRowsExitsTwo() throws {
+        let data = try SeoulDataset.directory()
+        let csv = "id,origin_lon,origin_lat,dest_lon,dest_lat,depart_at\r\nA,126.9829,37.5700,126.9720,37.5547,2024-05-08T09:00\r\nB,126.9829,north,126.9720,37.5547,2024-05-08T09:00\r\n"
+        let r = try TaxipotCLI.run(["batch", "--data", data, "--workers", "3"], stdin: Array(csv.utf8))
+        XCTAssertEqual(r.status, 2, r.stderr)
+        let rows = try parseCSV(String(decoding: r.stdout, as: UTF8.self))
+        XCTAssertEqual(rows.count, 3)
+        XCTAssertEqual(rows[0], ["id", "origin_lon", "origin_lat", "dest_lon", "dest_lat", "depart_at"] + BatchSchema.resultColumns)
+        XCTAssertEqual(rows[1][0], "A")
+        XCTAssertEqual(rows[1][11], "seoul-mid-2023-02-01")
+        XCTAssertEqual(rows[2].last, "not_a_number: origin_lat 'north' is not a number")
+        XCTAssertTrue(String(decoding: r.stdout, as: UTF8.self).contains("\r\n"), "CRLF input gives CRLF output")
+        // The summary on stderr: rows ok, failed by code.
+        XCTAssertTrue(r.stderr.contains("ok:     1"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("not_a_number: 1 (first at line 3)"), r.stderr)
+    }
+
+    func testKoreanExcelExportInCP949() throws {
+        let data = try SeoulDataset.directory()
+        let dir = TestPaths.temporaryDirectory("batch-cli")
+        let utf8 = dir.appendingPathComponent("utf8.csv")
+        let text = "origin,destination,riders,메모\n서울역,광화문,2,\"오전 회의, 본사\"\n종각역,이태원역,1,뷁\n"
+        try Data(text.utf8).write(to: utf8)
+        // Encode with the system's iconv program, as an Excel export would be.
+        let iconv = Process()
+        iconv.executableURL = URL(fileURLWithPath: "/usr/bin/iconv")
+        iconv.arguments = ["-f", "UTF-8", "-t", "CP949", utf8.path]
+        let pipe = Pipe()
+        iconv.standardOutput = pipe
+        try iconv.run()
+        let cp949 = pipe.fileHandleForReading.readDataToEndOfFile()
+        iconv.waitUntilExit()
+        XCTAssertNil(String(validating: Array(cp949), as: UTF8.self), "the input is not UTF-8")
+        let r = try TaxipotCLI.run(["batch", "--encoding", "cp949", "--data", data], stdin: Array(cp949))
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(Array(r.stdout.prefix(3)), [0xEF, 0xBB, 0xBF], "UTF-8 output with a BOM, so Excel reads it")
+        let rows = try parseCSV(String(decoding: r.stdout, as: UTF8.self))
+        XCTAssertEqual(rows[0][3], "메모")
+        XCTAssertEqual(rows[1][0], "서울역")
+        XCTAssertEqual(rows[1][3], "오전 회의, 본사")
+        XCTAssertEqual(rows[2][3], "뷁")
+        XCTAssertEqual(rows[2].last, "")
+        XCTAssertGreaterThan(Int(rows[2][6]) ?? 0, 4800, "종각역 → 이태원역 is priced")
+    }
+}
