@@ -179,23 +179,29 @@ struct ClusterMerger {
         var left = n
         while true {
             var moved: UInt32 = 0
-            for i in 0..<n where alive & (1 << UInt32(i)) != 0 {
+            // Living features in order, by their set bits; a seed clears only the bits of the
+            // features it absorbs (all after it, each as it is reached), so the bits above the
+            // seed taken at its start are exactly the ones the one-by-one scan would find alive.
+            var seeds = alive
+            while seeds != 0 {
+                let i = seeds.trailingZeroBitCount
+                let above = ~((UInt32(1) << UInt32(i + 1)) &- 1)
                 let x = f[i].px, y = f[i].py
-                var j = i + 1
-                while j < n {
-                    if alive & (1 << UInt32(j)) != 0 {
-                        let dx = f[j].px - x, dy = f[j].py - y
-                        if dx * dx + dy * dy < r2 {
-                            alive &= ~(1 << UInt32(j))
-                            left -= 1
-                            f[i].w += f[j].w
-                            f[i].sx += f[j].sx
-                            f[i].sy += f[j].sy
-                            moved |= 1 << UInt32(i)
-                        }
+                var later = alive & above
+                while later != 0 {
+                    let j = later.trailingZeroBitCount
+                    later &= later &- 1
+                    let dx = f[j].px - x, dy = f[j].py - y
+                    if dx * dx + dy * dy < r2 {
+                        alive &= ~(1 << UInt32(j))
+                        left -= 1
+                        f[i].w += f[j].w
+                        f[i].sx += f[j].sx
+                        f[i].sy += f[j].sy
+                        moved |= 1 << UInt32(i)
                     }
-                    j += 1
                 }
+                seeds = alive & above
             }
             guard moved != 0 else { return left }
             for i in 0..<n where moved & (1 << UInt32(i)) != 0 {

@@ -107,7 +107,7 @@ extension PartyIndex {
             }
             let coordinate = WebMercator.coordinate(normalizedX: c.sumX / Double(c.count), y: c.sumY / Double(c.count))
             let id = c.cells.count == 1 ? ClusterID(zoom: zoom, cell: sc.pendingCells[c.cells.lowerBound])
-                : ClusterID(zoom: zoom, cells: Array(sc.pendingCells[c.cells]))!
+                : sc.pendingCells.withUnsafeMutableBufferPointer { ClusterID(zoom: zoom, sortingInPlace: .init(rebasing: $0[c.cells])) }
             out.append(.cluster(Cluster(id: id, coordinate: coordinate, count: c.count, expansionZoom: expansion)))
         }
         return out

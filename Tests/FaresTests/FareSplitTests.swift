@@ -1,3 +1,4 @@
+import Geo
 import Fares
 import Routing
 import Foundation

@@ -15,7 +15,7 @@ final class PartyIndexLiveTests: XCTestCase {
     }
 
     func testRandomUpdatesMatchAFreshBuild() {
-        var rng = SeededRandom(seed: 99)
+        var rng = SplitMix64(seed: 99)
         let pool = RandomParties.make(1500, seed: 3)
         var live = [String: Party]()
         var index = PartyIndex(radius: 60)

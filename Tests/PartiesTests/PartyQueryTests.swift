@@ -39,7 +39,7 @@ final class PartyQueryTests: XCTestCase {
 
     /// In a box, every matching party inside it is counted, and nothing beyond one grid cell of it.
     func testBoxCountsCoverTheBoxAndNoMore() {
-        var rng = SeededRandom(seed: 4)
+        var rng = SplitMix64(seed: 4)
         let filters = [PartyFilter(), PartyFilter(departAfter: 1_700_030_000), PartyFilter(departBefore: 1_700_050_000, minSeats: 2)]
         for _ in 0..<60 {
             let zoom = Int.random(in: 6...17, using: &rng)

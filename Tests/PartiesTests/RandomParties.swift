@@ -2,18 +2,6 @@ import Foundation
 import Geo
 @testable import Parties
 
-/// A seeded generator (SplitMix64), so every run of a test sees the same "random" data.
-struct SeededRandom: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// Random parties around Korean cities: dense near city centres, some at the very same spot
 /// as another party (a station exit), some scattered over the country.
@@ -25,7 +13,7 @@ enum RandomParties {
     ]
 
     static func make(_ n: Int, seed: UInt64, now: Double = 1_700_000_000, idPrefix: String = "p") -> [Party] {
-        var rng = SeededRandom(seed: seed)
+        var rng = SplitMix64(seed: seed)
         var out = [Party]()
         out.reserveCapacity(n)
         for i in 0..<n {
