@@ -39,7 +39,7 @@ enum CoordinatesBench {
         }
         ctx.add(BenchRecord(key: "coordinates.deviation", impl: "taxipot CoordinateTransformer",
                             metric: "largest difference from PROJ (pyproj)", unit: "m", better: "lower", samples: [worst],
-                            n: n, conditions: "max |Δx|,|Δy| over 1M points and the 3 targets against pyproj's answers "
+                            n: n, conditions: "largest difference of x or y over 1M points and the 3 targets against pyproj's answers "
                                 + "(worst: \(worstTarget.isEmpty ? "none" : worstTarget.uppercased()))"))
     }
 }

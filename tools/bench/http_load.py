@@ -1,7 +1,8 @@
 """HTTP throughput with wrk: our server's endpoints, and nginx serving a static JSON of the same
 size as each endpoint's median answer (the ceiling of this machine for that body size).
 
-Each target is measured in 5 runs of (duration / 5) seconds at 64 connections, 2 wrk threads;
+Each endpoint is measured in 5 runs of (duration / 5) seconds at 64 connections, 2 wrk threads (nginx:
+half the duration by default);
 records give the median over the runs of requests/s, p50 and p99 latency, with min-max.
 Usage: http_load.py --url http://127.0.0.1:PORT [--duration 20] [--endpoints route,quote,...]
 """
@@ -161,6 +162,8 @@ def main():
     ap.add_argument("--url", required=True)
     ap.add_argument("--impl", default="taxipot serve")
     ap.add_argument("--duration", type=int, default=20)
+    ap.add_argument("--ceiling-duration", type=int, default=None,
+                    help="seconds for each nginx ceiling (default: half of --duration, at least 5)")
     ap.add_argument("--endpoints", default="route,quote,places,clusters")
     ap.add_argument("--clusters-note", default="")
     args = ap.parse_args()
@@ -187,7 +190,8 @@ def main():
         try:
             nreq = write_requests("nginx-%s" % name, [("GET", "/static.json", "")])
             results += wrk_records("http.%s" % name, "ceiling", "nginx %s static file" % nginx_version(),
-                                   "http://127.0.0.1:%d" % port, nreq, args.duration,
+                                   "http://127.0.0.1:%d" % port, nreq,
+                                   args.ceiling_duration or max(5, args.duration // 2),
                                    "static JSON of %d bytes, 2 workers" % size)
             benchlib.log("wrk nginx %d B: %.0f req/s" % (size, results[-3]["median"]))
         finally:

@@ -117,7 +117,7 @@ def measure(name, engine, cases, rounds, impl, cond, key_side, timed_cases=None)
         p50s.append(benchlib.percentile(lat, 50))
         p99s.append(benchlib.percentile(lat, 99))
     if len(timed_cases) != len(cases):
-        cond += "; latency over %d of the queries (every %dth)" % (len(timed_cases), len(cases) // len(timed_cases))
+        cond += "; latency over %d of the queries (one in %d)" % (len(timed_cases), len(cases) // len(timed_cases))
     acc = 100.0 * correct / len(cases)
     kinds = ", ".join("%s %d/%d" % (k, v[0], v[1]) for k, v in sorted(by_kind.items()))
     benchlib.log("%s: top-1 %.1f%% (%s), p50 %.0f µs" % (name, acc, kinds, sorted(p50s)[len(p50s) // 2]))
