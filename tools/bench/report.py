@@ -265,8 +265,8 @@ def main():
       "(imports, OSRM extract/contract) run once per benchmark run and say so (runs = 1).")
     open(args.output, "w").write("\n".join(out) + "\n")
     if args.readme:
-        update_readme(args.readme, headline, "%s, %s cores; %s; commit %s; `make bench%s`" % (
-            cpu, cores, run_date.split()[0], commit, " QUICK=1" if args.mode == "quick" else ""))
+        update_readme(args.readme, headline, "%s, %s cores; %s; commit %s; %s run" % (
+            cpu, cores, run_date.split()[0], commit, args.mode))
 
 
 def update_readme(path, rows, where):
