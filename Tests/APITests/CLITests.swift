@@ -5,23 +5,9 @@ import TestSupport
 /// The `taxipot` executable's common contract: help for every command, exit codes, messages
 /// that name the argument at fault.
 final class CLITests: XCTestCase {
-    static var binary: String { TestPaths.packageRoot.appendingPathComponent(".build/debug/taxipot").path }
-
-    func run(_ args: [String], stdin: String? = nil) throws -> (status: Int32, out: String, err: String) {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: Self.binary)
-        p.arguments = args
-        let out = Pipe(), err = Pipe(), input = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        p.standardInput = input
-        try p.run()
-        if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
-        try input.fileHandleForWriting.close()
-        let o = out.fileHandleForReading.readDataToEndOfFile()
-        let e = err.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return (p.terminationStatus, String(decoding: o, as: UTF8.self), String(decoding: e, as: UTF8.self))
+    func run(_ args: [String]) throws -> (status: Int32, out: String, err: String) {
+        let r = try TaxipotCLI.run(args)
+        return (r.status, r.stdoutText, r.stderr)
     }
 
     /// The command names `taxipot --help` lists.

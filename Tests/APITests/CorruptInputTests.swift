@@ -5,33 +5,19 @@ import TestSupport
 /// Corrupt or truncated prepared files and sources: `taxipot` must refuse them with a
 /// message naming the file and a non-zero exit, never crash or start serving.
 final class CorruptInputTests: XCTestCase {
-    static var binary: String { TestPaths.packageRoot.appendingPathComponent(".build/debug/taxipot").path }
-
     struct Outcome { let status: Int32; let stderr: String; let timedOut: Bool }
 
     /// Runs the CLI with a deadline; a process still running at the deadline is killed.
     func runCLI(_ args: [String], seconds: Double = 20) throws -> Outcome {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: Self.binary)
-        p.arguments = args
-        let err = Pipe()
-        p.standardError = err
-        p.standardOutput = FileHandle.nullDevice
-        try p.run()
-        let deadline = Date().addingTimeInterval(seconds)
-        while p.isRunning && Date() < deadline { usleep(20_000) }
-        let timedOut = p.isRunning
-        if timedOut { p.terminate(); p.waitUntilExit() }
-        let text = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        return Outcome(status: p.terminationStatus, stderr: text, timedOut: timedOut)
+        let r = try TaxipotCLI.run(args, timeoutSeconds: seconds)
+        return Outcome(status: r.status, stderr: r.stderr, timedOut: r.timedOut)
     }
 
     /// A copy of the shared test dataset (sources and prepared files), ready to be damaged.
     func makeDataset() throws -> URL {
-        guard FileManager.default.isExecutableFile(atPath: Self.binary) else {
-            struct MissingBinary: Error {}
-            XCTFail("\(Self.binary) is missing: build it first (swift build, or make test)")
-            throw MissingBinary()
+        guard FileManager.default.isExecutableFile(atPath: TaxipotCLI.binary) else {
+            XCTFail("\(TaxipotCLI.MissingBinary())")
+            throw TaxipotCLI.MissingBinary()
         }
         let built = try TestDataset.built.get()
         let dir = TestPaths.temporaryDirectory("corrupt")

@@ -7,7 +7,7 @@ import TestSupport
 /// kill -9 of the server during continuous party writes over HTTP: every write it
 /// acknowledged (201) is there after a restart, and the store passes `integrity_check`.
 final class CrashSafetyTests: XCTestCase {
-    static var binary: String { TestPaths.packageRoot.appendingPathComponent(".build/debug/taxipot").path }
+    static var binary: String { TaxipotCLI.binary }
 
     func startServer(data: String, state: String) throws -> (Process, Int) {
         let port = try freePort()

@@ -44,19 +44,9 @@ final class BatchCLITests: XCTestCase {
 
     func testKoreanExcelExportInCP949() throws {
         let data = try SeoulDataset.directory()
-        let dir = TestPaths.temporaryDirectory("batch-cli")
-        let utf8 = dir.appendingPathComponent("utf8.csv")
         let text = "origin,destination,riders,메모\n서울역,광화문,2,\"오전 회의, 본사\"\n종각역,이태원역,1,뷁\n"
-        try Data(text.utf8).write(to: utf8)
-        // Encode with the system's iconv program, as an Excel export would be.
-        let iconv = Process()
-        iconv.executableURL = URL(fileURLWithPath: "/usr/bin/iconv")
-        iconv.arguments = ["-f", "UTF-8", "-t", "CP949", utf8.path]
-        let pipe = Pipe()
-        iconv.standardOutput = pipe
-        try iconv.run()
-        let cp949 = pipe.fileHandleForReading.readDataToEndOfFile()
-        iconv.waitUntilExit()
+        // Encoded with the system's iconv program, as an Excel export would be.
+        let cp949 = try systemCP949(text)
         XCTAssertNil(String(validating: Array(cp949), as: UTF8.self), "the input is not UTF-8")
         let r = try TaxipotCLI.run(["batch", "--encoding", "cp949", "--data", data], stdin: Array(cp949))
         XCTAssertEqual(r.status, 0, r.stderr)

@@ -7,25 +7,9 @@ import TestSupport
 final class EncodingTests: XCTestCase {
     let koreanCSV = "id,origin,destination,메모\n1,서울역,광화문,\"회의, 오전\"\n2,종각역,명동,똠방각하 뷁\n3,\"시청\",\"남대문시장\",끝\n"
 
-    /// The text encoded to CP949 by the system's `iconv` program (independent of the code under test).
-    func cp949Bytes(_ text: String) throws -> [UInt8] {
-        let dir = TestPaths.temporaryDirectory("batch-cp949")
-        let input = dir.appendingPathComponent("utf8.csv")
-        try Data(text.utf8).write(to: input)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/iconv")
-        process.arguments = ["-f", "UTF-8", "-t", "CP949", input.path]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 0)
-        return Array(data)
-    }
 
     func testCP949ConvertsAtEveryChunkBoundary() throws {
-        let bytes = try cp949Bytes(koreanCSV)
+        let bytes = try systemCP949(koreanCSV)
         // Two bytes per Hangul syllable in CP949 (including 똠 and 뷁, outside EUC-KR's 2,350).
         XCTAssertLessThan(bytes.count, koreanCSV.utf8.count)
         XCTAssertNil(String(validating: bytes, as: UTF8.self), "the CP949 file must not be valid UTF-8")
@@ -39,7 +23,7 @@ final class EncodingTests: XCTestCase {
 
     func testCP949FileThroughTheRunner() throws {
         let text = "origin_lon,origin_lat,dest_lon,dest_lat,메모\n126.9707,37.5547,126.9769,37.5759,\"서울역, 광화문\"\n126.9832,37.5702,126.9850,37.5637,종각역→명동 뷁\n"
-        let bytes = try cp949Bytes(text)
+        let bytes = try systemCP949(text)
         let dir = TestPaths.temporaryDirectory("batch-cp949")
         let path = dir.appendingPathComponent("in.csv").path
         try Data(bytes).write(to: URL(fileURLWithPath: path))
@@ -56,7 +40,7 @@ final class EncodingTests: XCTestCase {
     }
 
     func testInvalidCP949BytesFailOnlyTheirRow() throws {
-        var bytes = try cp949Bytes("origin_lon,origin_lat,dest_lon,dest_lat,note\n126.97,37.55,126.98,37.57,서울\n")
+        var bytes = try systemCP949("origin_lon,origin_lat,dest_lon,dest_lat,note\n126.97,37.55,126.98,37.57,서울\n")
         // 0xFF is no CP949 byte; 0x81 followed by a comma is a lead byte without its trail.
         bytes += Array("126.97,37.55,126.98,37.57,bad".utf8) + [0xFF] + Array("\n126.97,37.55,126.98,37.57,lead".utf8) + [0x81]
         bytes += Array(",\n126.97,37.55,126.98,37.57,ok\n".utf8)

@@ -10,7 +10,7 @@ final class PartyKillTests: XCTestCase {
     static var taxipot: URL? {
         let candidates = [
             URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("taxipot"),
-            TestPaths.packageRoot.appendingPathComponent(".build/debug/taxipot"),
+            URL(fileURLWithPath: TaxipotCLI.binary),
         ]
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) }
     }
