@@ -10,6 +10,7 @@
 /// - Landmarks: per node `2·L` values, first the distances from each landmark to the node,
 ///   then from the node to each landmark, on lower-bound travel time (ms) and on distance (cm).
 /// - A uniform grid over segment start points for snapping.
+/// - A contraction hierarchy of the lower-bound travel times (ms), for the CH potential.
 struct GraphData {
     var nodeLat: [Int32] = []
     var nodeLon: [Int32] = []
@@ -43,6 +44,8 @@ struct GraphData {
     var grid = GridParameters()
     var gridCellFirst: [UInt32] = [0]
     var gridItems: [UInt32] = []
+
+    var ch = ContractionHierarchy()
 
     /// The import report as JSON text.
     var metadata: [UInt8] = []

@@ -11,7 +11,7 @@ import Foundation
 enum GraphFile {
     static let magic: [UInt8] = Array("TXPGRAPH".utf8)
     /// Bumped whenever the layout or the meaning of a section changes.
-    static let formatVersion: UInt32 = 3
+    static let formatVersion: UInt32 = 4
     static let byteOrderMark: UInt64 = 0x0102_0304_0506_0708
 
     /// Section ids and element sizes.
@@ -20,6 +20,7 @@ enum GraphFile {
         case pieceFirstPoint, pieceName, pieceFirstEdge, pieceEdges, pointLat, pointLon, pointOffset
         case comboClass, comboCap, comboBoundQ, boundSpeed, nameOffsets, nameBytes
         case landmarkNodes, landmarkTime, landmarkDistance, gridCellFirst, gridItems, gridParams, metadata
+        case chRank, chUpFirst, chUpHead, chUpWeight, chDownFirst, chDownTail, chDownWeight
 
         var elementSize: Int {
             switch self {
@@ -62,6 +63,8 @@ enum GraphFile {
             blob(.landmarkDistance, g.landmarkDistance), blob(.gridCellFirst, g.gridCellFirst), blob(.gridItems, g.gridItems),
             blob(.gridParams, [gp.originLat, gp.originLon, gp.cellLat, gp.cellLon, Double(gp.rows), Double(gp.cols)]),
             blob(.metadata, g.metadata),
+            blob(.chRank, g.ch.rank), blob(.chUpFirst, g.ch.upFirst), blob(.chUpHead, g.ch.upHead), blob(.chUpWeight, g.ch.upWeight),
+            blob(.chDownFirst, g.ch.downFirst), blob(.chDownTail, g.ch.downTail), blob(.chDownWeight, g.ch.downWeight),
         ]
         let headerSize = 64 + 24 * blobs.count
         var header = [UInt8](repeating: 0, count: headerSize)

@@ -12,6 +12,8 @@ public struct ImportReport: Sendable, CustomStringConvertible {
     public var components = 0
     public var removedNodes = 0, removedEdges = 0
     public var nodes = 0, edges = 0, pieces = 0, landmarks = 0
+    /// Edges of the contraction hierarchy (upward plus downward, shortcuts included).
+    public var hierarchyEdges = 0
     public var fileBytes = 0
     public var readSeconds = 0.0, prepareSeconds = 0.0, writeSeconds = 0.0
 
@@ -22,7 +24,7 @@ public struct ImportReport: Sendable, CustomStringConvertible {
           largest strongly connected component kept of \(components); removed \(removedNodes) nodes and \(removedEdges) edges outside it
           turn restrictions: \(restrictionsApplied) applied, \(restrictionsSkipped) skipped (via ways, missing members, not for cars)
           node refs skipped: \(missingNodeRefs) missing from the file, \(blockedNodeRefs) at barriers
-          landmarks: \(landmarks); file \(fileBytes) bytes
+          landmarks: \(landmarks); contraction hierarchy: \(hierarchyEdges) edges; file \(fileBytes) bytes
           time: read \(String(format: "%.2f", readSeconds)) s, prepare \(String(format: "%.2f", prepareSeconds)) s, write \(String(format: "%.2f", writeSeconds)) s
         """
     }
@@ -47,6 +49,7 @@ public struct ImportReport: Sendable, CustomStringConvertible {
             ("restriction_copies", restrictionCopies), ("restrictions_applied", restrictionsApplied),
             ("restrictions_skipped", restrictionsSkipped), ("components", components), ("removed_nodes", removedNodes),
             ("removed_edges", removedEdges), ("nodes", nodes), ("edges", edges), ("pieces", pieces), ("landmarks", landmarks),
+            ("hierarchy_edges", hierarchyEdges),
         ]
         return "{\"source\":\"\(esc(source))\"," + fields.map { "\"\($0.0)\":\($0.1)" }.joined(separator: ",") + "}"
     }
@@ -177,6 +180,9 @@ enum GraphPreparer {
         progress?("graph: \(n) nodes, \(g.edgeCount) edges; computing \(min(landmarks, n)) landmarks")
         let lm = LandmarkBuilder.compute(count: landmarks, firstOut: g.firstOut, head: g.head, lowerBoundTime: lowerBoundTime,
                                          length: g.length, progress: progress)
+        progress?("contraction hierarchy of the lower-bound times")
+        g.ch = ContractionHierarchyBuilder.build(firstOut: g.firstOut, head: g.head, weight: lowerBoundTime, progress: progress)
+        report.hierarchyEdges = g.ch.upHead.count + g.ch.downTail.count
         guard !lm.time.contains(where: { $0 >= UInt32.max / 2 }), !lm.distance.contains(where: { $0 >= UInt32.max / 2 }) else {
             throw OSMImportError("\(source): the road network is too large to prepare (distances beyond 21,000 km or 24 days of driving)")
         }

@@ -30,6 +30,8 @@ public final class RoadGraph: @unchecked Sendable {
     let boundSpeed: UnsafeBufferPointer<Double>
     let nameOffsets, landmarkNodes, landmarkTime, landmarkDistance, gridCellFirst, gridItems: UnsafeBufferPointer<UInt32>
     let grid: GridParameters
+    /// The contraction hierarchy of lower-bound times (empty sections when the file has none).
+    let chRank, chUpFirst, chUpHead, chUpWeight, chDownFirst, chDownTail, chDownWeight: UnsafeBufferPointer<UInt32>
 
     /// Junctions and restriction copies in the graph.
     public var nodeCount: Int { nodeLat.count }
@@ -141,6 +143,11 @@ public final class RoadGraph: @unchecked Sendable {
         landmarkTime = try section(.landmarkTime, UInt32.self); landmarkDistance = try section(.landmarkDistance, UInt32.self)
         gridCellFirst = try section(.gridCellFirst, UInt32.self); gridItems = try section(.gridItems, UInt32.self)
         metadataBytes = try section(.metadata, UInt8.self)
+        chRank = try section(.chRank, UInt32.self)
+        chUpFirst = try section(.chUpFirst, UInt32.self); chUpHead = try section(.chUpHead, UInt32.self)
+        chUpWeight = try section(.chUpWeight, UInt32.self)
+        chDownFirst = try section(.chDownFirst, UInt32.self); chDownTail = try section(.chDownTail, UInt32.self)
+        chDownWeight = try section(.chDownWeight, UInt32.self)
         let gp = try section(.gridParams, Double.self)
         guard gp.count == 6, gp.allSatisfy(\.isFinite), gp[2] > 0, gp[3] > 0, gp[4] >= 1, gp[5] >= 1, gp[4] * gp[5] < 1e9 else {
             throw fail("corrupt grid parameters")
@@ -148,6 +155,9 @@ public final class RoadGraph: @unchecked Sendable {
         grid = GridParameters(originLat: gp[0], originLon: gp[1], cellLat: gp[2], cellLon: gp[3], rows: Int(gp[4]), cols: Int(gp[5]))
         if let problem = consistencyProblem(nodes: Int(u32(32)), edges: Int(u32(36)), pieces: Int(u32(40)), landmarks: Int(u32(44))) {
             throw fail("inconsistent graph: \(problem)")
+        }
+        if let problem = hierarchyProblem() {
+            throw fail("inconsistent contraction hierarchy: \(problem)")
         }
     }
 
@@ -190,6 +200,33 @@ public final class RoadGraph: @unchecked Sendable {
         for i in 0..<(gridCellFirst.count - 1) where gridCellFirst[i] > gridCellFirst[i + 1] { return "grid offsets" }
         for s in gridItems where Int(s) + 1 >= points { return "grid item" }
         for i in 0..<points where abs(pointLat[i]) > 900_000_000 || abs(pointLon[i]) > 1_800_000_000 { return "point \(i)" }
+        return nil
+    }
+
+    /// The first broken invariant of the contraction hierarchy, or nil: ranks are a permutation,
+    /// and every upward edge (and every edge coming down to a node) joins it to a higher rank,
+    /// so the potential's recursion always ends.
+    private func hierarchyProblem() -> String? {
+        let n = nodeCount
+        if chRank.isEmpty && chUpFirst.isEmpty && chUpHead.isEmpty && chDownFirst.isEmpty && chDownTail.isEmpty
+            && chUpWeight.isEmpty && chDownWeight.isEmpty { return nil }
+        guard chRank.count == n, chUpFirst.count == n + 1, chDownFirst.count == n + 1 else { return "node arrays" }
+        guard chUpHead.count == chUpWeight.count, chDownTail.count == chDownWeight.count else { return "edge arrays" }
+        var seen = [Bool](repeating: false, count: n)
+        for r in chRank {
+            guard Int(r) < n, !seen[Int(r)] else { return "ranks are not a permutation" }
+            seen[Int(r)] = true
+        }
+        for (first, other, name) in [(chUpFirst, chUpHead, "upward"), (chDownFirst, chDownTail, "downward")] {
+            guard first[0] == 0, Int(first[n]) == other.count else { return "\(name) edge offsets" }
+            for v in 0..<n {
+                guard first[v] <= first[v + 1] else { return "\(name) edge offsets" }
+                for e in Int(first[v])..<Int(first[v + 1]) {
+                    let w = Int(other[e])
+                    guard w < n, chRank[w] > chRank[v] else { return "\(name) edge \(e) does not lead to a higher rank" }
+                }
+            }
+        }
         return nil
     }
 }

@@ -1,17 +1,18 @@
 import Foundation
 import Geo
 
-/// Route queries over a loaded graph: snapping, A* with landmarks, route assembly.
+/// Route queries over a loaded graph: snapping, A* (contraction-hierarchy potentials for
+/// travel time, landmarks for distance), route assembly.
 ///
 /// Safe to call from many threads at once: the graph is read-only and each query borrows
 /// its scratch memory from a lock-protected pool.
 ///
 /// Edge travel time at hour h = length / min(traffic speed of the edge's class at h, the
 /// edge's speed cap), rounded up to the millisecond. The hour is the Seoul hour of the
-/// departure, for the whole route. The landmark bounds were computed on every edge's
-/// fastest hour; for a query at hour h they are scaled up by the smallest ratio between
-/// that hour's edge times and the bounds, which keeps the potential consistent, so A*
-/// returns exactly Dijkstra's cost.
+/// departure, for the whole route. The lower-bound edge times (landmarks and the contraction
+/// hierarchy) were computed on every edge's fastest hour; for a query at hour h they are
+/// scaled up by the smallest ratio between that hour's edge times and the bounds, which
+/// keeps the potential consistent, so A* returns exactly Dijkstra's cost.
 public final class RouteEngine: @unchecked Sendable {
     /// The most via points a request may carry.
     public static let maxViaPoints = 25
@@ -92,10 +93,10 @@ public final class RouteEngine: @unchecked Sendable {
                     switch request.metric {
                     case .time:
                         outcome = leg(snapped[i], snapped[i + 1], weights: time, landmarks: graph.landmarkTime,
-                                      scale: heuristicScale[hour], algorithm: request.algorithm, scratch: scratch)
+                                      useHierarchy: graph.hasContractionHierarchy, scale: heuristicScale[hour], algorithm: request.algorithm, scratch: scratch)
                     case .distance:
                         outcome = leg(snapped[i], snapped[i + 1], weights: DistanceWeights(length: graph.length.baseAddress!),
-                                      landmarks: graph.landmarkDistance, scale: 1, algorithm: request.algorithm, scratch: scratch)
+                                      landmarks: graph.landmarkDistance, useHierarchy: false, scale: 1, algorithm: request.algorithm, scratch: scratch)
                     }
                     guard let outcome else { return .failure(.noRoute(from: pointNames[i], to: pointNames[i + 1])) }
                     settled += outcome.settled
@@ -128,7 +129,8 @@ public final class RouteEngine: @unchecked Sendable {
 
     /// One leg: sources are the heads of the start edges, targets the tails of the end edges.
     private func leg<W: EdgeWeights>(_ from: [Endpoint], _ to: [Endpoint], weights: W, landmarks: UnsafeBufferPointer<UInt32>,
-                                     scale: Double, algorithm: SearchAlgorithm, scratch: SearchScratch) -> SearchOutcome?
+                                     useHierarchy: Bool, scale: Double, algorithm: SearchAlgorithm,
+                                     scratch: SearchScratch) -> SearchOutcome?
     {
         var ends = SearchEnds()
         for (i, s) in from.enumerated() {
@@ -146,7 +148,15 @@ public final class RouteEngine: @unchecked Sendable {
                 if cost < ends.direct?.cost ?? .max { ends.direct = (cost, i, j) }
             }
         }
-        guard algorithm == .alt else { return graph.search(ends, weights: weights, potential: nil, scratch: scratch) }
+        switch algorithm {
+        case .dijkstra:
+            return graph.search(ends, weights: weights, potential: ZeroPotential(), scratch: scratch)
+        case .astar where useHierarchy:
+            let potential = graph.chPotential(targets: ends.targets, scale: scale, scratch: scratch)
+            return graph.search(ends, weights: weights, potential: potential, scratch: scratch)
+        case .astar, .alt:
+            break
+        }
         let l = min(graph.landmarkCount, SearchScratch.maxLandmarks)
         let stride = 2 * graph.landmarkCount
         let lm = landmarks.baseAddress!

@@ -17,6 +17,8 @@ final class SearchScratch {
     let targetStamp: UnsafeMutablePointer<UInt32>
     var generation: UInt32 = 0
     var heap = PackedMinHeap(capacity: 4096)
+    /// Buffers of the CH potential.
+    let ch: CHScratch
     /// Per-query landmark buffers: bounds toward the target for every landmark, then the active ones.
     static let maxLandmarks = 64
     let allFrom: UnsafeMutablePointer<Int64>, allTo: UnsafeMutablePointer<Int64>
@@ -29,6 +31,7 @@ final class SearchScratch {
         state.initialize(repeating: NodeState(dist: 0, potential: 0, parent: 0, stamp: 0), count: nodeCount)
         targetStamp = .allocate(capacity: nodeCount)
         targetStamp.initialize(repeating: 0, count: nodeCount)
+        ch = CHScratch(nodeCount: nodeCount)
         let m = Self.maxLandmarks
         allFrom = .allocate(capacity: m); allTo = .allocate(capacity: m); active = .allocate(capacity: m)
         activeFrom = .allocate(capacity: m); activeTo = .allocate(capacity: m); activeBound = .allocate(capacity: m)
@@ -94,7 +97,7 @@ struct DistanceWeights: EdgeWeights {
 
 /// The ALT potential toward one (virtual) target: for each active landmark L,
 /// `max(D_from[L] − d(L, v), d(v, L) − D_to[L])`, scaled by the hour's factor.
-struct LandmarkPotential {
+struct LandmarkPotential: NodePotential {
     /// `2·L` values per node: from-landmark distances, then to-landmark distances.
     let table: UnsafePointer<UInt32>
     let landmarkCount: Int
@@ -145,10 +148,10 @@ struct SearchOutcome {
 }
 
 extension RoadGraph {
-    /// A* (or Dijkstra, when `potential` is nil) from `ends.sources` to the best of `ends.targets`.
+    /// A* (Dijkstra with `ZeroPotential`) from `ends.sources` to the best of `ends.targets`.
     /// Exact: the potential is consistent, so the first time the queue's smallest key reaches
     /// the best known cost, that cost is optimal.
-    func search<W: EdgeWeights>(_ ends: SearchEnds, weights: W, potential: LandmarkPotential?, scratch: SearchScratch) -> SearchOutcome? {
+    func search<W: EdgeWeights, P: NodePotential>(_ ends: SearchEnds, weights: W, potential: P, scratch: SearchScratch) -> SearchOutcome? {
         let gen = scratch.nextGeneration()
         var heap = scratch.heap
         heap.removeAll()
@@ -160,7 +163,7 @@ extension RoadGraph {
         let state = scratch.state, targetStamp = scratch.targetStamp
         @inline(__always) func touch(_ v: Int) {
             if state[v].stamp != gen {
-                state[v] = NodeState(dist: .max, potential: potential.map { $0(v) } ?? 0, parent: .max, stamp: gen)
+                state[v] = NodeState(dist: .max, potential: potential(v), parent: .max, stamp: gen)
             }
         }
         @inline(__always) func reachedTarget(_ v: Int, _ d: UInt32) {

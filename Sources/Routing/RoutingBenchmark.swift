@@ -33,7 +33,7 @@ public enum RoutingBenchmark {
 
     /// Times `engine.route` on each pair (after one untimed pass to warm caches).
     public static func measure(_ engine: RouteEngine, pairs: [(Coordinate, Coordinate)], departAt: Double,
-                               metric: RouteMetric = .time, algorithm: SearchAlgorithm = .alt) -> Figures
+                               metric: RouteMetric = .time, algorithm: SearchAlgorithm = .astar) -> Figures
     {
         var times: [Double] = []
         var cpuTimes: [Double] = []

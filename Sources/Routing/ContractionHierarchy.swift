@@ -1,0 +1,195 @@
+import Foundation
+
+/// A contraction hierarchy of the graph on one metric (the lower-bound travel time), as two
+/// CSR graphs by node id: the upward edges `v → w` (rank w > rank v) and, per node `y`, the
+/// edges `x → y` coming down from higher-ranked nodes (what a backward search relaxes).
+/// Weights include shortcuts; every distance in it equals the metric's distance in the graph.
+struct ContractionHierarchy {
+    var rank: [UInt32] = []
+    var upFirst: [UInt32] = [0]
+    var upHead: [UInt32] = []
+    var upWeight: [UInt32] = []
+    var downFirst: [UInt32] = [0]
+    var downTail: [UInt32] = []
+    var downWeight: [UInt32] = []
+}
+
+/// An edge of the remaining graph during contraction, stored at both ends: from the node whose
+/// list holds it to `other`, `forward` is the weight of node → other and `backward` of
+/// other → node (`.max` when absent), with the number of original edges each stands for.
+struct CHArc {
+    var other: UInt32
+    var forward: UInt32
+    var backward: UInt32
+    var forwardHops: UInt16
+    var backwardHops: UInt16
+}
+
+/// The remaining (uncontracted) graph: one arc list per node in a growable pool. Shared
+/// between threads only while nobody changes it (the initial priorities).
+final class CHRemainingGraph: @unchecked Sendable {
+    static let none = UInt32.max
+    let nodeCount: Int
+    private(set) var pool: UnsafeMutablePointer<CHArc>
+    private var poolCapacity: Int
+    private var poolEnd = 0
+    let start: UnsafeMutablePointer<Int>
+    let count: UnsafeMutablePointer<Int32>
+    let capacity: UnsafeMutablePointer<Int32>
+
+    /// The graph of `firstOut`/`head` with `weight`; loops dropped, parallel edges merged.
+    init(firstOut: [UInt32], head: [UInt32], weight: [UInt32]) {
+        let n = firstOut.count - 1
+        nodeCount = n
+        var degree = [Int32](repeating: 0, count: n)
+        for v in 0..<n {
+            for e in Int(firstOut[v])..<Int(firstOut[v + 1]) where Int(head[e]) != v {
+                degree[v] += 1; degree[Int(head[e])] += 1
+            }
+        }
+        start = .allocate(capacity: n); count = .allocate(capacity: n); capacity = .allocate(capacity: n)
+        var total = 0
+        for v in 0..<n {
+            start[v] = total; count[v] = 0; capacity[v] = degree[v] + 2
+            total += Int(degree[v]) + 2
+        }
+        poolCapacity = max(total * 2, 1024)
+        pool = .allocate(capacity: poolCapacity)
+        poolEnd = total
+        for v in 0..<n {
+            for e in Int(firstOut[v])..<Int(firstOut[v + 1]) where Int(head[e]) != v {
+                add(from: v, to: Int(head[e]), weight: weight[e], hops: 1)
+            }
+        }
+    }
+
+    deinit { pool.deallocate(); start.deallocate(); count.deallocate(); capacity.deallocate() }
+
+    /// Arcs of `v`.
+    @inline(__always)
+    func arcs(_ v: Int) -> UnsafeMutableBufferPointer<CHArc> {
+        UnsafeMutableBufferPointer(start: pool + start[v], count: Int(count[v]))
+    }
+
+    /// Adds (or shortens) the edge `u → x` at both ends.
+    func add(from u: Int, to x: Int, weight: UInt32, hops: UInt16) {
+        update(u, other: x) { a in if weight < a.forward { a.forward = weight; a.forwardHops = hops } }
+        update(x, other: u) { a in if weight < a.backward { a.backward = weight; a.backwardHops = hops } }
+    }
+
+    private func update(_ v: Int, other: Int, _ change: (inout CHArc) -> Void) {
+        let list = pool + start[v]
+        for i in 0..<Int(count[v]) where Int(list[i].other) == other {
+            change(&list[i])
+            return
+        }
+        if count[v] == capacity[v] { grow(v) }
+        var a = CHArc(other: UInt32(other), forward: Self.none, backward: Self.none, forwardHops: 0, backwardHops: 0)
+        change(&a)
+        pool[start[v] + Int(count[v])] = a
+        count[v] += 1
+    }
+
+    /// Removes the arc to `other` from `v`'s list.
+    func remove(_ v: Int, other: Int) {
+        let list = pool + start[v]
+        let c = Int(count[v])
+        for i in 0..<c where Int(list[i].other) == other {
+            list[i] = list[c - 1]
+            count[v] -= 1
+            return
+        }
+    }
+
+    /// Moves `v`'s list to the pool's end with twice the room (compacting the pool when full).
+    private func grow(_ v: Int) {
+        let newCapacity = Int(capacity[v]) * 2 + 4
+        if poolEnd + newCapacity > poolCapacity { compact(extra: newCapacity) }
+        (pool + poolEnd).update(from: pool + start[v], count: Int(count[v]))
+        start[v] = poolEnd
+        capacity[v] = Int32(newCapacity)
+        poolEnd += newCapacity
+    }
+
+    private func compact(extra: Int) {
+        var live = 0
+        for v in 0..<nodeCount { live += Int(count[v]) + Int(count[v]) / 2 + 2 }
+        let newCapacity = max(2 * live + extra, 1024)
+        let fresh = UnsafeMutablePointer<CHArc>.allocate(capacity: newCapacity)
+        var end = 0
+        for v in 0..<nodeCount {
+            let c = Int(count[v])
+            (fresh + end).update(from: pool + start[v], count: c)
+            start[v] = end
+            capacity[v] = Int32(c + c / 2 + 2)
+            end += Int(capacity[v])
+        }
+        pool.deallocate()
+        pool = fresh
+        poolCapacity = newCapacity
+        poolEnd = end
+    }
+}
+
+/// A bounded Dijkstra over the remaining graph's forward arcs, looking for paths that make a
+/// shortcut unnecessary. Stopping early only means more shortcuts, never a wrong distance.
+final class CHWitnessSearch {
+    let dist: UnsafeMutablePointer<UInt32>
+    let stamp: UnsafeMutablePointer<UInt32>
+    let isTarget: UnsafeMutablePointer<UInt32>
+    var generation: UInt32 = 0
+    var heap = PackedMinHeap(capacity: 1024)
+    let settleLimit: Int
+
+    init(nodeCount: Int, settleLimit: Int) {
+        dist = .allocate(capacity: nodeCount); stamp = .allocate(capacity: nodeCount); isTarget = .allocate(capacity: nodeCount)
+        stamp.initialize(repeating: 0, count: nodeCount)
+        isTarget.initialize(repeating: 0, count: nodeCount)
+        self.settleLimit = settleLimit
+    }
+
+    deinit { dist.deallocate(); stamp.deallocate(); isTarget.deallocate() }
+
+    /// The distance found from the last search's source to `v` (`.max` when not reached).
+    @inline(__always)
+    func distance(_ v: Int) -> UInt32 { stamp[v] == generation ? dist[v] : .max }
+
+    /// Searches from `source` avoiding `skip`, up to `limit`, until `targets` are settled.
+    func run(_ g: CHRemainingGraph, from source: Int, skip: Int, limit: UInt32, targets: Int) {
+        generation &+= 1
+        if generation == 0 {
+            for i in 0..<g.nodeCount { stamp[i] = 0; isTarget[i] = 0 }
+            generation = 1
+        }
+        let gen = generation
+        let arcs = g.arcs(skip)
+        for a in arcs where a.forward != CHRemainingGraph.none { isTarget[Int(a.other)] = gen }
+        var remaining = targets
+        heap.removeAll()
+        dist[source] = 0; stamp[source] = gen
+        heap.push(key: 0, node: UInt32(source))
+        var settled = 0
+        while let (key, node) = heap.pop() {
+            let v = Int(node)
+            if key != dist[v] { continue }
+            if key > limit { break }
+            settled += 1
+            if isTarget[v] == gen {
+                remaining -= 1
+                if remaining == 0 { break }
+            }
+            if settled >= settleLimit { break }
+            for a in g.arcs(v) where a.forward != CHRemainingGraph.none {
+                let w = Int(a.other)
+                if w == skip { continue }
+                let nd = UInt64(key) + UInt64(a.forward)
+                if nd > UInt64(limit) { continue }
+                let d = UInt32(nd)
+                if stamp[w] != gen || d < dist[w] {
+                    stamp[w] = gen; dist[w] = d
+                    heap.push(key: d, node: UInt32(w))
+                }
+            }
+        }
+    }
+}

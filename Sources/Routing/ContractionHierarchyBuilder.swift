@@ -1,0 +1,137 @@
+import Foundation
+
+/// Builds a `ContractionHierarchy`: nodes contracted one at a time in order of a priority
+/// (depth in the hierarchy + added/removed edges + added/removed original-edge hops, as in
+/// RoutingKit), neighbours re-evaluated after each contraction, shortcuts added unless a
+/// bounded witness search finds a path at least as short.
+enum ContractionHierarchyBuilder {
+    /// Settled nodes after which a witness search gives up (adding the shortcut).
+    static let witnessSettleLimit = 500
+
+    /// What contracting a node would do.
+    struct Effect {
+        var added = 0, addedHops = 0, removed = 0, removedHops = 0
+    }
+
+    /// A shortcut `from → to` replacing `from → v → to`.
+    struct Shortcut {
+        var from: UInt32, to: UInt32, weight: UInt32, hops: UInt16
+    }
+
+    /// Simulates (or, with `shortcuts`, performs the witness part of) contracting `v`.
+    static func evaluate(_ g: CHRemainingGraph, _ v: Int, _ ws: CHWitnessSearch, shortcuts: UnsafeMutablePointer<[Shortcut]>?) -> Effect {
+        var effect = Effect()
+        let arcs = g.arcs(v)
+        var outCount = 0
+        var maxOut: UInt32 = 0
+        for a in arcs {
+            if a.forward != CHRemainingGraph.none {
+                effect.removed += 1; effect.removedHops += Int(a.forwardHops); outCount += 1
+                maxOut = max(maxOut, a.forward)
+            }
+            if a.backward != CHRemainingGraph.none { effect.removed += 1; effect.removedHops += Int(a.backwardHops) }
+        }
+        guard outCount > 0 else { return effect }
+        for a in arcs where a.backward != CHRemainingGraph.none {
+            let u = Int(a.other)
+            // Only out-neighbours other than u need a path; skip the search when there are none.
+            if outCount == 1 && a.forward != CHRemainingGraph.none { continue }
+            let limit = UInt32(min(UInt64(a.backward) + UInt64(maxOut), UInt64(CHRemainingGraph.none - 1)))
+            ws.run(g, from: u, skip: v, limit: limit, targets: outCount)
+            for b in arcs where b.forward != CHRemainingGraph.none && b.other != a.other {
+                let via = UInt64(a.backward) + UInt64(b.forward)
+                guard via < UInt64(CHRemainingGraph.none) else { continue }
+                if UInt64(ws.distance(Int(b.other))) > via {
+                    let hops = Int(a.backwardHops) + Int(b.forwardHops)
+                    effect.added += 1; effect.addedHops += hops
+                    shortcuts?.pointee.append(Shortcut(from: UInt32(u), to: b.other, weight: UInt32(via), hops: UInt16(min(hops, 60_000))))
+                }
+            }
+        }
+        return effect
+    }
+
+    static func priority(_ e: Effect, level: UInt32) -> UInt32 {
+        let ratio = 1000 * e.added / max(1, e.removed) + 1000 * e.addedHops / max(1, e.removedHops)
+        return UInt32(min(Int(level) * 1000 + ratio, Int(UInt32.max - 1)))
+    }
+
+    /// The hierarchy of the graph `firstOut`/`head` with edge weights `weight`.
+    static func build(firstOut: [UInt32], head: [UInt32], weight: [UInt32], progress: ((String) -> Void)? = nil) -> ContractionHierarchy {
+        let n = firstOut.count - 1
+        let g = CHRemainingGraph(firstOut: firstOut, head: head, weight: weight)
+        var level = [UInt32](repeating: 0, count: n)
+        var prio = [UInt32](repeating: 0, count: n)
+        // Initial priorities, on all cores (the graph is only read).
+        let threads = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 8))
+        prio.withUnsafeMutableBufferPointer { p in
+            nonisolated(unsafe) let out = p
+            DispatchQueue.concurrentPerform(iterations: threads) { t in
+                let ws = CHWitnessSearch(nodeCount: n, settleLimit: witnessSettleLimit)
+                var v = t
+                while v < n {
+                    out[v] = priority(evaluate(g, v, ws, shortcuts: nil), level: 0)
+                    v += threads
+                }
+            }
+        }
+        var heap = PackedMinHeap(capacity: n)
+        for v in 0..<n { heap.push(key: prio[v], node: UInt32(v)) }
+        let ws = CHWitnessSearch(nodeCount: n, settleLimit: witnessSettleLimit)
+        var contracted = [Bool](repeating: false, count: n)
+        var rank = [UInt32](repeating: 0, count: n)
+        // Each node's arcs at contraction time (all to higher ranks), in contraction order.
+        var arcStart = [Int](repeating: 0, count: n + 1)
+        var order: [UInt32] = []
+        order.reserveCapacity(n)
+        var outOther: [UInt32] = [], outForward: [UInt32] = [], outBackward: [UInt32] = []
+        outOther.reserveCapacity(head.count * 2); outForward.reserveCapacity(head.count * 2); outBackward.reserveCapacity(head.count * 2)
+        var shortcuts: [Shortcut] = []
+        var nextReport = n / 10
+        while let (key, node) = heap.pop() {
+            let v = Int(node)
+            if contracted[v] || key != prio[v] { continue }
+            shortcuts.removeAll(keepingCapacity: true)
+            _ = withUnsafeMutablePointer(to: &shortcuts) { evaluate(g, v, ws, shortcuts: $0) }
+            contracted[v] = true
+            rank[v] = UInt32(order.count)
+            order.append(UInt32(v))
+            let arcs = g.arcs(v)
+            arcStart[v] = outOther.count
+            var neighbours: [Int] = []
+            neighbours.reserveCapacity(arcs.count)
+            for a in arcs {
+                outOther.append(a.other); outForward.append(a.forward); outBackward.append(a.backward)
+                neighbours.append(Int(a.other))
+            }
+            for x in neighbours { g.remove(x, other: v) }
+            for s in shortcuts { g.add(from: Int(s.from), to: Int(s.to), weight: s.weight, hops: s.hops) }
+            for x in neighbours {
+                level[x] = max(level[x], level[v] + 1)
+                let p = priority(evaluate(g, x, ws, shortcuts: nil), level: level[x])
+                if p != prio[x] { prio[x] = p; heap.push(key: p, node: UInt32(x)) }
+            }
+            if order.count == nextReport {
+                progress?("contraction hierarchy: \(order.count * 100 / n)% of \(n) nodes contracted, \(outOther.count) arcs")
+                nextReport += n / 10
+            }
+        }
+        // CSR by node id; a node's arcs are contiguous in the output.
+        var ch = ContractionHierarchy()
+        ch.rank = rank
+        var arcEnd = [Int](repeating: 0, count: n)
+        for (k, v) in order.enumerated() {
+            arcEnd[Int(v)] = k + 1 < order.count ? arcStart[Int(order[k + 1])] : outOther.count
+        }
+        ch.upFirst.reserveCapacity(n + 1); ch.downFirst.reserveCapacity(n + 1)
+        for v in 0..<n {
+            for i in arcStart[v]..<arcEnd[v] {
+                if outForward[i] != CHRemainingGraph.none { ch.upHead.append(outOther[i]); ch.upWeight.append(outForward[i]) }
+                if outBackward[i] != CHRemainingGraph.none { ch.downTail.append(outOther[i]); ch.downWeight.append(outBackward[i]) }
+            }
+            ch.upFirst.append(UInt32(ch.upHead.count))
+            ch.downFirst.append(UInt32(ch.downTail.count))
+        }
+        return ch
+    }
+}
