@@ -11,45 +11,43 @@ struct ZeroPotential: NodePotential {
 }
 
 /// Per-scratch buffers of the CH potential: backward-search distances and memoized
-/// potentials, each valid when its stamp equals the current generation.
+/// potentials, each packed as `generation << 32 | value` and valid when its generation is
+/// the current one.
 final class CHScratch {
-    let back: UnsafeMutablePointer<UInt32>
-    let backStamp: UnsafeMutablePointer<UInt32>
-    let memo: UnsafeMutablePointer<UInt32>
-    let memoStamp: UnsafeMutablePointer<UInt32>
-    private(set) var stack: UnsafeMutablePointer<UInt32>
-    private(set) var stackCapacity = 1024
+    let back: UnsafeMutablePointer<UInt64>
+    let memo: UnsafeMutablePointer<UInt64>
+    /// Depth-first frames of the memoizing recursion: node, next upward edge, best so far.
+    private(set) var frames: UnsafeMutablePointer<(UInt32, UInt32, UInt32)>
+    private(set) var frameCapacity = 256
     private let nodeCount: Int
     var generation: UInt32 = 0
 
     init(nodeCount: Int) {
         self.nodeCount = nodeCount
-        back = .allocate(capacity: nodeCount); backStamp = .allocate(capacity: nodeCount)
-        memo = .allocate(capacity: nodeCount); memoStamp = .allocate(capacity: nodeCount)
-        backStamp.initialize(repeating: 0, count: nodeCount)
-        memoStamp.initialize(repeating: 0, count: nodeCount)
-        stack = .allocate(capacity: stackCapacity)
+        back = .allocate(capacity: nodeCount); memo = .allocate(capacity: nodeCount)
+        back.initialize(repeating: 0, count: nodeCount)
+        memo.initialize(repeating: 0, count: nodeCount)
+        frames = .allocate(capacity: frameCapacity)
     }
 
-    deinit { back.deallocate(); backStamp.deallocate(); memo.deallocate(); memoStamp.deallocate(); stack.deallocate() }
+    deinit { back.deallocate(); memo.deallocate(); frames.deallocate() }
 
     func nextGeneration() -> UInt32 {
         if generation == .max {
-            for i in 0..<nodeCount { backStamp[i] = 0; memoStamp[i] = 0 }
+            for i in 0..<nodeCount { back[i] = 0; memo[i] = 0 }
             generation = 0
         }
         generation += 1
         return generation
     }
 
-    /// Makes room for at least `n` stack entries.
-    func reserveStack(_ n: Int) {
-        guard n > stackCapacity else { return }
-        let bigger = UnsafeMutablePointer<UInt32>.allocate(capacity: max(n, 2 * stackCapacity))
-        bigger.update(from: stack, count: stackCapacity)
-        stack.deallocate()
-        stack = bigger
-        stackCapacity = max(n, 2 * stackCapacity)
+    /// Doubles the frame stack.
+    func growFrames() {
+        let bigger = UnsafeMutablePointer<(UInt32, UInt32, UInt32)>.allocate(capacity: 2 * frameCapacity)
+        bigger.update(from: frames, count: frameCapacity)
+        frames.deallocate()
+        frames = bigger
+        frameCapacity *= 2
     }
 }
 
@@ -77,37 +75,45 @@ struct CHPotential: NodePotential {
 
     /// The lower-bound distance from `v` to the nearest target (`unreachable` when none).
     func distance(_ v: Int) -> UInt32 {
-        let gen = generation
-        let memo = scratch.memo, memoStamp = scratch.memoStamp, back = scratch.back, backStamp = scratch.backStamp
-        if memoStamp[v] == gen { return memo[v] }
-        var stack = scratch.stack
+        let gen = UInt64(generation) << 32
+        let memo = scratch.memo, back = scratch.back
+        if memo[v] & ~0xFFFF_FFFF == gen { return UInt32(truncatingIfNeeded: memo[v]) }
+        @inline(__always) func backward(_ x: Int) -> UInt32 {
+            back[x] & ~0xFFFF_FFFF == gen ? UInt32(truncatingIfNeeded: back[x]) : Self.unreachable
+        }
+        // Ranks rise strictly along the frames, so a node is never on the stack twice.
+        var frames = scratch.frames
         var top = 1
-        stack[0] = UInt32(v)
-        while top > 0 {
-            let x = Int(stack[top - 1])
-            if memoStamp[x] == gen { top -= 1; continue }
-            let lo = Int(upFirst[x]), hi = Int(upFirst[x + 1])
-            if top + (hi - lo) > scratch.stackCapacity {
-                scratch.reserveStack(top + hi - lo)
-                stack = scratch.stack
+        frames[0] = (UInt32(v), upFirst[v], backward(v))
+        outer: while top > 0 {
+            let (xx, first, bestSoFar) = frames[top - 1]
+            let x = Int(xx)
+            var e = Int(first), best = bestSoFar
+            let hi = Int(upFirst[x + 1])
+            while e < hi {
+                let w = Int(upHead[e])
+                let m = memo[w]
+                if m & ~0xFFFF_FFFF == gen {
+                    let d = UInt32(truncatingIfNeeded: m)
+                    if d != Self.unreachable {
+                        best = min(best, UInt32(min(UInt64(d) + UInt64(upWeight[e]), UInt64(Self.unreachable - 1))))
+                    }
+                    e += 1
+                } else {
+                    frames[top - 1] = (xx, UInt32(e), best)
+                    if top == scratch.frameCapacity {
+                        scratch.growFrames()
+                        frames = scratch.frames
+                    }
+                    frames[top] = (UInt32(w), upFirst[w], backward(w))
+                    top += 1
+                    continue outer
+                }
             }
-            var ready = true
-            for e in lo..<hi where memoStamp[Int(upHead[e])] != gen {
-                stack[top] = upHead[e]
-                top += 1
-                ready = false
-            }
-            if !ready { continue }
-            var best = backStamp[x] == gen ? back[x] : Self.unreachable
-            for e in lo..<hi {
-                let m = memo[Int(upHead[e])]
-                if m != Self.unreachable { best = min(best, UInt32(min(UInt64(m) + UInt64(upWeight[e]), UInt64(Self.unreachable - 1)))) }
-            }
-            memo[x] = best
-            memoStamp[x] = gen
+            memo[x] = gen | UInt64(best)
             top -= 1
         }
-        return memo[v]
+        return UInt32(truncatingIfNeeded: memo[v])
     }
 }
 
@@ -120,28 +126,31 @@ extension RoadGraph {
     func chPotential(targets: [(node: UInt32, extra: UInt32, endpoint: Int)], scale: Double, scratch: SearchScratch) -> CHPotential {
         let ch = scratch.ch
         let gen = ch.nextGeneration()
-        let back = ch.back, backStamp = ch.backStamp
+        let back = ch.back, genBits = UInt64(gen) << 32
+        @inline(__always) func current(_ x: Int) -> UInt32? {
+            back[x] & ~0xFFFF_FFFF == genBits ? UInt32(truncatingIfNeeded: back[x]) : nil
+        }
         var heap = scratch.heap
         heap.removeAll()
         for t in targets {
             let v = Int(t.node)
             let d0 = UInt32((Double(t.extra) / scale).rounded(.down))
-            if backStamp[v] != gen || d0 < back[v] {
-                back[v] = d0; backStamp[v] = gen
+            if d0 < current(v) ?? .max {
+                back[v] = genBits | UInt64(d0)
                 heap.push(key: d0, node: t.node)
             }
         }
         let downFirst = chDownFirst.baseAddress!, downTail = chDownTail.baseAddress!, downWeight = chDownWeight.baseAddress!
         while let (key, node) = heap.pop() {
             let y = Int(node)
-            if key != back[y] { continue }
+            if key != current(y) { continue }
             for e in Int(downFirst[y])..<Int(downFirst[y + 1]) {
                 let x = Int(downTail[e])
                 let nd64 = UInt64(key) + UInt64(downWeight[e])
                 guard nd64 < UInt64(CHPotential.unreachable) else { continue }
                 let nd = UInt32(nd64)
-                if backStamp[x] != gen || nd < back[x] {
-                    back[x] = nd; backStamp[x] = gen
+                if nd < current(x) ?? .max {
+                    back[x] = genBits | UInt64(nd)
                     heap.push(key: nd, node: UInt32(x))
                 }
             }
@@ -151,3 +160,4 @@ extension RoadGraph {
                            scratch: ch, generation: gen, scale: scale)
     }
 }
+

@@ -139,13 +139,11 @@ final class CHWitnessSearch {
     let isTarget: UnsafeMutablePointer<UInt32>
     var generation: UInt32 = 0
     var heap = PackedMinHeap(capacity: 1024)
-    let settleLimit: Int
 
-    init(nodeCount: Int, settleLimit: Int) {
+    init(nodeCount: Int) {
         dist = .allocate(capacity: nodeCount); stamp = .allocate(capacity: nodeCount); isTarget = .allocate(capacity: nodeCount)
         stamp.initialize(repeating: 0, count: nodeCount)
         isTarget.initialize(repeating: 0, count: nodeCount)
-        self.settleLimit = settleLimit
     }
 
     deinit { dist.deallocate(); stamp.deallocate(); isTarget.deallocate() }
@@ -154,18 +152,25 @@ final class CHWitnessSearch {
     @inline(__always)
     func distance(_ v: Int) -> UInt32 { stamp[v] == generation ? dist[v] : .max }
 
-    /// Searches from `source` avoiding `skip`, up to `limit`, until `targets` are settled.
-    func run(_ g: CHRemainingGraph, from source: Int, skip: Int, limit: UInt32, targets: Int) {
+    /// Searches from `source` avoiding `skip`, up to `limit`, until `targets` are settled or
+    /// `settleLimit` nodes are.
+    func run(_ g: CHRemainingGraph, from source: Int, skip: Int, limit: UInt32, targets: Int, settleLimit: Int) {
         generation &+= 1
         if generation == 0 {
             for i in 0..<g.nodeCount { stamp[i] = 0; isTarget[i] = 0 }
             generation = 1
         }
         let gen = generation
-        let arcs = g.arcs(skip)
-        for a in arcs where a.forward != CHRemainingGraph.none { isTarget[Int(a.other)] = gen }
+        let dist = self.dist, stamp = self.stamp, isTarget = self.isTarget
+        let pool = g.pool, start = g.start, count = g.count
+        do {
+            let list = pool + start[skip]
+            for i in 0..<Int(count[skip]) where list[i].forward != CHRemainingGraph.none { isTarget[Int(list[i].other)] = gen }
+        }
         var remaining = targets
+        var heap = self.heap
         heap.removeAll()
+        defer { self.heap = heap }
         dist[source] = 0; stamp[source] = gen
         heap.push(key: 0, node: UInt32(source))
         var settled = 0
@@ -179,7 +184,10 @@ final class CHWitnessSearch {
                 if remaining == 0 { break }
             }
             if settled >= settleLimit { break }
-            for a in g.arcs(v) where a.forward != CHRemainingGraph.none {
+            let list = pool + start[v]
+            for i in 0..<Int(count[v]) {
+                let a = list[i]
+                guard a.forward != CHRemainingGraph.none else { continue }
                 let w = Int(a.other)
                 if w == skip { continue }
                 let nd = UInt64(key) + UInt64(a.forward)

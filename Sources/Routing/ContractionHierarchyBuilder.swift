@@ -5,8 +5,10 @@ import Foundation
 /// RoutingKit), neighbours re-evaluated after each contraction, shortcuts added unless a
 /// bounded witness search finds a path at least as short.
 enum ContractionHierarchyBuilder {
-    /// Settled nodes after which a witness search gives up (adding the shortcut).
+    /// Settled nodes after which a witness search gives up (adding the shortcut): when
+    /// contracting, and when only estimating a node's priority.
     static let witnessSettleLimit = 500
+    static let estimateSettleLimit = 100
 
     /// What contracting a node would do.
     struct Effect {
@@ -37,7 +39,8 @@ enum ContractionHierarchyBuilder {
             // Only out-neighbours other than u need a path; skip the search when there are none.
             if outCount == 1 && a.forward != CHRemainingGraph.none { continue }
             let limit = UInt32(min(UInt64(a.backward) + UInt64(maxOut), UInt64(CHRemainingGraph.none - 1)))
-            ws.run(g, from: u, skip: v, limit: limit, targets: outCount)
+            ws.run(g, from: u, skip: v, limit: limit, targets: outCount,
+                   settleLimit: shortcuts == nil ? estimateSettleLimit : witnessSettleLimit)
             for b in arcs where b.forward != CHRemainingGraph.none && b.other != a.other {
                 let via = UInt64(a.backward) + UInt64(b.forward)
                 guard via < UInt64(CHRemainingGraph.none) else { continue }
@@ -67,7 +70,7 @@ enum ContractionHierarchyBuilder {
         prio.withUnsafeMutableBufferPointer { p in
             nonisolated(unsafe) let out = p
             DispatchQueue.concurrentPerform(iterations: threads) { t in
-                let ws = CHWitnessSearch(nodeCount: n, settleLimit: witnessSettleLimit)
+                let ws = CHWitnessSearch(nodeCount: n)
                 var v = t
                 while v < n {
                     out[v] = priority(evaluate(g, v, ws, shortcuts: nil), level: 0)
@@ -77,7 +80,11 @@ enum ContractionHierarchyBuilder {
         }
         var heap = PackedMinHeap(capacity: n)
         for v in 0..<n { heap.push(key: prio[v], node: UInt32(v)) }
-        let ws = CHWitnessSearch(nodeCount: n, settleLimit: witnessSettleLimit)
+        let ws = CHWitnessSearch(nodeCount: n)
+        // The added/removed part of each node's priority, from its last evaluation; a node is
+        // stale once a neighbour was contracted, and re-evaluated only when it comes up.
+        var ratio = prio
+        var stale = [Bool](repeating: false, count: n)
         var contracted = [Bool](repeating: false, count: n)
         var rank = [UInt32](repeating: 0, count: n)
         // Each node's arcs at contraction time (all to higher ranks), in contraction order.
@@ -87,20 +94,29 @@ enum ContractionHierarchyBuilder {
         var outOther: [UInt32] = [], outForward: [UInt32] = [], outBackward: [UInt32] = []
         outOther.reserveCapacity(head.count * 2); outForward.reserveCapacity(head.count * 2); outBackward.reserveCapacity(head.count * 2)
         var shortcuts: [Shortcut] = []
+        var neighbours: [Int] = []
         var nextReport = n / 10
         while let (key, node) = heap.pop() {
             let v = Int(node)
             if contracted[v] || key != prio[v] { continue }
             shortcuts.removeAll(keepingCapacity: true)
-            _ = withUnsafeMutablePointer(to: &shortcuts) { evaluate(g, v, ws, shortcuts: $0) }
+            let effect = withUnsafeMutablePointer(to: &shortcuts) { evaluate(g, v, ws, shortcuts: $0) }
+            if stale[v] {
+                stale[v] = false
+                let p = priority(effect, level: level[v])
+                ratio[v] = p - level[v] * 1000
+                if let next = heap.min, UInt64(p) > next >> 32 {
+                    prio[v] = p
+                    heap.push(key: p, node: node)
+                    continue
+                }
+            }
             contracted[v] = true
             rank[v] = UInt32(order.count)
             order.append(UInt32(v))
-            let arcs = g.arcs(v)
             arcStart[v] = outOther.count
-            var neighbours: [Int] = []
-            neighbours.reserveCapacity(arcs.count)
-            for a in arcs {
+            neighbours.removeAll(keepingCapacity: true)
+            for a in g.arcs(v) {
                 outOther.append(a.other); outForward.append(a.forward); outBackward.append(a.backward)
                 neighbours.append(Int(a.other))
             }
@@ -108,7 +124,8 @@ enum ContractionHierarchyBuilder {
             for s in shortcuts { g.add(from: Int(s.from), to: Int(s.to), weight: s.weight, hops: s.hops) }
             for x in neighbours {
                 level[x] = max(level[x], level[v] + 1)
-                let p = priority(evaluate(g, x, ws, shortcuts: nil), level: level[x])
+                stale[x] = true
+                let p = min(level[x] * 1000 + ratio[x], UInt32.max - 1)
                 if p != prio[x] { prio[x] = p; heap.push(key: p, node: UInt32(x)) }
             }
             if order.count == nextReport {

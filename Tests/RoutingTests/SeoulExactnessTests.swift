@@ -2,7 +2,8 @@ import Geo
 import Routing
 import XCTest
 
-/// A* with landmarks against Dijkstra on the central-Seoul graph: the same cost, exactly.
+/// A* (CH potentials for time, landmarks for distance) against Dijkstra on the central-Seoul
+/// graph: the same cost, exactly.
 final class SeoulExactnessTests: XCTestCase {
     func testImportReportAndGraph() throws {
         let (_, engine, report) = try SeoulFixture.loaded.get()
@@ -34,8 +35,10 @@ final class SeoulExactnessTests: XCTestCase {
         let engine = try SeoulFixture.engine()
         let points = randomPoints(engine, count: 2400, seed: 7)
         let day = SeoulTime.parse("2025-05-02T00:00:00+09:00")!
-        var compared = 0, settledAlt = 0, settledDijkstra = 0
+        var compared = 0, settledAlt = 0, settledDijkstra = 0, settledHierarchy = 0, settledLandmarksOnTime = 0
+        XCTAssertTrue(engine.graph.hasContractionHierarchy)
         for i in 0..<1200 {
+            // Time: A* with CH potentials (the default) and, every fourth pair, with landmarks; distance: landmarks.
             let metric: RouteMetric = i % 3 == 2 ? .distance : .time
             let departAt = day + Double(i % 24) * 3600 + 1234
             var request = RouteRequest(from: points[2 * i], to: points[2 * i + 1], departAt: departAt, metric: metric)
@@ -43,6 +46,15 @@ final class SeoulExactnessTests: XCTestCase {
             request.algorithm = .dijkstra
             let reference = try engine.route(request)
             XCTAssertEqual(alt.weight, reference.weight, "pair \(i) (\(metric), hour \(i % 24)): A* \(alt.weight) vs Dijkstra \(reference.weight)")
+            if metric == .time {
+                settledHierarchy += alt.settledNodes
+                if i % 4 == 0 {
+                    request.algorithm = .alt
+                    let landmarks = try engine.route(request)
+                    XCTAssertEqual(landmarks.weight, reference.weight, "pair \(i) (time, hour \(i % 24)): ALT vs Dijkstra")
+                    settledLandmarksOnTime += landmarks.settledNodes * 4
+                }
+            }
             compared += 1
             settledAlt += alt.settledNodes
             settledDijkstra += reference.settledNodes
@@ -56,6 +68,8 @@ final class SeoulExactnessTests: XCTestCase {
         // The landmarks must actually prune the search.
         XCTAssertGreaterThan(settledAlt, 1200, "A* settled \(settledAlt)")
         XCTAssertLessThan(settledAlt * 4, settledDijkstra, "A* settled \(settledAlt), Dijkstra \(settledDijkstra)")
+        // The CH potential is far tighter than the landmarks' bound.
+        XCTAssertLessThan(settledHierarchy * 3, settledLandmarksOnTime, "CH potentials \(settledHierarchy), landmarks ~\(settledLandmarksOnTime)")
     }
 
     func testRushHourIsSlowerThanNightOnTheSameRoute() throws {

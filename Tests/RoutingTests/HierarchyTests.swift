@@ -1,0 +1,164 @@
+import Foundation
+import Geo
+@testable import Routing
+import TestSupport
+import XCTest
+
+/// The contraction hierarchy stored in the graph file and the A* potential built on it.
+final class HierarchyTests: XCTestCase {
+    /// A 20,000-node synthetic city (one-way streets, mixed classes, turn restrictions), imported once.
+    static let city: Result<(engine: RouteEngine, report: ImportReport), Error> = Result {
+        let dir = TestPaths.temporaryDirectory("routing-hierarchy")
+        let osm = dir.appendingPathComponent("city.osm").path, graph = dir.appendingPathComponent("city.graph").path
+        _ = try SyntheticCity.write(nodes: 20_000, seed: 23, to: osm)
+        let report = try OSMImporter.importFile(osm, to: graph, profile: try SeoulFixture.profile)
+        return (RouteEngine(graph: try RoadGraph.load(path: graph), profile: try SeoulFixture.profile), report)
+    }
+
+    func testHierarchyPotentialAStarEqualsDijkstraOnSyntheticCity() throws {
+        let (engine, report) = try Self.city.get()
+        XCTAssertGreaterThan(report.restrictionsApplied, 0)
+        XCTAssertGreaterThan(report.restrictionCopies, 0)
+        XCTAssertTrue(engine.graph.hasContractionHierarchy)
+        let pairs = RoutingBenchmark.randomPairs(engine.graph, count: 400, seed: 17)
+        let day = SeoulTime.parse("2025-05-02T00:00:00+09:00")!
+        var settledHierarchy = 0, settledDijkstra = 0
+        for (i, (from, to)) in pairs.enumerated() {
+            let hour = [3, 18, 8, 13][i % 4]
+            // Points a little off the junctions, so most snap onto the middle of an edge.
+            var request = RouteRequest(from: from.offset(eastMeters: 17, northMeters: -9), to: to.offset(eastMeters: -12, northMeters: 21),
+                                       departAt: day + Double(hour) * 3600 + 60)
+            let astar = try engine.route(request)
+            request.algorithm = .dijkstra
+            let reference = try engine.route(request)
+            XCTAssertEqual(astar.weight, reference.weight, "pair \(i) at \(hour) h: CH-potential A* \(astar.weight) vs Dijkstra \(reference.weight)")
+            XCTAssertEqual(astar.hour, hour)
+            settledHierarchy += astar.settledNodes
+            settledDijkstra += reference.settledNodes
+        }
+        XCTAssertLessThan(settledHierarchy * 10, settledDijkstra, "CH potentials settled \(settledHierarchy), Dijkstra \(settledDijkstra)")
+    }
+
+    func testViaPointsUseThePotentialPerLeg() throws {
+        let (engine, _) = try Self.city.get()
+        let p = RoutingBenchmark.randomPairs(engine.graph, count: 20, seed: 5)
+        for i in stride(from: 0, to: 20, by: 2) {
+            var request = RouteRequest(from: p[i].0, to: p[i].1, via: [p[i + 1].0, p[i + 1].1], departAt: night + 15 * 3600)
+            let astar = try engine.route(request)
+            request.algorithm = .dijkstra
+            XCTAssertEqual(astar.weight, try engine.route(request).weight)
+            XCTAssertEqual(astar.legs.count, 3)
+        }
+    }
+
+    /// The lower-bound time of every edge, as the hierarchy was built on.
+    func lowerBounds(_ g: RoadGraph) -> [UInt32] {
+        (0..<g.edgeCount).map { SpeedFactor.lowerBound(cm: g.length[$0], q: g.comboBoundQ[Int(g.combo[$0])]) }
+    }
+
+    func testPotentialIsTheExactLowerBoundDistance() throws {
+        let g = try SeoulFixture.engine().graph
+        let bound = lowerBounds(g)
+        // Reverse graph for a plain backward Dijkstra.
+        var reverse = [[(Int, UInt32)]](repeating: [], count: g.nodeCount)
+        for v in 0..<g.nodeCount {
+            for e in Int(g.firstOut[v])..<Int(g.firstOut[v + 1]) { reverse[Int(g.head[e])].append((v, bound[e])) }
+        }
+        let scratch = SearchScratch(nodeCount: g.nodeCount)
+        var rng = SplitMix64(seed: 41)
+        for _ in 0..<4 {
+            let t = Int(rng.next() % UInt64(g.nodeCount))
+            var dist = [UInt32](repeating: .max, count: g.nodeCount)
+            var heap = PackedMinHeap()
+            dist[t] = 0
+            heap.push(key: 0, node: UInt32(t))
+            while let (d, y) = heap.pop() {
+                guard d == dist[Int(y)] else { continue }
+                for (x, w) in reverse[Int(y)] where d + w < dist[x] { dist[x] = d + w; heap.push(key: d + w, node: UInt32(x)) }
+            }
+            let potential = g.chPotential(targets: [(UInt32(t), 0, 0)], scale: 1, scratch: scratch)
+            var mismatches = 0
+            for v in 0..<g.nodeCount where potential.distance(v) != dist[v] { mismatches += 1 }
+            XCTAssertEqual(mismatches, 0, "target \(t): \(mismatches) nodes with a potential other than the lower-bound distance")
+        }
+    }
+
+    func testHierarchySectionRoundTrips() throws {
+        let g = try SeoulFixture.engine().graph
+        let built = ContractionHierarchyBuilder.build(firstOut: Array(g.firstOut), head: Array(g.head), weight: lowerBounds(g))
+        XCTAssertEqual(Array(g.chRank), built.rank)
+        XCTAssertEqual(Array(g.chUpFirst), built.upFirst)
+        XCTAssertEqual(Array(g.chUpHead), built.upHead)
+        XCTAssertEqual(Array(g.chUpWeight), built.upWeight)
+        XCTAssertEqual(Array(g.chDownFirst), built.downFirst)
+        XCTAssertEqual(Array(g.chDownTail), built.downTail)
+        XCTAssertEqual(Array(g.chDownWeight), built.downWeight)
+        // Shortcuts exist, and every original edge is covered by a hierarchy edge at most as long.
+        XCTAssertGreaterThan(built.upHead.count + built.downTail.count, g.edgeCount)
+    }
+
+    /// A copy of the Seoul graph file, the section table entry of `section` and its offset.
+    func seoulCopy(_ section: GraphFile.Section) throws -> (path: String, bytes: [UInt8], entry: Int, offset: Int, count: Int) {
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: try SeoulFixture.graphPath())))
+        let path = TestPaths.temporaryDirectory("routing-hierarchy-file").appendingPathComponent("copy.graph").path
+        let sections = Int(UInt32(bytes[48]) | UInt32(bytes[49]) << 8)
+        for i in 0..<sections {
+            let o = 64 + 24 * i
+            if bytes[o] == UInt8(section.rawValue) {
+                let offset = (0..<8).reduce(0) { $0 | Int(bytes[o + 8 + $1]) << (8 * $1) }
+                let count = (0..<8).reduce(0) { $0 | Int(bytes[o + 16 + $1]) << (8 * $1) }
+                return (path, bytes, o, offset, count)
+            }
+        }
+        XCTFail("no section \(section)")
+        return (path, bytes, 0, 0, 0)
+    }
+
+    func refusal(_ bytes: [UInt8], at path: String, fixChecksum: Bool) throws -> String {
+        var b = bytes
+        if fixChecksum {
+            var checksum = Checksum()
+            b.withUnsafeBytes { checksum.add(UnsafeRawBufferPointer(rebasing: $0[32...])) }
+            withUnsafeBytes(of: checksum.value.littleEndian) { for k in 0..<8 { b[24 + k] = $0[k] } }
+        }
+        try Data(b).write(to: URL(fileURLWithPath: path))
+        do {
+            _ = try RoadGraph.load(path: path)
+            return ""
+        } catch { return "\(error)" }
+    }
+
+    func testCorruptOrTruncatedHierarchyIsRefused() throws {
+        // A flipped byte in the hierarchy: the checksum catches it.
+        let up = try seoulCopy(.chUpHead)
+        XCTAssertGreaterThan(up.count, 0)
+        var flipped = up.bytes
+        flipped[up.offset + 5] ^= 0x10
+        XCTAssertTrue(try refusal(flipped, at: up.path, fixChecksum: false).contains("corrupt"))
+        // An upward edge that leads to its own node, with a matching checksum: the rank check catches it.
+        let first = (0..<4).reduce(0) { $0 | UInt32(up.bytes[up.offset + $1]) << (8 * $1) }
+        var g = try SeoulFixture.engine().graph
+        let v = (0..<g.nodeCount).first { g.chUpFirst[$0] == 0 && g.chUpFirst[$0 + 1] > 0 }!
+        XCTAssertEqual(first, g.chUpHead[0])
+        var looped = up.bytes
+        withUnsafeBytes(of: UInt32(v).littleEndian) { for k in 0..<4 { looped[up.offset + k] = $0[k] } }
+        let message = try refusal(looped, at: up.path, fixChecksum: true)
+        XCTAssertTrue(message.contains("inconsistent contraction hierarchy"), message)
+        XCTAssertTrue(message.hasPrefix(up.path), message)
+        // Ranks that are not a permutation.
+        let rank = try seoulCopy(.chRank)
+        var twice = rank.bytes
+        for k in 0..<4 { twice[rank.offset + 4 + k] = twice[rank.offset + k] }
+        XCTAssertTrue(try refusal(twice, at: rank.path, fixChecksum: true).contains("ranks are not a permutation"))
+        // A section count that no longer matches the nodes.
+        let down = try seoulCopy(.chDownFirst)
+        var short = down.bytes
+        short[down.entry + 16] = short[down.entry + 16] &- 1
+        XCTAssertTrue(try refusal(short, at: down.path, fixChecksum: true).contains("inconsistent contraction hierarchy"))
+        // Cut inside the last hierarchy section.
+        let weight = try seoulCopy(.chDownWeight)
+        XCTAssertTrue(try refusal(Array(weight.bytes.prefix(weight.offset + 8)), at: weight.path, fixChecksum: false).contains("truncated"))
+        g = try RoadGraph.load(path: try SeoulFixture.graphPath())
+        XCTAssertTrue(g.hasContractionHierarchy)
+    }
+}
