@@ -1,9 +1,10 @@
 import Foundation
 
-/// A contraction hierarchy of the graph on one metric (the lower-bound travel time), as two
-/// CSR graphs by node id: the upward edges `v → w` (rank w > rank v) and, per node `y`, the
-/// edges `x → y` coming down from higher-ranked nodes (what a backward search relaxes).
-/// Weights include shortcuts; every distance in it equals the metric's distance in the graph.
+/// A contraction hierarchy of the graph on one metric (the lower-bound travel time): each
+/// node's rank, and two CSR graphs indexed by rank, with ranks as ends: the upward edges
+/// `v → w` (rank w > rank v) and, per node `y`, the edges `x → y` coming down from
+/// higher-ranked nodes (what a backward search relaxes). Weights include shortcuts; every
+/// distance in it equals the metric's distance in the graph.
 struct ContractionHierarchy {
     var rank: [UInt32] = []
     var upFirst: [UInt32] = [0]

@@ -204,8 +204,8 @@ public final class RoadGraph: @unchecked Sendable {
     }
 
     /// The first broken invariant of the contraction hierarchy, or nil: ranks are a permutation,
-    /// and every upward edge (and every edge coming down to a node) joins it to a higher rank,
-    /// so the potential's recursion always ends.
+    /// and every upward edge (and every edge coming down to a node) joins a rank to a higher
+    /// one, so the potential's recursion always ends.
     private func hierarchyProblem() -> String? {
         let n = nodeCount
         if chRank.isEmpty && chUpFirst.isEmpty && chUpHead.isEmpty && chDownFirst.isEmpty && chDownTail.isEmpty
@@ -219,11 +219,10 @@ public final class RoadGraph: @unchecked Sendable {
         }
         for (first, other, name) in [(chUpFirst, chUpHead, "upward"), (chDownFirst, chDownTail, "downward")] {
             guard first[0] == 0, Int(first[n]) == other.count else { return "\(name) edge offsets" }
-            for v in 0..<n {
-                guard first[v] <= first[v + 1] else { return "\(name) edge offsets" }
-                for e in Int(first[v])..<Int(first[v + 1]) {
-                    let w = Int(other[e])
-                    guard w < n, chRank[w] > chRank[v] else { return "\(name) edge \(e) does not lead to a higher rank" }
+            for r in 0..<n {
+                guard first[r] <= first[r + 1] else { return "\(name) edge offsets" }
+                for e in Int(first[r])..<Int(first[r + 1]) where Int(other[e]) <= r || Int(other[e]) >= n {
+                    return "\(name) edge \(e) does not lead to a higher rank"
                 }
             }
         }
