@@ -177,11 +177,14 @@ enum GraphPreparer {
             return UInt64(max(1, q))
         }
         let lowerBoundTime = (0..<g.edgeCount).map { SpeedFactor.lowerBound(cm: g.length[$0], q: g.comboBoundQ[Int(g.combo[$0])]) }
-        progress?("graph: \(n) nodes, \(g.edgeCount) edges; computing \(min(landmarks, n)) landmarks")
+        progress?("graph: \(n) nodes, \(g.edgeCount) edges; computing \(min(landmarks, n)) landmarks and a contraction hierarchy")
+        // The hierarchy is built on its own thread while the landmarks are computed.
+        let hierarchy = BackgroundResult { [firstOut = g.firstOut, head = g.head, progress = UncheckedProgress(report: progress)] in
+            ContractionHierarchyBuilder.build(firstOut: firstOut, head: head, weight: lowerBoundTime, progress: progress.report)
+        }
         let lm = LandmarkBuilder.compute(count: landmarks, firstOut: g.firstOut, head: g.head, lowerBoundTime: lowerBoundTime,
                                          length: g.length, progress: progress)
-        progress?("contraction hierarchy of the lower-bound times")
-        g.ch = ContractionHierarchyBuilder.build(firstOut: g.firstOut, head: g.head, weight: lowerBoundTime, progress: progress)
+        g.ch = hierarchy.value
         report.hierarchyEdges = g.ch.upHead.count + g.ch.downTail.count
         guard !lm.time.contains(where: { $0 >= UInt32.max / 2 }), !lm.distance.contains(where: { $0 >= UInt32.max / 2 }) else {
             throw OSMImportError("\(source): the road network is too large to prepare (distances beyond 21,000 km or 24 days of driving)")
@@ -191,5 +194,32 @@ enum GraphPreparer {
         g.grid = grid.0; g.gridCellFirst = grid.cellFirst; g.gridItems = grid.items
         report.nodes = n; report.edges = g.edgeCount; report.pieces = g.pieceCount; report.landmarks = lm.nodes.count
         return g
+    }
+}
+
+/// A progress callback handed to a worker thread (the callers' callbacks only print a line).
+struct UncheckedProgress: @unchecked Sendable {
+    let report: ((String) -> Void)?
+}
+
+/// A value computed on a thread of its own; `value` waits for it.
+final class BackgroundResult<T>: @unchecked Sendable {
+    private let done = DispatchSemaphore(value: 0)
+    private var result: T?
+
+    init(_ work: @escaping @Sendable () -> T) {
+        let thread = Thread { [self] in
+            result = work()
+            done.signal()
+        }
+        thread.stackSize = 8 << 20
+        thread.start()
+    }
+
+    /// The result, once the work has finished.
+    var value: T {
+        done.wait()
+        done.signal()
+        return result!
     }
 }
