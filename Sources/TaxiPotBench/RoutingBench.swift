@@ -13,6 +13,11 @@ enum RoutingBench {
         return RouteEngine(graph: graph, profile: profile)
     }
 
+    /// The search used for metric=time on this engine's graph.
+    static func searchName(_ engine: RouteEngine) -> String {
+        engine.graph.hasContractionHierarchy ? "A* with CH potentials" : "ALT A* (\(engine.graph.landmarkCount) landmarks)"
+    }
+
     /// Route p50/p99 over `pairs`, full results (geometry, legs, names) as the HTTP answer needs.
     static func measure(_ engine: RouteEngine, _ pairs: [(Coordinate, Coordinate)], rounds: Int,
                         metric: RouteMetric = .time) -> (p50: [Double], p99: [Double], failures: Int, settled: Double)
@@ -37,7 +42,7 @@ enum RoutingBench {
         let engine = try engine(graphPath: graphPath, dataDir: ctx.dataDir)
         let pairs = try readRoutePairs(ctx)
         let m = measure(engine, pairs, rounds: ctx.runs)
-        let cond = String(format: "%d random node pairs (same as the peers) x %d rounds, metric=time, ALT A*, full result "
+        let cond = String(format: "%d random node pairs (same as the peers) x %d rounds, metric=time, " + searchName(engine) + ", full result "
             + "(geometry, legs, names); graph %d nodes / %d edges, %d landmarks, loaded in %.0f ms; %.0f nodes settled on average; %d failed",
             pairs.count, ctx.runs, engine.graph.nodeCount, engine.graph.edgeCount, engine.graph.landmarkCount,
             loadSeconds * 1000, m.settled, m.failures)
@@ -48,7 +53,8 @@ enum RoutingBench {
         let d = measure(engine, pairs, rounds: ctx.runs, metric: .distance)
         ctx.add(BenchRecord(key: "routing.inprocess.distance_p50", impl: "taxipot RouteEngine", metric: "route p50 (metric=distance)",
                             unit: "µs", better: "lower", samples: d.p50, n: pairs.count,
-                            conditions: String(format: "as above with metric=distance; %.0f nodes settled on average", d.settled)))
+                            conditions: String(format: "as above with metric=distance (ALT A*, %d landmarks); %.0f nodes settled on average",
+                                                  engine.graph.landmarkCount, d.settled)))
     }
 
     /// A synthetic city's graph: `--graph FILE --label L` (built by cli_bench.py synth).
@@ -60,9 +66,10 @@ enum RoutingBench {
         let engine = try engine(graphPath: graphPath, dataDir: ctx.dataDir)
         let pairs = RoutingBenchmark.randomPairs(engine.graph, count: ctx.quick ? 50 : 200, seed: 11)
         let m = measure(engine, pairs, rounds: ctx.runs)
-        let cond = String(format: "%d random junction pairs x %d rounds, metric=time, ALT A*, full result; graph %d nodes / %d edges, "
+        let cond = String(format: "%d random junction pairs x %d rounds, metric=time, " + searchName(engine) + ", full result; graph %d nodes / %d edges, "
             + "loaded (mmap) in %.0f ms; %.0f nodes settled on average; %d failed",
-            pairs.count, ctx.runs, engine.graph.nodeCount, engine.graph.edgeCount, loadSeconds * 1000, m.settled, m.failures)
+            pairs.count, ctx.runs, engine.graph.nodeCount, engine.graph.edgeCount, loadSeconds * 1000,
+            m.settled, m.failures)
         ctx.add(BenchRecord(key: "routing.synth.\(label).route_p50", impl: "taxipot RouteEngine", metric: "route p50", unit: "µs",
                             better: "lower", samples: m.p50, n: pairs.count, conditions: cond))
         ctx.add(BenchRecord(key: "routing.synth.\(label).route_p99", impl: "taxipot RouteEngine", metric: "route p99", unit: "µs",
