@@ -2,7 +2,7 @@ import Foundation
 import Geo
 
 /// Route queries over a loaded graph: snapping, A* (contraction-hierarchy potentials for
-/// travel time, landmarks for distance), route assembly.
+/// travel time over at least `hierarchyMinMeters`, landmarks otherwise), route assembly.
 ///
 /// Safe to call from many threads at once: the graph is read-only and each query borrows
 /// its scratch memory from a lock-protected pool.
@@ -20,6 +20,19 @@ public final class RouteEngine: @unchecked Sendable {
     public static let maxSnapLimitMeters = 5000.0
     /// Landmarks used per query: those giving the best bound between source and target.
     public static let activeLandmarks = 8
+    /// Straight-line distance (metres) from which a time query uses the CH potential rather
+    /// than landmarks: the landmark search grows with the trip, the hierarchy's backward search
+    /// costs about the same for every trip, so short trips are cheaper with landmarks (on
+    /// central Seoul the two break even around 3-5 km).
+    public static let hierarchyMinMeters = 4000.0
+
+    /// Whether nodes `a` and `b` are at least `hierarchyMinMeters` apart (equirectangular).
+    @inline(__always)
+    func isFar(_ a: Int, _ b: Int) -> Bool {
+        let dLat = Double(Int(graph.nodeLat[a]) - Int(graph.nodeLat[b])) * 1e-7
+        let dLon = Double(Int(graph.nodeLon[a]) - Int(graph.nodeLon[b])) * 1e-7 * cosLat
+        return (dLat * dLat + dLon * dLon) * (111_195 * 111_195) >= Self.hierarchyMinMeters * Self.hierarchyMinMeters
+    }
 
     public let graph: RoadGraph
     public let profile: TrafficProfile
@@ -28,6 +41,8 @@ public final class RouteEngine: @unchecked Sendable {
     /// Per hour: the factor turning lower-bound times into admissible bounds of that hour's times.
     private let heuristicScale: [Double]
     private let pool: ScratchPool
+    /// Cosine of the graph's middle latitude, for distances in degrees.
+    private let cosLat: Double
     /// Street names by id, decoded once.
     let names: [String]
 
@@ -53,6 +68,7 @@ public final class RouteEngine: @unchecked Sendable {
         timeFactors = factors
         heuristicScale = scales
         pool = ScratchPool(nodeCount: graph.nodeCount)
+        cosLat = cos(Double(graph.nodeLat[graph.nodeCount / 2]) * 1e-7 * .pi / 180)
         names = (0..<max(1, graph.nameOffsets.count - 1)).map { graph.name($0) }
     }
 
@@ -148,13 +164,14 @@ public final class RouteEngine: @unchecked Sendable {
                 if cost < ends.direct?.cost ?? .max { ends.direct = (cost, i, j) }
             }
         }
+        if useHierarchy && (algorithm == .chPotential || algorithm == .astar && isFar(Int(ends.sources[0].node), Int(ends.targets[0].node))) {
+            let potential = graph.chPotential(targets: ends.targets, scale: scale, scratch: scratch)
+            return graph.search(ends, weights: weights, potential: potential, scratch: scratch)
+        }
         switch algorithm {
         case .dijkstra:
             return graph.search(ends, weights: weights, potential: ZeroPotential(), scratch: scratch)
-        case .astar where useHierarchy:
-            let potential = graph.chPotential(targets: ends.targets, scale: scale, scratch: scratch)
-            return graph.search(ends, weights: weights, potential: potential, scratch: scratch)
-        case .astar, .alt:
+        case .astar, .chPotential, .alt:
             break
         }
         let l = min(graph.landmarkCount, SearchScratch.maxLandmarks)

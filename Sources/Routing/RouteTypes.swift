@@ -8,12 +8,15 @@ public enum RouteMetric: String, Sendable, CaseIterable {
     case distance
 }
 
-/// The search algorithm; all are exact. `astar` (the default) is A* with the best potential
-/// the graph offers: the contraction-hierarchy potential for `metric=time` when the file has
-/// a hierarchy, landmarks otherwise. `alt` forces landmarks; `dijkstra` is the plain
-/// reference the tests and benchmarks compare against.
+/// The search algorithm; all are exact. `astar` (the default) is A* with the cheaper potential
+/// for the query: the contraction-hierarchy potential for `metric=time` when the file has a
+/// hierarchy and the points are at least `RouteEngine.hierarchyMinMeters` apart, landmarks
+/// otherwise. `chPotential` forces the hierarchy's potential whenever it applies (metric=time
+/// and a file with a hierarchy), `alt` forces landmarks; `dijkstra` is the plain reference
+/// the tests and benchmarks compare against.
 public enum SearchAlgorithm: String, Sendable {
     case astar
+    case chPotential
     case alt
     case dijkstra
 }

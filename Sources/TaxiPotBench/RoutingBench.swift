@@ -15,7 +15,9 @@ enum RoutingBench {
 
     /// The search used for metric=time on this engine's graph.
     static func searchName(_ engine: RouteEngine) -> String {
-        engine.graph.hasContractionHierarchy ? "A* with CH potentials" : "ALT A* (\(engine.graph.landmarkCount) landmarks)"
+        engine.graph.hasContractionHierarchy
+            ? String(format: "A* with CH potentials (ALT for points under %.0f km apart)", RouteEngine.hierarchyMinMeters / 1000)
+            : "ALT A* (\(engine.graph.landmarkCount) landmarks)"
     }
 
     /// Route p50/p99 over `pairs`, full results (geometry, legs, names) as the HTTP answer needs.

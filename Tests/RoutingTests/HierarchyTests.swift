@@ -27,11 +27,15 @@ final class HierarchyTests: XCTestCase {
             let hour = [3, 18, 8, 13][i % 4]
             // Points a little off the junctions, so most snap onto the middle of an edge.
             var request = RouteRequest(from: from.offset(eastMeters: 17, northMeters: -9), to: to.offset(eastMeters: -12, northMeters: 21),
-                                       departAt: day + Double(hour) * 3600 + 60)
+                                       departAt: day + Double(hour) * 3600 + 60, algorithm: .chPotential)
             let astar = try engine.route(request)
             request.algorithm = .dijkstra
             let reference = try engine.route(request)
             XCTAssertEqual(astar.weight, reference.weight, "pair \(i) at \(hour) h: CH-potential A* \(astar.weight) vs Dijkstra \(reference.weight)")
+            if i % 8 == 0 {
+                request.algorithm = .astar
+                XCTAssertEqual(try engine.route(request).weight, reference.weight, "pair \(i) at \(hour) h: default A* vs Dijkstra")
+            }
             XCTAssertEqual(astar.hour, hour)
             settledHierarchy += astar.settledNodes
             settledDijkstra += reference.settledNodes
@@ -43,7 +47,8 @@ final class HierarchyTests: XCTestCase {
         let (engine, _) = try Self.city.get()
         let p = RoutingBenchmark.randomPairs(engine.graph, count: 20, seed: 5)
         for i in stride(from: 0, to: 20, by: 2) {
-            var request = RouteRequest(from: p[i].0, to: p[i].1, via: [p[i + 1].0, p[i + 1].1], departAt: night + 15 * 3600)
+            var request = RouteRequest(from: p[i].0, to: p[i].1, via: [p[i + 1].0, p[i + 1].1], departAt: night + 15 * 3600,
+                                       algorithm: .chPotential)
             let astar = try engine.route(request)
             request.algorithm = .dijkstra
             XCTAssertEqual(astar.weight, try engine.route(request).weight)

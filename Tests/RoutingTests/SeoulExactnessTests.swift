@@ -38,10 +38,12 @@ final class SeoulExactnessTests: XCTestCase {
         var compared = 0, settledAlt = 0, settledDijkstra = 0, settledHierarchy = 0, settledLandmarksOnTime = 0
         XCTAssertTrue(engine.graph.hasContractionHierarchy)
         for i in 0..<1200 {
-            // Time: A* with CH potentials (the default) and, every fourth pair, with landmarks; distance: landmarks.
+            // Time: A* with CH potentials and, every fourth pair, with landmarks and with the default
+            // choice between the two; distance: landmarks (the default).
             let metric: RouteMetric = i % 3 == 2 ? .distance : .time
             let departAt = day + Double(i % 24) * 3600 + 1234
-            var request = RouteRequest(from: points[2 * i], to: points[2 * i + 1], departAt: departAt, metric: metric)
+            var request = RouteRequest(from: points[2 * i], to: points[2 * i + 1], departAt: departAt, metric: metric,
+                                       algorithm: metric == .time ? .chPotential : .astar)
             let alt = try engine.route(request)
             request.algorithm = .dijkstra
             let reference = try engine.route(request)
@@ -53,6 +55,8 @@ final class SeoulExactnessTests: XCTestCase {
                     let landmarks = try engine.route(request)
                     XCTAssertEqual(landmarks.weight, reference.weight, "pair \(i) (time, hour \(i % 24)): ALT vs Dijkstra")
                     settledLandmarksOnTime += landmarks.settledNodes * 4
+                    request.algorithm = .astar
+                    XCTAssertEqual(try engine.route(request).weight, reference.weight, "pair \(i) (time, hour \(i % 24)): default vs Dijkstra")
                 }
             }
             compared += 1
