@@ -101,10 +101,13 @@ struct RefinementRecipe: Sendable {
     let back: StepRecipe?
     /// The largest correction per step, in source units (≈1 m: 1 unit, or 1e-5°).
     let maxCorrection: Double
+    /// The verified closed-form kernels of the target → source operation, if any.
+    var backKernel: KernelRecipe? = nil
 
     /// A refinement with its own target → source worker.
     func make(source: CRSDescriptor, target: CRSDescriptor) throws(CoordinateError) -> InverseRefinement {
-        InverseRefinement(forward: try ProjWorker(source: target, target: source, recipe: back), maxCorrection: maxCorrection)
+        InverseRefinement(forward: try ProjWorker(source: target, target: source, recipe: back, kernel: backKernel),
+                          maxCorrection: maxCorrection)
     }
 }
 
