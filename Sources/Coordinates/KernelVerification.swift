@@ -78,9 +78,11 @@ extension CoordinateTransformer {
     }
 
     /// The source-coordinate box a kernel is checked over: the regional (not whole-Earth) area of use
-    /// of the target, else of the source, widened by 1° and kept within ±85° latitude, in the source
-    /// CRS (through PROJ when it is projected). nil when neither CRS has a regional area that is
-    /// narrower than 60° of longitude.
+    /// of the target, else of the source, else South Korea's (124.5–132°E, 33–38.7°N), widened by 1°
+    /// and kept within ±85° latitude, in the source CRS (through PROJ when it is projected). A regional
+    /// area is one narrower than 60° of longitude that does not cross the antimeridian.
+    private static let southKorea = BoundingBox(west: 124.5, south: 33, east: 132, north: 38.7)
+
     private static func kernelBox(source: CRSDescriptor, sourceFacts: Proj.CRSFacts, targetFacts: Proj.CRSFacts)
         -> (minX: Double, minY: Double, maxX: Double, maxY: Double)?
     {
@@ -88,7 +90,8 @@ extension CoordinateTransformer {
             guard let area, !area.coversWholeEarth, area.west <= area.east, area.east - area.west <= 60 else { return nil }
             return area
         }
-        guard let area = regional(targetFacts.areaOfUse) ?? regional(sourceFacts.areaOfUse) else { return nil }
+        // Neither regional (e.g. WCONGNAMUL, whose rescaled CRS has no area): South Korea's.
+        let area = regional(targetFacts.areaOfUse) ?? regional(sourceFacts.areaOfUse) ?? southKorea
         let west = max(-180, area.west - 1), east = min(180, area.east + 1)
         let south = max(-85, area.south - 1), north = min(85, area.north + 1)
         guard west < east, south < north else { return nil }
