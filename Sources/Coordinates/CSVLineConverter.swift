@@ -14,6 +14,8 @@ struct LineConverter: Sendable {
     /// Zero-based x and y columns of a CSV with a header; nil for plain `x,y` lines.
     let columns: (x: Int, y: Int)?
     let decimals: Int
+    /// Plain `x,y` runs may take `convertPlainFast` (false only to compare the two paths in tests).
+    var allowsFastPath = true
 
     private enum LineState {
         case blank
@@ -22,6 +24,7 @@ struct LineConverter: Sendable {
     }
 
     func convert(_ bytes: UnsafeBufferPointer<UInt8>) -> ConvertedPart {
+        if columns == nil, allowsFastPath, let fast = convertPlainFast(bytes) { return fast }
         var part = ConvertedPart()
         var states: [LineState] = []
         var bounds: [(start: Int, end: Int)] = []

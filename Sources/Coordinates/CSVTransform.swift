@@ -12,6 +12,9 @@ public struct CSVTransformOptions: Sendable {
     public var maxLineBytes = 1 << 20
     /// Bad lines reported one by one; later ones are only counted.
     public var maxReportedErrors = 100
+    /// Plain `x,y` input is read and written by a dedicated fast parser and formatter that give the
+    /// same bytes; false forces the general CSV path everywhere (to compare the two).
+    public var plainFastPath = true
 
     public init(xColumn: String? = nil, yColumn: String? = nil) {
         self.xColumn = xColumn
@@ -114,7 +117,8 @@ public final class CSVCoordinateTransform: Sendable {
             summary.lines = 1
         }
 
-        let parser = LineConverter(transformer: transformer, columns: columns, decimals: decimals)
+        var parser = LineConverter(transformer: transformer, columns: columns, decimals: decimals)
+        parser.allowsFastPath = options.plainFastPath
         // Blocks in flight: reading the next and writing the previous overlap the conversion.
         var inFlight: [BlockJob] = []
         func finishOldest() {

@@ -1,0 +1,73 @@
+import Coordinates
+import XCTest
+
+/// `taxipot transform`'s output with the closed-form kernels and the plain-line fast parser and
+/// formatter must be byte for byte what PROJ alone and the general CSV path write.
+final class CSVFastPathTests: XCTestCase {
+    /// Runs the CSV stream over `text` in memory; `fast: false` is PROJ alone through the general path.
+    func convert(_ text: [UInt8], from: String, to: String, fast: Bool, blockBytes: Int = 1 << 16) throws
+        -> (output: [UInt8], errors: [String], summary: CSVTransformSummary)
+    {
+        var options = CSVTransformOptions()
+        options.plainFastPath = fast
+        options.blockBytes = blockBytes
+        let transformer = try CoordinateTransformer(from: from, to: to, fastKernels: fast)
+        XCTAssertEqual(transformer.usesFastKernel, fast, "\(from) → \(to)")
+        let stream = CSVCoordinateTransform(transformer: transformer, options: options)
+        var position = 0
+        var output: [UInt8] = []
+        var errors: [String] = []
+        let summary = try stream.run(
+            read: { buffer in
+                let n = min(buffer.count, text.count - position)
+                for i in 0..<n { buffer[i] = text[position + i] }
+                position += n
+                return n
+            },
+            write: { output += $0 },
+            report: { errors.append($0) })
+        return (output, errors, summary)
+    }
+
+    /// `count` lines `lon,lat` with 8 decimals over South Korea, as the benchmark writes them.
+    func lonLatLines(_ count: Int, seed: UInt64) -> [UInt8] {
+        var text = ""
+        for p in FastKernelTests.koreaPoints(count, seed: seed) {
+            text += String(format: "%.8f,%.8f\n", p.x, p.y)
+        }
+        return Array(text.utf8)
+    }
+
+    func testSameBytesAsPROJAndTheGeneralPath() throws {
+        let lines = lonLatLines(20_000, seed: 11)
+        for target in ["UTMK", "KATEC", "WCONGNAMUL", "KOREA2000-CENTRAL"] {
+            let fast = try convert(lines, from: "WGS84", to: target, fast: true)
+            let slow = try convert(lines, from: "WGS84", to: target, fast: false)
+            XCTAssertEqual(fast.summary, CSVTransformSummary(lines: 20_000, converted: 20_000, badLines: 0))
+            XCTAssertEqual(fast.output, slow.output, "WGS84 → \(target)")
+            // And back, from the 3-decimal grid coordinates just written.
+            let back = try convert(slow.output, from: target, to: "WGS84", fast: true)
+            let backSlow = try convert(slow.output, from: target, to: "WGS84", fast: false)
+            XCTAssertEqual(back.output, backSlow.output, "\(target) → WGS84")
+        }
+    }
+
+    /// Runs with unusual lines fall back to the general path: same bytes, same messages.
+    func testUnusualLinesTakeTheGeneralPath() throws {
+        var text = Array("127.5,37.5\n 127.1 , 37.2 \n\"126.9\",37.6\n1.275e2,3.75e1\n\n127.25,37.25\r\n".utf8)
+        text += Array("-0.0000000001,0\n127,91\nfoo,bar\n127.12345678901234567,37.1\n+127,37\n127,37".utf8)
+        let fast = try convert(text, from: "WGS84", to: "UTMK", fast: true)
+        let slow = try convert(text, from: "WGS84", to: "UTMK", fast: false)
+        XCTAssertEqual(fast.output, slow.output)
+        XCTAssertEqual(fast.errors, slow.errors)
+        XCTAssertEqual(fast.errors, ["line 8: latitude 91.0 is beyond ±90", "line 9: x 'foo' is not a finite number"])
+        XCTAssertEqual(fast.summary, slow.summary)
+        // A clean run in the same stream as a bad one: the bad part alone is redone.
+        let mixed = lonLatLines(5000, seed: 3) + Array("127,95\n".utf8) + lonLatLines(5000, seed: 4)
+        let m = try convert(mixed, from: "WGS84", to: "KATEC", fast: true, blockBytes: 4096)
+        let ms = try convert(mixed, from: "WGS84", to: "KATEC", fast: false, blockBytes: 4096)
+        XCTAssertEqual(m.output, ms.output)
+        XCTAssertEqual(m.errors, ["line 5001: latitude 95.0 is beyond ±90"])
+        XCTAssertEqual(m.errors, ms.errors)
+    }
+}
