@@ -59,6 +59,8 @@ public final class CoordinateTransformer: Sendable {
     public let fastKernelSummary: String?
     /// The kernels workers run, when `usesFastKernel`.
     let kernelRecipe: KernelRecipe?
+    /// Kernel buffers for batches that need no PROJ worker (transformers without `refinesInverse`).
+    let kernelPlans: KernelPlanPool?
 
     /// Source longitudes must lie within ±180 and latitudes within ±90.
     let sourceIsDegrees: Bool
@@ -130,6 +132,7 @@ public final class CoordinateTransformer: Sendable {
         fastKernelDifference = useKernel ? kernelDifference : nil
         fastKernelSummary = workerKernel?.summary
         kernelRecipe = workerKernel
+        kernelPlans = refinementRecipe == nil ? workerKernel.map { KernelPlanPool($0) } : nil
         let refinement = refinementRecipe
         pool = ProjWorkerPool(first: first) { () throws(CoordinateError) -> ProjWorker in
             let worker = try ProjWorker(source: source, target: target, recipe: recipe, kernel: workerKernel)

@@ -14,21 +14,17 @@ extension LineConverter {
 
     func convertPlainFast(_ bytes: UnsafeBufferPointer<UInt8>) -> ConvertedPart? {
         guard columns == nil, let base = bytes.baseAddress, decimals <= 9 else { return nil }
-        let end = bytes.count
-        var lines = 0
-        var i = 0
-        while i < end {
-            if bytes[i] == 10 { lines += 1 }
-            i += 1
-        }
-        if end > 0, bytes[end - 1] != 10 { lines += 1 }
-        var xs = [Double](repeating: 0, count: lines), ys = [Double](repeating: 0, count: lines)
+        // Every line holds at least "0,0" and a line end (the last one may lack it).
+        let capacity = (bytes.count + 1) / 4 + 1
+        var xs = [Double](repeating: 0, count: capacity), ys = [Double](repeating: 0, count: capacity)
         let parsed = xs.withUnsafeMutableBufferPointer { bx in
             ys.withUnsafeMutableBufferPointer { by in
-                Self.parsePairs(base, end, bx.baseAddress!, by.baseAddress!, lines)
+                Self.parsePairs(base, bytes.count, bx.baseAddress!, by.baseAddress!, capacity)
             }
         }
-        guard parsed else { return nil }
+        guard let lines = parsed else { return nil }
+        xs.removeLast(capacity - lines)
+        ys.removeLast(capacity - lines)
         guard let report = try? transformer.transform(xs: &xs, ys: &ys), report.issues.isEmpty else { return nil }
 
         let decimals = self.decimals
@@ -38,13 +34,22 @@ extension LineConverter {
         let output = [UInt8](unsafeUninitializedCapacity: lines * (2 * Self.maxNumberBytes + 2)) { out, initialized in
             guard let o = out.baseAddress else { initialized = 0; return }
             var k = 0
-            for n in 0..<lines {
-                guard Self.writeFixed(xs[n], scale: scale, decimals: decimals, into: o, at: &k) else { ok = false; break }
-                o[k] = 44
-                k += 1
-                guard Self.writeFixed(ys[n], scale: scale, decimals: decimals, into: o, at: &k) else { ok = false; break }
-                o[k] = 10
-                k += 1
+            Self.digitPairs.withUnsafeBufferPointer { pairs in
+                let table = pairs.baseAddress!
+                for n in 0..<lines {
+                    guard Self.writeFixed(xs[n], scale: scale, decimals: decimals, pairs: table, into: o, at: &k) else {
+                        ok = false
+                        return
+                    }
+                    o[k] = 44
+                    k += 1
+                    guard Self.writeFixed(ys[n], scale: scale, decimals: decimals, pairs: table, into: o, at: &k) else {
+                        ok = false
+                        return
+                    }
+                    o[k] = 10
+                    k += 1
+                }
             }
             initialized = ok ? k : 0
         }
@@ -52,28 +57,39 @@ extension LineConverter {
         return ConvertedPart(output: output, lineCount: lines, converted: lines, errors: [])
     }
 
-    /// Parses `count` lines of `x,y` (LF or CRLF ends, the last one optional); false at the first
-    /// line that is not exactly two plain decimals.
+    /// Parses lines of `x,y` (LF or CRLF ends, the last one optional) up to `capacity` of them;
+    /// the number of lines, or nil at the first line that is not exactly two plain decimals.
     private static func parsePairs(_ p: UnsafePointer<UInt8>, _ end: Int, _ xs: UnsafeMutablePointer<Double>,
-                                   _ ys: UnsafeMutablePointer<Double>, _ count: Int) -> Bool
+                                   _ ys: UnsafeMutablePointer<Double>, _ capacity: Int) -> Int?
     {
         var i = 0
-        for n in 0..<count {
-            guard let x = decimal(p, &i, end), i < end, p[i] == 44 else { return false }
+        var n = 0
+        while i < end, n < capacity {
+            guard let x = decimal(p, &i, end), i < end, p[i] == 44 else { return nil }
             i += 1
-            guard let y = decimal(p, &i, end) else { return false }
+            guard let y = decimal(p, &i, end) else { return nil }
             if i < end, p[i] == 13 { i += 1 }
             if i < end {
-                guard p[i] == 10 else { return false }
+                guard p[i] == 10 else { return nil }
                 i += 1
-            } else if n != count - 1 {
-                return false
             }
             xs[n] = x
             ys[n] = y
+            n += 1
         }
-        return i == end
+        return i == end ? n : nil
     }
+
+    /// "00", "01", … "99".
+    static let digitPairs: [UInt8] = {
+        var table: [UInt8] = []
+        for value in 0..<100 {
+            let tens: Int = value / 10, ones: Int = value % 10
+            table.append(UInt8(48 + tens))
+            table.append(UInt8(48 + ones))
+        }
+        return table
+    }()
 
     /// Exact powers of ten up to 10²².
     private static let powersOfTen: [Double] = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13,
@@ -114,24 +130,32 @@ extension LineConverter {
     }
 
     /// Writes `v` with `decimals` digits after the point at `o[k]`, as `CoordinateText.appendFixed`
-    /// does; false when that would take its `String(format:)` fallback.
+    /// does (round half away from zero of v × 10^decimals, no "-" on zero); false when that might take
+    /// its `String(format:)` fallback.
     @inline(__always)
-    private static func writeFixed(_ v: Double, scale: Double, decimals: Int, into o: UnsafeMutablePointer<UInt8>,
-                                   at k: inout Int) -> Bool
+    static func writeFixed(_ v: Double, scale: Double, decimals: Int, pairs: UnsafePointer<UInt8>,
+                                   into o: UnsafeMutablePointer<UInt8>, at k: inout Int) -> Bool
     {
-        let scaled = (v * scale).rounded()
-        guard v.isFinite, abs(scaled) < 9e15 else { return false }
-        var n = Int64(scaled)
+        let p = v * scale
+        guard abs(p) < 8.9e15 else { return false }  // also false for NaN
+        // Round half away from zero: truncate, then look at the exact remainder.
+        var n = Int64(p)
+        let rest = p - Double(n)
+        if rest >= 0.5 { n += 1 } else if rest <= -0.5 { n -= 1 }
         if n < 0 {
             o[k] = 45
             k += 1
             n = -n
         }
-        var whole = n, frac = n
-        var divisor: Int64 = 1
-        for _ in 0..<decimals { divisor *= 10 }
-        whole = n / divisor
-        frac = n - whole * divisor
+        let whole: Int64, frac: Int64
+        switch decimals {
+        case 3: (whole, frac) = (n / 1000, n % 1000)
+        case 8: (whole, frac) = (n / 100_000_000, n % 100_000_000)
+        default:
+            var divisor: Int64 = 1
+            for _ in 0..<decimals { divisor *= 10 }
+            (whole, frac) = (n / divisor, n % divisor)
+        }
         // Integer part, most significant digit first.
         var width = 1
         var bound: Int64 = 10
@@ -140,21 +164,28 @@ extension LineConverter {
             bound *= 10
         }
         var w = whole
-        var at = k + width - 1
-        while at >= k {
-            o[at] = UInt8(48 + w % 10)
-            w /= 10
-            at -= 1
+        var at = k + width
+        while at - k >= 2 {
+            let r = Int(w % 100)
+            w /= 100
+            o[at - 2] = pairs[2 * r]
+            o[at - 1] = pairs[2 * r + 1]
+            at -= 2
         }
+        if at > k { o[k] = UInt8(48 + w) }
         k += width
         if decimals > 0 {
             o[k] = 46
-            var at = k + decimals
-            while at > k {
-                o[at] = UInt8(48 + frac % 10)
-                frac /= 10
-                at -= 1
+            var f = UInt32(frac)
+            var at = k + decimals + 1
+            while at - (k + 1) >= 2 {
+                let r = Int(f % 100)
+                f /= 100
+                o[at - 2] = pairs[2 * r]
+                o[at - 1] = pairs[2 * r + 1]
+                at -= 2
             }
+            if at > k + 1 { o[k + 1] = UInt8(48 + f) }
             k += decimals + 1
         }
         return true

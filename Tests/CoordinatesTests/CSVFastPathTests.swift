@@ -1,4 +1,4 @@
-import Coordinates
+@testable import Coordinates
 import XCTest
 
 /// `taxipot transform`'s output with the closed-form kernels and the plain-line fast parser and
@@ -69,5 +69,39 @@ final class CSVFastPathTests: XCTestCase {
         XCTAssertEqual(m.output, ms.output)
         XCTAssertEqual(m.errors, ["line 5001: latitude 95.0 is beyond ±90"])
         XCTAssertEqual(m.errors, ms.errors)
+    }
+}
+
+/// The fast formatter against `CoordinateText.appendFixed`, including halfway cases and signs.
+final class FixedFormatTests: XCTestCase {
+    func testSameTextAsAppendFixed() {
+        var values: [Double] = [0, -0.0, 0.0005, -0.0005, 1.0005, 2.5e-9, -2.5e-9, 0.125, 953949.4172, -1e-12, 123.4565,
+                                99.9995, 999999.99950, 1.5e-8, 5e-9, -5e-9, 127.000000005, 8.8e12, -8.8e12]
+        var state: UInt64 = 5
+        for _ in 0..<20_000 {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            let u = Double(state >> 11) / Double(1 << 53)
+            values.append((u - 0.3) * 3e6)
+            values.append(Double(Int64(u * 1e9)) / 1000 + 0.0005)  // exact-ish halfway cases
+            values.append((u - 0.5) * 400)
+        }
+        for decimals in [3, 8] {
+            var scale = 1.0
+            for _ in 0..<decimals { scale *= 10 }
+            LineConverter.digitPairs.withUnsafeBufferPointer { pairs in
+                let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: 64)
+                defer { buffer.deallocate() }
+                for v in values {
+                    var expected: [UInt8] = []
+                    CoordinateText.appendFixed(v, decimals: decimals, into: &expected)
+                    var k = 0
+                    if LineConverter.writeFixed(v, scale: scale, decimals: decimals, pairs: pairs.baseAddress!, into: buffer, at: &k) {
+                        XCTAssertEqual(Array(UnsafeBufferPointer(start: buffer, count: k)), expected, "\(v) with \(decimals) decimals")
+                    } else {
+                        XCTAssertGreaterThanOrEqual(abs(v * scale), 8.9e15, "\(v) left to the general path")
+                    }
+                }
+            }
+        }
     }
 }
