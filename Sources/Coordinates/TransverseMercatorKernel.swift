@@ -129,6 +129,18 @@ struct TransverseMercatorKernel: Sendable, Equatable {
         return (s, c)
     }
 
+    /// sin and cos of a longitude from the central meridian: a Taylor polynomial within ±0.25 rad
+    /// (≈14°; last term dropped below 1e-19), libm beyond.
+    @inline(__always)
+    static func sinCosNearZero(_ x: Double) -> (Double, Double) {
+        guard abs(x) <= 0.25 else { return (sin(x), cos(x)) }
+        let x2 = x * x
+        // sin: x − x³/3! + … − x¹⁵/15!; cos: 1 − x²/2! + … + x¹⁶/16!
+        let s = x * (1 - x2 / 6 * (1 - x2 / 20 * (1 - x2 / 42 * (1 - x2 / 72 * (1 - x2 / 110 * (1 - x2 / 156 * (1 - x2 / 210)))))))
+        let c = 1 - x2 / 2 * (1 - x2 / 12 * (1 - x2 / 30 * (1 - x2 / 56 * (1 - x2 / 90 * (1 - x2 / 132 * (1 - x2 / 182 * (1 - x2 / 240)))))))
+        return (s, c)
+    }
+
     /// sinh d and cosh d for |d| ≲ 0.01.
     @inline(__always)
     static func smallSinhCosh(_ d: Double) -> (Double, Double) {
@@ -150,7 +162,7 @@ struct TransverseMercatorKernel: Sendable, Equatable {
             let delta = Self.sineSeries(toConformal, 2 * sp * cp, (cp - sp) * (cp + sp))
             let (sd, cd) = Self.smallSinCos(delta)
             let sChi = sp * cd + cp * sd, cChi = cp * cd - sp * sd
-            let sl = sin(lambda), cl = cos(lambda)
+            let (sl, cl) = Self.sinCosNearZero(lambda)
             // Spherical transverse Mercator of (χ, λ): tan ξ′ = tan χ / cos λ, tanh η′ = cos χ sin λ.
             let u = cChi * cl
             let t = cChi * sl
