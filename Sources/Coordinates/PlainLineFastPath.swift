@@ -147,18 +147,19 @@ extension LineConverter {
             k += 1
             n = -n
         }
-        let whole: Int64, frac: Int64
+        let m = UInt64(n)
+        let whole: UInt64, frac: UInt64
         switch decimals {
-        case 3: (whole, frac) = (n / 1000, n % 1000)
-        case 8: (whole, frac) = (n / 100_000_000, n % 100_000_000)
+        case 3: (whole, frac) = (m / 1000, m % 1000)
+        case 8: (whole, frac) = (m / 100_000_000, m % 100_000_000)
         default:
-            var divisor: Int64 = 1
+            var divisor: UInt64 = 1
             for _ in 0..<decimals { divisor *= 10 }
-            (whole, frac) = (n / divisor, n % divisor)
+            (whole, frac) = (m / divisor, m % divisor)
         }
         // Integer part, most significant digit first.
         var width = 1
-        var bound: Int64 = 10
+        var bound: UInt64 = 10
         while whole >= bound, width < 18 {
             width += 1
             bound *= 10
@@ -172,11 +173,11 @@ extension LineConverter {
             o[at - 1] = pairs[2 * r + 1]
             at -= 2
         }
-        if at > k { o[k] = UInt8(48 + w) }
+        if at > k { o[k] = UInt8(truncatingIfNeeded: 48 + w) }
         k += width
         if decimals > 0 {
             o[k] = 46
-            var f = UInt32(frac)
+            var f = UInt32(truncatingIfNeeded: frac)
             var at = k + decimals + 1
             while at - (k + 1) >= 2 {
                 let r = Int(f % 100)
@@ -185,7 +186,7 @@ extension LineConverter {
                 o[at - 1] = pairs[2 * r + 1]
                 at -= 2
             }
-            if at > k + 1 { o[k + 1] = UInt8(48 + f) }
+            if at > k + 1 { o[k + 1] = UInt8(truncatingIfNeeded: 48 + f) }
             k += decimals + 1
         }
         return true

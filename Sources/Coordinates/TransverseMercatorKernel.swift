@@ -129,16 +129,19 @@ struct TransverseMercatorKernel: Sendable, Equatable {
         return (s, c)
     }
 
-    /// sin and cos of a longitude from the central meridian: a Taylor polynomial within ±0.25 rad
-    /// (≈14°; last term dropped below 1e-19), libm beyond.
+    /// sin x, cos x and 1 − cos x for a longitude from the central meridian: Taylor polynomials
+    /// within ±0.25 rad (≈14°; the first dropped term is below 1e-19), libm beyond.
     @inline(__always)
-    static func sinCosNearZero(_ x: Double) -> (Double, Double) {
-        guard abs(x) <= 0.25 else { return (sin(x), cos(x)) }
+    static func sinCosNearZero(_ x: Double) -> (Double, Double, Double) {
+        guard abs(x) <= 0.25 else {
+            let c = cos(x)
+            return (sin(x), c, 1 - c)
+        }
         let x2 = x * x
-        // sin: x − x³/3! + … − x¹⁵/15!; cos: 1 − x²/2! + … + x¹⁶/16!
+        // sin: x − x³/3! + … − x¹⁵/15!; 1 − cos: x²/2! − x⁴/4! + … − x¹⁶/16!
         let s = x * (1 - x2 / 6 * (1 - x2 / 20 * (1 - x2 / 42 * (1 - x2 / 72 * (1 - x2 / 110 * (1 - x2 / 156 * (1 - x2 / 210)))))))
-        let c = 1 - x2 / 2 * (1 - x2 / 12 * (1 - x2 / 30 * (1 - x2 / 56 * (1 - x2 / 90 * (1 - x2 / 132 * (1 - x2 / 182 * (1 - x2 / 240)))))))
-        return (s, c)
+        let omc = x2 / 2 * (1 - x2 / 12 * (1 - x2 / 30 * (1 - x2 / 56 * (1 - x2 / 90 * (1 - x2 / 132 * (1 - x2 / 182 * (1 - x2 / 240)))))))
+        return (s, 1 - omc, omc)
     }
 
     /// sinh d and cosh d for |d| ≲ 0.01.
@@ -157,25 +160,36 @@ struct TransverseMercatorKernel: Sendable, Equatable {
         let alpha = self.alpha, toConformal = self.toConformal
         for i in 0..<count {
             let phi = y[i], lambda = x[i] - lambda0
-            let sp = sin(phi), cp = cos(phi)
+            let sp = sin(phi)
+            // cos φ ≥ 0 for |φ| ≤ 90°: from sin φ while that keeps full precision (|φ| < 64°).
+            let cp = abs(sp) < 0.9 ? ((1 - sp) * (1 + sp)).squareRoot() : cos(phi)
             // Conformal latitude χ = φ + δ, |δ| < 0.0034.
             let delta = Self.sineSeries(toConformal, 2 * sp * cp, (cp - sp) * (cp + sp))
             let (sd, cd) = Self.smallSinCos(delta)
             let sChi = sp * cd + cp * sd, cChi = cp * cd - sp * sd
-            let (sl, cl) = Self.sinCosNearZero(lambda)
+            let (sl, cl, oneMinusCl) = Self.sinCosNearZero(lambda)
             // Spherical transverse Mercator of (χ, λ): tan ξ′ = tan χ / cos λ, tanh η′ = cos χ sin λ.
             let u = cChi * cl
             let t = cChi * sl
-            let xiP = atan2(sChi, u)
+            // tan(ξ′ − χ) = sin χ cos χ (1 − cos λ) / (1 − cos²χ (1 − cos λ)): small near the central meridian.
+            let d = sChi * cChi * oneMinusCl / (1 - cChi * cChi * oneMinusCl)
+            let xiP = abs(d) <= 0.02 ? (phi + delta) + Self.smallAtan(d) : atan2(sChi, u)
             let etaP = atanh(t)
-            let r2 = sChi * sChi + u * u  // = 1 − t²
-            let s2 = 2 * sChi * u / r2, c2 = (u - sChi) * (u + sChi) / r2
-            let w = 1 - t * t
-            let sh2 = 2 * t / w, ch2 = (1 + t * t) / w
+            // sin²χ + u² = 1 − t²: one division gives sin 2ξ′, cos 2ξ′, sinh 2η′ and cosh 2η′.
+            let inv = 1 / ((1 - t) * (1 + t))
+            let s2 = 2 * sChi * u * inv, c2 = (u - sChi) * (u + sChi) * inv
+            let sh2 = 2 * t * inv, ch2 = (1 + t * t) * inv
             let (dxi, deta) = Self.complexSineSeries(alpha, s2: s2, c2: c2, sh2: sh2, ch2: ch2)
             x[i] = x0 + kA * (etaP + deta)
             y[i] = y0 + kA * ((xiP - xi0) + dxi)
         }
+    }
+
+    /// atan d for |d| ≤ 0.02 (the first dropped term is below 1e-23).
+    @inline(__always)
+    static func smallAtan(_ d: Double) -> Double {
+        let d2 = d * d
+        return d * (1 - d2 * (1.0 / 3 - d2 * (1.0 / 5 - d2 * (1.0 / 7 - d2 * (1.0 / 9 - d2 / 11)))))
     }
 
     /// Unprojects `count` points in place: x holds eastings, y northings on entry, and longitudes,
