@@ -124,8 +124,8 @@ struct TransverseMercatorKernel: Sendable, Equatable {
     @inline(__always)
     static func smallSinCos(_ d: Double) -> (Double, Double) {
         let d2 = d * d
-        let s = d * (1 - d2 / 6 * (1 - d2 / 20 * (1 - d2 / 42)))
-        let c = 1 - d2 / 2 * (1 - d2 / 12 * (1 - d2 / 30))
+        let s = d * (1 - d2 * (1.0 / 6) * (1 - d2 * (1.0 / 20) * (1 - d2 * (1.0 / 42))))
+        let c = 1 - d2 * (1.0 / 2) * (1 - d2 * (1.0 / 12) * (1 - d2 * (1.0 / 30)))
         return (s, c)
     }
 
@@ -139,8 +139,8 @@ struct TransverseMercatorKernel: Sendable, Equatable {
         }
         let x2 = x * x
         // sin: x − x³/3! + … − x¹⁵/15!; 1 − cos: x²/2! − x⁴/4! + … − x¹⁶/16!
-        let s = x * (1 - x2 / 6 * (1 - x2 / 20 * (1 - x2 / 42 * (1 - x2 / 72 * (1 - x2 / 110 * (1 - x2 / 156 * (1 - x2 / 210)))))))
-        let omc = x2 / 2 * (1 - x2 / 12 * (1 - x2 / 30 * (1 - x2 / 56 * (1 - x2 / 90 * (1 - x2 / 132 * (1 - x2 / 182 * (1 - x2 / 240)))))))
+        let s = x * (1 - x2 * (1.0 / 6) * (1 - x2 * (1.0 / 20) * (1 - x2 * (1.0 / 42) * (1 - x2 * (1.0 / 72) * (1 - x2 * (1.0 / 110) * (1 - x2 * (1.0 / 156) * (1 - x2 * (1.0 / 210))))))))
+        let omc = x2 * (1.0 / 2) * (1 - x2 * (1.0 / 12) * (1 - x2 * (1.0 / 30) * (1 - x2 * (1.0 / 56) * (1 - x2 * (1.0 / 90) * (1 - x2 * (1.0 / 132) * (1 - x2 * (1.0 / 182) * (1 - x2 * (1.0 / 240))))))))
         return (s, 1 - omc, omc)
     }
 
@@ -148,8 +148,8 @@ struct TransverseMercatorKernel: Sendable, Equatable {
     @inline(__always)
     static func smallSinhCosh(_ d: Double) -> (Double, Double) {
         let d2 = d * d
-        let s = d * (1 + d2 / 6 * (1 + d2 / 20 * (1 + d2 / 42)))
-        let c = 1 + d2 / 2 * (1 + d2 / 12 * (1 + d2 / 30))
+        let s = d * (1 + d2 * (1.0 / 6) * (1 + d2 * (1.0 / 20) * (1 + d2 * (1.0 / 42))))
+        let c = 1 + d2 * (1.0 / 2) * (1 + d2 * (1.0 / 12) * (1 + d2 * (1.0 / 30)))
         return (s, c)
     }
 
@@ -189,7 +189,7 @@ struct TransverseMercatorKernel: Sendable, Equatable {
     @inline(__always)
     static func smallAtan(_ d: Double) -> Double {
         let d2 = d * d
-        return d * (1 - d2 * (1.0 / 3 - d2 * (1.0 / 5 - d2 * (1.0 / 7 - d2 * (1.0 / 9 - d2 / 11)))))
+        return d * (1 - d2 * (1.0 / 3 - d2 * (1.0 / 5 - d2 * (1.0 / 7 - d2 * (1.0 / 9 - d2 * (1.0 / 11))))))
     }
 
     /// Unprojects `count` points in place: x holds eastings, y northings on entry, and longitudes,
