@@ -55,3 +55,62 @@ final class FastKernelTests: XCTestCase {
         }
     }
 }
+
+/// Where the kernels do not apply, PROJ does, with its own answers bit for bit.
+final class KernelFallbackTests: XCTestCase {
+    func testPointsOutsideTheCheckedBoxGoThroughPROJ() throws {
+        let fast = try CoordinateTransformer(from: "WGS84", to: "UTMK")
+        let proj = try CoordinateTransformer(from: "WGS84", to: "UTMK", fastKernels: false)
+        let seoul = XYPoint(x: 126.978546, y: 37.566554), berlin = XYPoint(x: 13.4, y: 52.5)
+        XCTAssertTrue(fast.usesFastKernel(for: seoul))
+        XCTAssertFalse(fast.usesFastKernel(for: berlin), "115° from the central meridian")
+        XCTAssertFalse(fast.usesFastKernel(for: XYPoint(x: .nan, y: 37)))
+        XCTAssertFalse(proj.usesFastKernel(for: seoul))
+        let box = try XCTUnwrap(fast.fastKernelBox)
+        XCTAssertLessThan(box.minX, 124)
+        XCTAssertGreaterThan(box.maxX, 132)
+        // A batch mixing both: the far points are PROJ's answers exactly, the near ones within 1e-6 m.
+        var points = FastKernelTests.koreaPoints(5000, seed: 21)
+        points.insert(berlin, at: 1234)
+        points.append(XYPoint(x: 100, y: 10))
+        let a = try fast.transform(points), b = try proj.transform(points)
+        for i in points.indices {
+            if fast.usesFastKernel(for: points[i]) {
+                XCTAssertEqual(a[i].x, b[i].x, accuracy: 1e-6)
+                XCTAssertEqual(a[i].y, b[i].y, accuracy: 1e-6)
+            } else {
+                XCTAssertEqual(a[i], b[i], "point \(i) \(points[i]) went through PROJ")
+            }
+        }
+        XCTAssertFalse(fast.usesFastKernel(for: points[points.count - 1]))
+        // Outside the box the way back is PROJ too (easting 10,000 km).
+        let back = try CoordinateTransformer(from: "UTMK", to: "WGS84")
+        XCTAssertFalse(back.usesFastKernel(for: XYPoint(x: 1e7, y: 2e6)))
+        XCTAssertTrue(back.usesFastKernel(for: XYPoint(x: 953949.4172, y: 1952037.8043)))
+    }
+
+    func testCRSsWithoutKernelsUsePROJ() throws {
+        // Polar stereographic (NSIDC north), Web Mercator, and the Molodensky-Badekas shift of EPSG:5174.
+        for (from, to) in [("WGS84", "EPSG:3413"), ("EPSG:3413", "WGS84"), ("WGS84", "WEBMERCATOR"), ("WGS84", "EPSG:5174"),
+                           ("EPSG:5174", "UTMK")] {
+            let t = try CoordinateTransformer(from: from, to: to)
+            XCTAssertFalse(t.usesFastKernel, "\(from) → \(to)")
+            XCTAssertNil(t.fastKernelDifference)
+            XCTAssertFalse(t.usesFastKernel(for: XYPoint(x: 127, y: 37.5)))
+        }
+        // Grid to grid through geocentric coordinates has kernels both ways, as has KATEC → WGS84,
+        // whose refinement runs the kernels of both directions.
+        XCTAssertTrue(try CoordinateTransformer(from: "UTMK", to: "KATEC").usesFastKernel)
+        let katecBack = try CoordinateTransformer(from: "KATEC", to: "WGS84")
+        XCTAssertTrue(katecBack.refinesInverse && katecBack.usesFastKernel)
+        XCTAssertEqual(katecBack.fastKernelSummary, "inverse tmerc → cart → helmert → inverse cart")
+    }
+
+    func testEnvironmentSwitchForcesPROJ() throws {
+        setenv(CoordinateTransformer.projOnlyEnvironmentVariable, "1", 1)
+        defer { unsetenv(CoordinateTransformer.projOnlyEnvironmentVariable) }
+        XCTAssertFalse(try CoordinateTransformer(from: "WGS84", to: "UTMK").usesFastKernel)
+        unsetenv(CoordinateTransformer.projOnlyEnvironmentVariable)
+        XCTAssertTrue(try CoordinateTransformer(from: "WGS84", to: "UTMK").usesFastKernel)
+    }
+}
