@@ -157,14 +157,14 @@ public final class CSVCoordinateTransform: Sendable {
 
 /// One block of whole lines, split at line ends into parts converted concurrently on the global queue.
 private final class BlockJob: @unchecked Sendable {
-    let bytes: UnsafeMutableBufferPointer<UInt8>
+    /// The block itself (read concurrently by the parts, never written).
+    let bytes: [UInt8]
     let cuts: [Int]
     private let slots: UnsafeMutableBufferPointer<ConvertedPart>
     let group = DispatchGroup()
 
     init(_ block: [UInt8], parser: LineConverter) {
-        bytes = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: block.count)
-        _ = bytes.initialize(from: block)
+        bytes = block
         let minPart = 64 << 10
         let wanted = min(CoordinateTransformer.coreCount * 2, max(1, block.count / minPart))
         var cuts = [0]
@@ -179,8 +179,9 @@ private final class BlockJob: @unchecked Sendable {
         slots.initialize(repeating: ConvertedPart())
         for k in 0..<(cuts.count - 1) {
             DispatchQueue.global().async(group: group) {
-                let slice = UnsafeBufferPointer(rebasing: self.bytes[self.cuts[k]..<self.cuts[k + 1]])
-                self.slots[k] = parser.convert(slice)
+                self.slots[k] = self.bytes.withUnsafeBufferPointer { all in
+                    parser.convert(UnsafeBufferPointer(rebasing: all[self.cuts[k]..<self.cuts[k + 1]]))
+                }
             }
         }
     }
@@ -191,7 +192,6 @@ private final class BlockJob: @unchecked Sendable {
     deinit {
         group.wait()
         slots.deinitialize().deallocate()
-        bytes.deallocate()
     }
 }
 

@@ -16,15 +16,16 @@ extension LineConverter {
         guard columns == nil, let base = bytes.baseAddress, decimals <= 9 else { return nil }
         // Every line holds at least "0,0" and a line end (the last one may lack it).
         let capacity = (bytes.count + 1) / 4 + 1
-        var xs = [Double](repeating: 0, count: capacity), ys = [Double](repeating: 0, count: capacity)
-        let parsed = xs.withUnsafeMutableBufferPointer { bx in
-            ys.withUnsafeMutableBufferPointer { by in
-                Self.parsePairs(base, bytes.count, bx.baseAddress!, by.baseAddress!, capacity)
+        var lines: Int? = nil
+        var ys: [Double] = []
+        var xs = [Double](unsafeUninitializedCapacity: capacity) { bx, xCount in
+            ys = [Double](unsafeUninitializedCapacity: capacity) { by, yCount in
+                lines = Self.parsePairs(base, bytes.count, bx.baseAddress!, by.baseAddress!, capacity)
+                yCount = lines ?? 0
             }
+            xCount = lines ?? 0
         }
-        guard let lines = parsed else { return nil }
-        xs.removeLast(capacity - lines)
-        ys.removeLast(capacity - lines)
+        guard let lines else { return nil }
         guard let report = try? transformer.transform(xs: &xs, ys: &ys), report.issues.isEmpty else { return nil }
 
         let decimals = self.decimals
@@ -148,47 +149,68 @@ extension LineConverter {
             n = -n
         }
         let m = UInt64(n)
-        let whole: UInt64, frac: UInt64
+        let whole: UInt64, frac: UInt32
         switch decimals {
-        case 3: (whole, frac) = (m / 1000, m % 1000)
-        case 8: (whole, frac) = (m / 100_000_000, m % 100_000_000)
+        case 3: (whole, frac) = (m / 1000, UInt32(truncatingIfNeeded: m % 1000))
+        case 8: (whole, frac) = (m / 100_000_000, UInt32(truncatingIfNeeded: m % 100_000_000))
         default:
             var divisor: UInt64 = 1
             for _ in 0..<decimals { divisor *= 10 }
-            (whole, frac) = (m / divisor, m % divisor)
+            (whole, frac) = (m / divisor, UInt32(truncatingIfNeeded: m % divisor))
         }
-        // Integer part, most significant digit first.
+        // Integer part, most significant digit first, two digits at a time.
         var width = 1
         var bound: UInt64 = 10
         while whole >= bound, width < 18 {
             width += 1
-            bound *= 10
+            bound &*= 10
         }
         var w = whole
         var at = k + width
         while at - k >= 2 {
-            let r = Int(w % 100)
-            w /= 100
+            let q = w / 100
+            let r = Int(truncatingIfNeeded: w &- q &* 100)
+            w = q
             o[at - 2] = pairs[2 * r]
             o[at - 1] = pairs[2 * r + 1]
             at -= 2
         }
-        if at > k { o[k] = UInt8(truncatingIfNeeded: 48 + w) }
+        if at > k { o[k] = UInt8(truncatingIfNeeded: 48 &+ w) }
         k += width
-        if decimals > 0 {
-            o[k] = 46
-            var f = UInt32(truncatingIfNeeded: frac)
-            var at = k + decimals + 1
-            while at - (k + 1) >= 2 {
-                let r = Int(f % 100)
-                f /= 100
-                o[at - 2] = pairs[2 * r]
-                o[at - 1] = pairs[2 * r + 1]
-                at -= 2
+        guard decimals > 0 else { return true }
+        o[k] = 46
+        k += 1
+        switch decimals {
+        case 3:
+            let hundreds = frac / 100
+            let r = Int(truncatingIfNeeded: frac &- hundreds &* 100)
+            o[k] = UInt8(truncatingIfNeeded: 48 &+ hundreds)
+            o[k + 1] = pairs[2 * r]
+            o[k + 2] = pairs[2 * r + 1]
+        case 8:
+            let high = frac / 10000, low = frac &- high &* 10000
+            let a = high / 100, b = high &- a &* 100, c = low / 100, d = low &- c &* 100
+            let ia = 2 * Int(truncatingIfNeeded: a), ib = 2 * Int(truncatingIfNeeded: b)
+            let ic = 2 * Int(truncatingIfNeeded: c), id = 2 * Int(truncatingIfNeeded: d)
+            o[k] = pairs[ia]
+            o[k + 1] = pairs[ia + 1]
+            o[k + 2] = pairs[ib]
+            o[k + 3] = pairs[ib + 1]
+            o[k + 4] = pairs[ic]
+            o[k + 5] = pairs[ic + 1]
+            o[k + 6] = pairs[id]
+            o[k + 7] = pairs[id + 1]
+        default:
+            var f = frac
+            var at = k + decimals - 1
+            while at >= k {
+                let q = f / 10
+                o[at] = UInt8(truncatingIfNeeded: 48 &+ (f &- q &* 10))
+                f = q
+                at -= 1
             }
-            if at > k + 1 { o[k + 1] = UInt8(truncatingIfNeeded: 48 + f) }
-            k += decimals + 1
         }
+        k += decimals
         return true
     }
 }
