@@ -82,10 +82,10 @@ public final class CoordinateTransformer: Sendable {
     public init(source: CRSDescriptor, target: CRSDescriptor, fastKernels: Bool = true) throws(CoordinateError) {
         self.source = source
         self.target = target
-        guard let ctx = Proj.makeContext() else {
-            throw .noTransformation(from: source.name, to: target.name, reason: "PROJ could not create a context")
-        }
-        defer { proj_context_destroy(ctx) }
+        // The first worker's context serves the inspection too (one database connection less);
+        // no other thread sees the worker before `init` returns.
+        let first = try ProjWorker(source: source, target: target)
+        let ctx = first.context
         let sourceCRS = try Proj.makeCRS(source, in: ctx)
         defer { proj_destroy(sourceCRS) }
         let targetCRS = try Proj.makeCRS(target, in: ctx)
@@ -97,7 +97,6 @@ public final class CoordinateTransformer: Sendable {
         targetIsGeographic = targetFacts.isGeographic
         targetAreaOfUse = targetFacts.areaOfUse
 
-        let first = try ProjWorker(source: source, target: target)
         operationDescription = Self.describe(first)
         let recipe = Self.verifiedRecipe(for: first, source: source, sourceFacts: sourceFacts, targetFacts: targetFacts)
         usesStepwisePlan = recipe != nil
