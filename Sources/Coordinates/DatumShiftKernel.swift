@@ -25,7 +25,9 @@ struct GeocentricKernel: Sendable, Equatable {
     func forward(x: UnsafeMutablePointer<Double>, y: UnsafeMutablePointer<Double>, z: UnsafeMutablePointer<Double>, count: Int) {
         let a = self.a, es = self.es
         for i in 0..<count {
-            let sp = sin(y[i]), cp = cos(y[i])
+            let sp = sin(y[i])
+            // cos φ ≥ 0: from sin φ while that keeps full precision (|φ| < 64°).
+            let cp = abs(sp) < 0.9 ? ((1 - sp) * (1 + sp)).squareRoot() : cos(y[i])
             let sl = sin(x[i]), cl = cos(x[i])
             let h = z[i]
             let n = a / (1 - es * sp * sp).squareRoot()
@@ -35,22 +37,26 @@ struct GeocentricKernel: Sendable, Equatable {
         }
     }
 
-    /// x = X, y = Y, z = Z on entry; λ, φ, h on return.
-    func inverse(x: UnsafeMutablePointer<Double>, y: UnsafeMutablePointer<Double>, z: UnsafeMutablePointer<Double>, count: Int) {
+    /// x = X, y = Y, z = Z on entry; λ, φ and (when `height`, else z is left as it was) h on return.
+    func inverse(x: UnsafeMutablePointer<Double>, y: UnsafeMutablePointer<Double>, z: UnsafeMutablePointer<Double>, count: Int,
+                 height: Bool = true)
+    {
         let a = self.a, b = self.b, es = self.es, secondES = self.secondES
         for i in 0..<count {
             let px = x[i], py = y[i], pz = z[i]
             let p = (px * px + py * py).squareRoot()
-            // Parametric latitude θ of the point's projection, then one Bowring step.
-            let theta = atan2(pz * a, p * b)
-            let st = sin(theta), ct = cos(theta)
+            // Parametric latitude θ of the point's projection (tan θ = z a / (p b)), then one Bowring step.
+            let za = pz * a, pb = p * b
+            let r = (za * za + pb * pb).squareRoot()
+            let st = za / r, ct = pb / r
             let phi = atan2(pz + secondES * b * st * st * st, p - es * a * ct * ct * ct)
-            let sp = sin(phi), cp = cos(phi)
-            let n = a / (1 - es * sp * sp).squareRoot()
-            let h = abs(cp) < 1e-6 ? abs(pz) / abs(sp) - n * (1 - es) : p / cp - n
             x[i] = atan2(py, px)
             y[i] = phi
-            z[i] = h
+            if height {
+                let sp = sin(phi), cp = cos(phi)
+                let n = a / (1 - es * sp * sp).squareRoot()
+                z[i] = abs(cp) < 1e-6 ? abs(pz) / abs(sp) - n * (1 - es) : p / cp - n
+            }
         }
     }
 }

@@ -15,7 +15,8 @@ struct KernelRecipe: Sendable, Equatable {
         case tmercForward(TransverseMercatorKernel)
         case tmercInverse(TransverseMercatorKernel)
         case geocentricForward(GeocentricKernel)
-        case geocentricInverse(GeocentricKernel)
+        /// `height` false when the height is never read afterwards (restored by `popZ`, or dropped).
+        case geocentricInverse(GeocentricKernel, height: Bool)
         case helmertForward(HelmertKernel)
         case helmertInverse(HelmertKernel)
     }
@@ -71,6 +72,19 @@ struct KernelRecipe: Sendable, Equatable {
             }
         }
         guard hasKernel else { return nil }
+        // A geocentric → geodetic step need not compute the height when no later step reads it.
+        for (k, step) in steps.enumerated() {
+            guard case .geocentricInverse(let g, _) = step else { continue }
+            var read = false
+            for later in steps[(k + 1)...] {
+                if case .popZ = later { break }
+                if case .geocentricForward = later { read = true; break }
+                if case .helmertForward = later { read = true; break }
+                if case .helmertInverse = later { read = true; break }
+                if case .pushZ = later { read = true; break }
+            }
+            steps[k] = .geocentricInverse(g, height: read)
+        }
         return KernelRecipe(steps: steps, box: (0, 0, -1, -1), checkedDifference: .infinity)
     }
 
@@ -116,7 +130,7 @@ struct KernelRecipe: Sendable, Equatable {
         case "cart":
             guard only(["proj"]), let (a, f) = ellipsoid(ellipsoidTokens, in: ctx) else { return nil }
             let g = GeocentricKernel(a: a, f: f)
-            return inverse ? .geocentricInverse(g) : .geocentricForward(g)
+            return inverse ? .geocentricInverse(g, height: true) : .geocentricForward(g)
         case "helmert":
             guard only(["proj", "x", "y", "z", "rx", "ry", "rz", "s", "convention"]),
                   let tx = number("x", 0), let ty = number("y", 0), let tz = number("z", 0),
@@ -233,7 +247,7 @@ final class KernelPlan {
             case .tmercForward(let tm): tm.forward(x: px, y: py, count: n)
             case .tmercInverse(let tm): tm.inverse(x: px, y: py, count: n)
             case .geocentricForward(let g): g.forward(x: px, y: py, z: pz, count: n)
-            case .geocentricInverse(let g): g.inverse(x: px, y: py, z: pz, count: n)
+            case .geocentricInverse(let g, let height): g.inverse(x: px, y: py, z: pz, count: n, height: height)
             case .helmertForward(let h): h.forward(x: px, y: py, z: pz, count: n)
             case .helmertInverse(let h): h.inverse(x: px, y: py, z: pz, count: n)
             }
