@@ -108,7 +108,8 @@ public final class CoordinateTransformer: Sendable {
 
         // The way back (target → source) that a refined transformer inverts exactly.
         var refinementRecipe: RefinementRecipe? = nil
-        if source != target, Proj.dropsDatumHeight(sourceCRS, in: ctx), !Proj.dropsDatumHeight(targetCRS, in: ctx),
+        // WGS 84 itself never shifts to WGS 84 (saves PROJ an operation search for the common source).
+        if source != target, source.name != "EPSG:4326", Proj.dropsDatumHeight(sourceCRS, in: ctx), !Proj.dropsDatumHeight(targetCRS, in: ctx),
            let back = try? ProjWorker(source: target, target: source)
         {
             var made = RefinementRecipe(
