@@ -28,34 +28,46 @@ extension LineConverter {
         guard let lines else { return nil }
         guard let report = try? transformer.transform(xs: &xs, ys: &ys), report.issues.isEmpty else { return nil }
 
-        let decimals = self.decimals
-        var scale = 1.0
-        for _ in 0..<decimals { scale *= 10 }
         var ok = true
         let output = [UInt8](unsafeUninitializedCapacity: lines * (2 * Self.maxNumberBytes + 2)) { out, initialized in
             guard let o = out.baseAddress else { initialized = 0; return }
-            var k = 0
-            Self.digitPairs.withUnsafeBufferPointer { pairs in
-                let table = pairs.baseAddress!
-                for n in 0..<lines {
-                    guard Self.writeFixed(xs[n], scale: scale, decimals: decimals, pairs: table, into: o, at: &k) else {
-                        ok = false
-                        return
+            let k = xs.withUnsafeBufferPointer { bx in
+                ys.withUnsafeBufferPointer { by in
+                    // One loop per decimals value, so that every divisor is a constant.
+                    switch decimals {
+                    case 3: return Self.writeLines(bx, by, decimals: 3, into: o)
+                    case 8: return Self.writeLines(bx, by, decimals: 8, into: o)
+                    default: return Self.writeLines(bx, by, decimals: decimals, into: o)
                     }
-                    o[k] = 44
-                    k += 1
-                    guard Self.writeFixed(ys[n], scale: scale, decimals: decimals, pairs: table, into: o, at: &k) else {
-                        ok = false
-                        return
-                    }
-                    o[k] = 10
-                    k += 1
                 }
             }
-            initialized = ok ? k : 0
+            ok = k != nil
+            initialized = k ?? 0
         }
         guard ok else { return nil }
         return ConvertedPart(output: output, lineCount: lines, converted: lines, errors: [])
+    }
+
+    /// Writes `x,y` lines at `o`: the bytes written, or nil when a number needs the general path.
+    @inline(__always)
+    private static func writeLines(_ xs: UnsafeBufferPointer<Double>, _ ys: UnsafeBufferPointer<Double>, decimals: Int,
+                                   into o: UnsafeMutablePointer<UInt8>) -> Int?
+    {
+        var scale = 1.0
+        for _ in 0..<decimals { scale *= 10 }
+        return digitPairs.withUnsafeBufferPointer { pairs -> Int? in
+            let table = pairs.baseAddress!
+            var k = 0
+            for n in 0..<xs.count {
+                guard writeFixed(xs[n], scale: scale, decimals: decimals, pairs: table, into: o, at: &k) else { return nil }
+                o[k] = 44
+                k += 1
+                guard writeFixed(ys[n], scale: scale, decimals: decimals, pairs: table, into: o, at: &k) else { return nil }
+                o[k] = 10
+                k += 1
+            }
+            return k
+        }
     }
 
     /// Parses lines of `x,y` (LF or CRLF ends, the last one optional) up to `capacity` of them;
