@@ -75,22 +75,25 @@ extension LineConverter {
     private static func parsePairs(_ p: UnsafePointer<UInt8>, _ end: Int, _ xs: UnsafeMutablePointer<Double>,
                                    _ ys: UnsafeMutablePointer<Double>, _ capacity: Int) -> Int?
     {
-        var i = 0
-        var n = 0
-        while i < end, n < capacity {
-            guard let x = decimal(p, &i, end), i < end, p[i] == 44 else { return nil }
-            i += 1
-            guard let y = decimal(p, &i, end) else { return nil }
-            if i < end, p[i] == 13 { i += 1 }
-            if i < end {
-                guard p[i] == 10 else { return nil }
+        powersOfTen.withUnsafeBufferPointer { table -> Int? in
+            let powers = table.baseAddress!
+            var i = 0
+            var n = 0
+            while i < end, n < capacity {
+                guard let x = decimal(p, &i, end, powers), i < end, p[i] == 44 else { return nil }
                 i += 1
+                guard let y = decimal(p, &i, end, powers) else { return nil }
+                if i < end, p[i] == 13 { i += 1 }
+                if i < end {
+                    guard p[i] == 10 else { return nil }
+                    i += 1
+                }
+                xs[n] = x
+                ys[n] = y
+                n += 1
             }
-            xs[n] = x
-            ys[n] = y
-            n += 1
+            return i == end ? n : nil
         }
-        return i == end ? n : nil
     }
 
     /// "00", "01", … "99".
@@ -105,40 +108,39 @@ extension LineConverter {
     }()
 
     /// Exact powers of ten up to 10²².
-    private static let powersOfTen: [Double] = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13,
+    static let powersOfTen: [Double] = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13,
                                                  1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22]
 
     /// `[-]digits[.digits]` from `i`, leaving `i` at the first byte after it; nil when it is not
     /// one, or its mantissa reaches 2⁵³ or it has more than 22 decimals (left to the general path).
     @inline(__always)
-    private static func decimal(_ p: UnsafePointer<UInt8>, _ i: inout Int, _ end: Int) -> Double? {
+    static func decimal(_ p: UnsafePointer<UInt8>, _ i: inout Int, _ end: Int, _ powers: UnsafePointer<Double>) -> Double? {
         var j = i
-        var negative = false
-        if j < end, p[j] == 45 {
-            negative = true
-            j += 1
-        }
+        let negative = j < end && p[j] == 45
+        if negative { j += 1 }
         var mantissa: UInt64 = 0
-        var digits = 0, fraction = 0
-        var sawPoint = false
-        while j < end {
-            let c = p[j]
-            if c &- 48 < 10 {
-                guard digits < 19 else { return nil }
-                mantissa = mantissa &* 10 &+ UInt64(c &- 48)
-                if mantissa != 0 { digits += 1 }
-                if sawPoint { fraction += 1 }
-            } else if c == 46, !sawPoint {
-                sawPoint = true
-            } else {
-                break
-            }
+        let intStart = j
+        while j < end, p[j] &- 48 < 10 {
+            mantissa = mantissa &* 10 &+ UInt64(p[j] &- 48)
             j += 1
         }
-        // At least one digit (not just "-" or "."), mantissa exact as a double.
-        guard j > i + (negative ? 1 : 0) + (sawPoint ? 1 : 0), mantissa < (1 << 53), fraction <= 22 else { return nil }
+        let intDigits = j - intStart
+        var fraction = 0
+        if j < end, p[j] == 46 {
+            j += 1
+            let fracStart = j
+            while j < end, p[j] &- 48 < 10 {
+                mantissa = mantissa &* 10 &+ UInt64(p[j] &- 48)
+                j += 1
+            }
+            fraction = j - fracStart
+        }
+        // At least one digit; at most 19 digits (no overflow, leading zeros included), the mantissa
+        // exact as a double, and an exact power of ten to divide by.
+        let digits = intDigits + fraction
+        guard digits > 0, digits <= 19, mantissa < (1 << 53), fraction <= 22 else { return nil }
         i = j
-        let v = Double(mantissa) / powersOfTen[fraction]
+        let v = Double(mantissa) / powers[fraction]
         return negative ? -v : v
     }
 

@@ -105,3 +105,41 @@ final class FixedFormatTests: XCTestCase {
         }
     }
 }
+
+/// The fast decimal reader against the general one (`strtod` behind an exact fast path).
+final class FastDecimalTests: XCTestCase {
+    func testSameDoublesAsTheGeneralParser() {
+        var texts = ["0", "-0", "127", "127.", ".5", "-.5", "37.56655400", "953949.4172", "-0.00000001", "00012.5",
+                     "9007199254740991", "9007199254740993", "1234567890.123456789", "0.1234567890123456789",
+                     "123456789012345678901", "-", ".", "-.", "1.2.3", "12a", ""]
+        var state: UInt64 = 9
+        for _ in 0..<30_000 {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            let u = Double(state >> 11) / Double(1 << 53)
+            texts.append(String(format: "%.8f", (u - 0.4) * 400))
+            texts.append(String(format: "%.3f", u * 3e6))
+            texts.append(String(format: "%.17g", u))
+        }
+        let scratch = UnsafeMutablePointer<CChar>.allocate(capacity: 72)
+        defer { scratch.deallocate() }
+        LineConverter.powersOfTen.withUnsafeBufferPointer { powers in
+            for text in texts {
+                let bytes = Array(text.utf8)
+                bytes.withUnsafeBufferPointer { b in
+                    var i = 0
+                    let fast = b.baseAddress.flatMap { LineConverter.decimal($0, &i, b.count, powers.baseAddress!) }
+                    let general = CoordinateText.parseNumber(b, scratch: scratch)
+                    if let fast, i == b.count {
+                        XCTAssertEqual(fast.bitPattern, general?.bitPattern, text)
+                    } else if fast != nil {
+                        // A number followed by something else: the line reader then rejects the line.
+                        XCTAssertNil(general, text)
+                    } else {
+                        // Left to the general path: long mantissas and non-numbers.
+                        XCTAssertTrue(general == nil || bytes.count >= 16, text)
+                    }
+                }
+            }
+        }
+    }
+}
