@@ -113,3 +113,30 @@ struct HelmertKernel: Sendable, Equatable {
         }
     }
 }
+
+/// The spherical ("Web") Mercator of PROJ's `webmerc` step on the sphere of radius a (EPSG:3857):
+/// x = x₀ + a (λ − λ₀), y = y₀ + a atanh(sin φ); inverse φ = atan(sinh((y − y₀) / a)).
+struct WebMercatorKernel: Sendable, Equatable {
+    let a: Double
+    let lambda0: Double
+    let x0: Double
+    let y0: Double
+
+    /// x = λ, y = φ (radians) on entry; easting, northing on return.
+    func forward(x: UnsafeMutablePointer<Double>, y: UnsafeMutablePointer<Double>, count: Int) {
+        let a = self.a, lambda0 = self.lambda0, x0 = self.x0, y0 = self.y0
+        for i in 0..<count {
+            x[i] = x0 + a * (x[i] - lambda0)
+            y[i] = y0 + a * atanh(sin(y[i]))
+        }
+    }
+
+    /// Easting, northing on entry; x = λ, y = φ (radians) on return.
+    func inverse(x: UnsafeMutablePointer<Double>, y: UnsafeMutablePointer<Double>, count: Int) {
+        let a = self.a, lambda0 = self.lambda0, x0 = self.x0, y0 = self.y0
+        for i in 0..<count {
+            x[i] = (x[i] - x0) / a + lambda0
+            y[i] = atan(sinh((y[i] - y0) / a))
+        }
+    }
+}

@@ -1,6 +1,6 @@
 import CProj
 
-/// A PROJ pipeline rewritten with closed-form kernels: the transverse Mercator (`tmerc`, `utm`),
+/// A PROJ pipeline rewritten with closed-form kernels: the transverse Mercator (`tmerc`, `utm`), Web Mercator (`webmerc`),
 /// geodetic ↔ geocentric (`cart`) and 7-parameter Helmert steps computed in Swift over chunks of
 /// points, with every parameter read from the pipeline PROJ chose and each ellipsoid's a and f
 /// from PROJ itself. The trivial steps (unit conversion, axis swap, push/pop of z) are done as in
@@ -19,6 +19,8 @@ struct KernelRecipe: Sendable, Equatable {
         case geocentricInverse(GeocentricKernel, height: Bool)
         case helmertForward(HelmertKernel)
         case helmertInverse(HelmertKernel)
+        case webMercatorForward(WebMercatorKernel)
+        case webMercatorInverse(WebMercatorKernel)
     }
 
     let steps: [Step]
@@ -42,6 +44,8 @@ struct KernelRecipe: Sendable, Equatable {
             case .geocentricInverse: return "inverse cart"
             case .helmertForward: return "helmert"
             case .helmertInverse: return "inverse helmert"
+            case .webMercatorForward: return "webmerc"
+            case .webMercatorInverse: return "inverse webmerc"
             default: return nil
             }
         }.joined(separator: " → ")
@@ -127,6 +131,13 @@ struct KernelRecipe: Sendable, Equatable {
             let tm = TransverseMercatorKernel(a: a, f: f, phi0: 0, lambda0: Double(6 * zone - 183) * .pi / 180,
                                               k0: 0.9996, x0: 500_000, y0: params["south"] != nil ? 10_000_000 : 0)
             return inverse ? .tmercInverse(tm) : .tmercForward(tm)
+        case "webmerc":
+            guard only(["proj", "lat_0", "lon_0", "x_0", "y_0", "units"]), params["units"] == nil || params["units"] == "m",
+                  number("lat_0", 0) == 0, let (a, _) = ellipsoid(ellipsoidTokens, in: ctx),
+                  let lon0 = number("lon_0", 0), let x0 = number("x_0", 0), let y0 = number("y_0", 0)
+            else { return nil }
+            let merc = WebMercatorKernel(a: a, lambda0: lon0 * .pi / 180, x0: x0, y0: y0)
+            return inverse ? .webMercatorInverse(merc) : .webMercatorForward(merc)
         case "cart":
             guard only(["proj"]), let (a, f) = ellipsoid(ellipsoidTokens, in: ctx) else { return nil }
             let g = GeocentricKernel(a: a, f: f)
@@ -250,6 +261,8 @@ final class KernelPlan {
             case .geocentricInverse(let g, let height): g.inverse(x: px, y: py, z: pz, count: n, height: height)
             case .helmertForward(let h): h.forward(x: px, y: py, z: pz, count: n)
             case .helmertInverse(let h): h.inverse(x: px, y: py, z: pz, count: n)
+            case .webMercatorForward(let m): m.forward(x: px, y: py, count: n)
+            case .webMercatorInverse(let m): m.inverse(x: px, y: py, count: n)
             }
         }
         if outsideCount == 0 {
