@@ -153,27 +153,55 @@ struct TransverseMercatorKernel: Sendable, Equatable {
         return (s, c)
     }
 
+    /// Points per pass of `forward`: its loops run one stage over a block of points at a time, so
+    /// that the processor overlaps independent points instead of waiting on one long chain.
+    static let block = 256
+
     /// Projects `count` points in place: x holds longitudes, y latitudes (radians) on entry, and
     /// eastings, northings on return.
     func forward(x: UnsafeMutablePointer<Double>, y: UnsafeMutablePointer<Double>, count: Int) {
+        let block = Self.block
+        withUnsafeTemporaryAllocation(of: Double.self, capacity: 4 * block) { scratch in
+            guard let s = scratch.baseAddress else { return }
+            var start = 0
+            while start < count {
+                let n = min(block, count - start)
+                forwardBlock(x: x + start, y: y + start, count: n, sines: s, ts: s + block, us: s + 2 * block,
+                             xis: s + 3 * block)
+                start += n
+            }
+        }
+    }
+
+    @inline(__always)
+    private func forwardBlock(x: UnsafeMutablePointer<Double>, y: UnsafeMutablePointer<Double>, count n: Int,
+                              sines: UnsafeMutablePointer<Double>, ts: UnsafeMutablePointer<Double>,
+                              us: UnsafeMutablePointer<Double>, xis: UnsafeMutablePointer<Double>)
+    {
         let lambda0 = self.lambda0, kA = self.kA, x0 = self.x0, y0 = self.y0, xi0 = self.xi0
         let alpha = self.alpha, toConformal = self.toConformal
-        for i in 0..<count {
-            let phi = y[i], lambda = x[i] - lambda0
-            let sp = sin(phi)
+        for i in 0..<n { sines[i] = sin(y[i]) }
+        // Conformal latitude and the spherical transverse Mercator of (χ, λ):
+        // tan ξ′ = tan χ / cos λ, tanh η′ = t = cos χ sin λ. `sines` then holds sin χ.
+        for i in 0..<n {
+            let phi = y[i], sp = sines[i]
             // cos φ ≥ 0 for |φ| ≤ 90°: from sin φ while that keeps full precision (|φ| < 64°).
             let cp = abs(sp) < 0.9 ? ((1 - sp) * (1 + sp)).squareRoot() : cos(phi)
-            // Conformal latitude χ = φ + δ, |δ| < 0.0034.
+            // χ = φ + δ, |δ| < 0.0034.
             let delta = Self.sineSeries(toConformal, 2 * sp * cp, (cp - sp) * (cp + sp))
             let (sd, cd) = Self.smallSinCos(delta)
             let sChi = sp * cd + cp * sd, cChi = cp * cd - sp * sd
-            let (sl, cl, oneMinusCl) = Self.sinCosNearZero(lambda)
-            // Spherical transverse Mercator of (χ, λ): tan ξ′ = tan χ / cos λ, tanh η′ = cos χ sin λ.
+            let (sl, cl, oneMinusCl) = Self.sinCosNearZero(x[i] - lambda0)
             let u = cChi * cl
-            let t = cChi * sl
             // tan(ξ′ − χ) = sin χ cos χ (1 − cos λ) / (1 − cos²χ (1 − cos λ)): small near the central meridian.
             let d = sChi * cChi * oneMinusCl / (1 - cChi * cChi * oneMinusCl)
-            let xiP = abs(d) <= 0.02 ? (phi + delta) + Self.smallAtan(d) : atan2(sChi, u)
+            xis[i] = abs(d) <= 0.02 ? (phi + delta) + Self.smallAtan(d) : atan2(sChi, u)
+            sines[i] = sChi
+            us[i] = u
+            ts[i] = cChi * sl
+        }
+        for i in 0..<n {
+            let sChi = sines[i], u = us[i], t = ts[i]
             let etaP = atanh(t)
             // sin²χ + u² = 1 − t²: one division gives sin 2ξ′, cos 2ξ′, sinh 2η′ and cosh 2η′.
             let inv = 1 / ((1 - t) * (1 + t))
@@ -181,7 +209,7 @@ struct TransverseMercatorKernel: Sendable, Equatable {
             let sh2 = 2 * t * inv, ch2 = (1 + t * t) * inv
             let (dxi, deta) = Self.complexSineSeries(alpha, s2: s2, c2: c2, sh2: sh2, ch2: ch2)
             x[i] = x0 + kA * (etaP + deta)
-            y[i] = y0 + kA * ((xiP - xi0) + dxi)
+            y[i] = y0 + kA * ((xis[i] - xi0) + dxi)
         }
     }
 
