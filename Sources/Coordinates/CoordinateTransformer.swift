@@ -16,7 +16,10 @@ public struct XYPoint: Sendable, Hashable, CustomStringConvertible {
     public var description: String { "\(x),\(y)" }
 }
 
-/// Converts coordinates from one CRS to another through PROJ.
+/// Converts coordinates from one CRS to another through PROJ, or, for the transverse Mercator,
+/// Web Mercator and 7-parameter Helmert operations Korean grids use, through closed-form kernels
+/// built from PROJ's own pipeline and checked against PROJ when the transformer is made
+/// (`usesFastKernel`).
 ///
 /// Built from two CRS names (see `CRSCatalog`); inputs and outputs are always x = longitude or
 /// easting, y = latitude or northing (`proj_normalize_for_visualization`). Safe to share between
