@@ -144,6 +144,19 @@ extension LineConverter {
         return negative ? -v : v
     }
 
+    /// The eight decimal digits of `v` (< 10⁸, leading zeros included) as ASCII, the first digit in
+    /// the lowest byte; its four digit pairs are independent of each other.
+    @inline(__always)
+    static func eightDigits(_ v: UInt32, _ pairs: UnsafePointer<UInt8>) -> UInt64 {
+        let high = v / 10000, low = v &- high &* 10000
+        let a = high / 100, b = high &- a &* 100, c = low / 100, d = low &- c &* 100
+        @inline(__always) func pair(_ r: UInt32) -> UInt64 {
+            let i = 2 * Int(truncatingIfNeeded: r)
+            return UInt64(pairs[i]) | UInt64(pairs[i + 1]) << 8
+        }
+        return pair(a) | pair(b) << 16 | pair(c) << 32 | pair(d) << 48
+    }
+
     /// Writes `v` with `decimals` digits after the point at `o[k]`, as `CoordinateText.appendFixed`
     /// does (round half away from zero of v × 10^decimals, no "-" on zero); false when that might take
     /// its `String(format:)` fallback.
@@ -172,25 +185,36 @@ extension LineConverter {
             for _ in 0..<decimals { divisor *= 10 }
             (whole, frac) = (m / divisor, UInt32(truncatingIfNeeded: m % divisor))
         }
-        // Integer part, most significant digit first, two digits at a time.
-        var width = 1
-        var bound: UInt64 = 10
-        while whole >= bound, width < 18 {
-            width += 1
-            bound &*= 10
+        // Integer part, most significant digit first.
+        if whole < 100_000_000 {
+            // Eight digits from four independent pairs, leading zeros shifted out, stored at once
+            // (the bytes past the width are overwritten next; the buffer has room for them).
+            let w = UInt32(truncatingIfNeeded: whole)
+            let width = 1 + (w >= 10 ? 1 : 0) + (w >= 100 ? 1 : 0) + (w >= 1000 ? 1 : 0) + (w >= 10000 ? 1 : 0)
+                + (w >= 100_000 ? 1 : 0) + (w >= 1_000_000 ? 1 : 0) + (w >= 10_000_000 ? 1 : 0)
+            let word = eightDigits(w, pairs) >> UInt64(8 * (8 - width))
+            UnsafeMutableRawPointer(o + k).storeBytes(of: word.littleEndian, as: UInt64.self)
+            k += width
+        } else {
+            var width = 1
+            var bound: UInt64 = 10
+            while whole >= bound, width < 18 {
+                width += 1
+                bound &*= 10
+            }
+            var w = whole
+            var at = k + width
+            while at - k >= 2 {
+                let q = w / 100
+                let r = Int(truncatingIfNeeded: w &- q &* 100)
+                w = q
+                o[at - 2] = pairs[2 * r]
+                o[at - 1] = pairs[2 * r + 1]
+                at -= 2
+            }
+            if at > k { o[k] = UInt8(truncatingIfNeeded: 48 &+ w) }
+            k += width
         }
-        var w = whole
-        var at = k + width
-        while at - k >= 2 {
-            let q = w / 100
-            let r = Int(truncatingIfNeeded: w &- q &* 100)
-            w = q
-            o[at - 2] = pairs[2 * r]
-            o[at - 1] = pairs[2 * r + 1]
-            at -= 2
-        }
-        if at > k { o[k] = UInt8(truncatingIfNeeded: 48 &+ w) }
-        k += width
         guard decimals > 0 else { return true }
         o[k] = 46
         k += 1
@@ -202,18 +226,7 @@ extension LineConverter {
             o[k + 1] = pairs[2 * r]
             o[k + 2] = pairs[2 * r + 1]
         case 8:
-            let high = frac / 10000, low = frac &- high &* 10000
-            let a = high / 100, b = high &- a &* 100, c = low / 100, d = low &- c &* 100
-            let ia = 2 * Int(truncatingIfNeeded: a), ib = 2 * Int(truncatingIfNeeded: b)
-            let ic = 2 * Int(truncatingIfNeeded: c), id = 2 * Int(truncatingIfNeeded: d)
-            o[k] = pairs[ia]
-            o[k + 1] = pairs[ia + 1]
-            o[k + 2] = pairs[ib]
-            o[k + 3] = pairs[ib + 1]
-            o[k + 4] = pairs[ic]
-            o[k + 5] = pairs[ic + 1]
-            o[k + 6] = pairs[id]
-            o[k + 7] = pairs[id + 1]
+            UnsafeMutableRawPointer(o + k).storeBytes(of: eightDigits(frac, pairs).littleEndian, as: UInt64.self)
         default:
             var f = frac
             var at = k + decimals - 1
