@@ -55,9 +55,10 @@ public final class CoordinateTransformer: Sendable {
     /// plus 1° and agreed within 1e-6 target units (1e-11° for degrees). Other points go through PROJ.
     /// For a refined transformer, the way back (see `refinesInverse`) was checked the same way.
     public let usesFastKernel: Bool
-    /// The largest difference from PROJ the creation check found (target units; for a refined
-    /// transformer, the larger of both directions' figures in their own units), nil without kernels.
+    /// The largest difference from PROJ the creation check found, in target units; nil without kernels.
     public let fastKernelDifference: Double?
+    /// For a refined transformer with kernels: the check's figure for the way back, in source units.
+    public let fastKernelBackDifference: Double?
     /// The kernels, e.g. `inverse tmerc → cart → helmert → inverse cart → tmerc`, or nil.
     public let fastKernelSummary: String?
     /// The kernels workers run, when `usesFastKernel`.
@@ -107,7 +108,7 @@ public final class CoordinateTransformer: Sendable {
         let kernel = kernelsAllowed
             ? Self.verifiedKernel(for: first, source: source, sourceFacts: sourceFacts, targetFacts: targetFacts) : nil
         first.kernel = kernel.map { KernelPlan($0) }
-        var kernelDifference = kernel?.checkedDifference
+        let kernelDifference = kernel?.checkedDifference
 
         // The way back (target → source) that a refined transformer inverts exactly.
         var refinementRecipe: RefinementRecipe? = nil
@@ -121,7 +122,6 @@ public final class CoordinateTransformer: Sendable {
             if kernel != nil {
                 made.backKernel = Self.verifiedKernel(for: back, source: target, sourceFacts: targetFacts, targetFacts: sourceFacts)
                 back.kernel = made.backKernel.map { KernelPlan($0) }
-                kernelDifference = made.backKernel.map { max($0.checkedDifference, kernelDifference ?? 0) }
             }
             first.refinement = InverseRefinement(forward: back, maxCorrection: made.maxCorrection)
             refinementRecipe = made
@@ -133,6 +133,7 @@ public final class CoordinateTransformer: Sendable {
         if !useKernel { first.kernel = nil }
         usesFastKernel = useKernel
         fastKernelDifference = useKernel ? kernelDifference : nil
+        fastKernelBackDifference = useKernel ? refinementRecipe?.backKernel?.checkedDifference : nil
         fastKernelSummary = workerKernel?.summary
         kernelRecipe = workerKernel
         kernelPlans = refinementRecipe == nil ? workerKernel.map { KernelPlanPool($0) } : nil

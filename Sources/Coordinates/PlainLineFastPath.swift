@@ -26,7 +26,9 @@ extension LineConverter {
             xCount = lines ?? 0
         }
         guard let lines else { return nil }
+        let (inputX, inputY) = (xs, ys)
         guard let report = try? transformer.transform(xs: &xs, ys: &ys), report.issues.isEmpty else { return nil }
+        ties.settle(xs: &xs, ys: &ys, inputX: inputX, inputY: inputY)
 
         var ok = true
         let output = [UInt8](unsafeUninitializedCapacity: lines * (2 * Self.maxNumberBytes + 2)) { out, initialized in

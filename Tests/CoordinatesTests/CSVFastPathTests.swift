@@ -52,6 +52,28 @@ final class CSVFastPathTests: XCTestCase {
         }
     }
 
+    /// PROJ puts this point 2e-15° above a rounding boundary of the 8th decimal (125.300333475000002,
+    /// `cs2cs -f %.15f EPSG:5179 EPSG:4326`); the kernel lands nanodegrees below it. Such points are
+    /// recomputed by PROJ alone, so the text stays PROJ's.
+    func testPointsNearARoundingBoundaryArePROJs() throws {
+        let line = Array("806446.473,1984614.091\n".utf8)
+        let expected = Array("125.30033348,37.84077752\n".utf8)
+        XCTAssertEqual(try convert(line, from: "UTMK", to: "WGS84", fast: true).output, expected)
+        XCTAssertEqual(try convert(line, from: "UTMK", to: "WGS84", fast: false).output, expected)
+        var general = CSVTransformOptions()
+        general.plainFastPath = false
+        let stream = CSVCoordinateTransform(transformer: try CoordinateTransformer(from: "UTMK", to: "WGS84"), options: general)
+        var output: [UInt8] = []
+        var done = false
+        _ = try stream.run(read: { buffer in
+            if done { return 0 }
+            done = true
+            for (i, b) in line.enumerated() { buffer[i] = b }
+            return line.count
+        }, write: { output += $0 }, report: { _ in })
+        XCTAssertEqual(output, expected, "the general CSV path settles ties too")
+    }
+
     /// Runs with unusual lines fall back to the general path: same bytes, same messages.
     func testUnusualLinesTakeTheGeneralPath() throws {
         var text = Array("127.5,37.5\n 127.1 , 37.2 \n\"126.9\",37.6\n1.275e2,3.75e1\n\n127.25,37.25\r\n".utf8)
