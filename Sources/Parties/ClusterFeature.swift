@@ -45,7 +45,8 @@ public struct ClusterQueryScratch: Sendable {
     var small = ClusterMerger()
     var below: [CellRef] = []
     var aggregates: [(count: Int, sumX: Double, sumY: Double)] = []
-    var pending: [(count: Int, sumX: Double, sumY: Double, cells: Range<Int>, children: Range<Int>)] = []
+    /// Clusters awaiting their expansion zoom (−1 until known).
+    var pending: [(count: Int, sumX: Double, sumY: Double, cells: Range<Int>, children: Range<Int>, expansion: Int)] = []
     var pendingCells: [ClusterID.Cell] = []
     var current: [CellRef] = []
     var deeper: [CellRef] = []

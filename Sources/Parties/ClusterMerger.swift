@@ -18,18 +18,25 @@ struct ClusterMerger {
         var sumX: Double
         var sumY: Double
         var key: UInt64
-        var px: Double
-        var py: Double
-        var alive: Bool
-        var absorbedThisRound: Bool
         var nextMember: Int32
         var lastMember: Int32
-        var gridNext: Int32
     }
 
     private(set) var items: [Item] = []
+    /// Positions (pixels) and liveness by feature, apart from `items` so the neighbour scans
+    /// read compact arrays.
+    private var px: [Double] = []
+    private var py: [Double] = []
+    private var alive: [Bool] = []
     private var order: [Int32] = []
     private var grid = Grid()
+    /// The features that absorbed in the last round (so moved), and the next round's.
+    private var moved: [Int32] = []
+    private var movedNext: [Int32] = []
+    /// Candidate pairs of a round after the first, as adjacency lists.
+    private var edgeHead: [Int32] = []
+    private var edgeNext: [Int32] = []
+    private var edgeTo: [Int32] = []
     /// Number of features left after `merge`.
     private(set) var groupCount = 0
 
@@ -50,8 +57,7 @@ struct ClusterMerger {
     /// Adds a feature of `count` parties whose normalised positions sum to (`sumX`, `sumY`);
     /// `key` orders the features (distinct keys give an order independent of input order).
     mutating func add(count c: Int, sumX sx: Double, sumY sy: Double, key k: UInt64) {
-        items.append(Item(count: c, sumX: sx, sumY: sy, key: k, px: 0, py: 0, alive: true, absorbedThisRound: false,
-                          nextMember: -1, lastMember: Int32(items.count), gridNext: -1))
+        items.append(Item(count: c, sumX: sx, sumY: sy, key: k, nextMember: -1, lastMember: Int32(items.count)))
     }
 
     /// Count of feature `i` (after `merge`, of the group it leads).
@@ -60,14 +66,24 @@ struct ClusterMerger {
     func sums(_ i: Int) -> (x: Double, y: Double) { (items[i].sumX, items[i].sumY) }
 
     /// Merges at a zoom whose world is `scale` pixels wide, keeping features ≥ `radius` px apart.
+    ///
+    /// The first round compares every feature with its neighbours. A later round need only
+    /// compare pairs of which one moved (absorbed) in the round before: two features that
+    /// both stayed put and alive were compared then, by the earlier one as seed, at the same
+    /// positions, and were found `radius` or more apart. So later rounds first list those
+    /// candidate pairs, then run the seeds in order over them: the same merges as a full scan.
     mutating func merge(radius: Double, scale: Double) {
         let n = items.count
         groupCount = n
         order.removeAll(keepingCapacity: true)
+        px.removeAll(keepingCapacity: true)
+        py.removeAll(keepingCapacity: true)
+        alive.removeAll(keepingCapacity: true)
         for i in 0..<n {
             let c = Double(items[i].count)
-            items[i].px = items[i].sumX / c * scale
-            items[i].py = items[i].sumY / c * scale
+            px.append(items[i].sumX / c * scale)
+            py.append(items[i].sumY / c * scale)
+            alive.append(true)
             order.append(Int32(i))
         }
         guard n > 1 else { return }
@@ -81,74 +97,153 @@ struct ClusterMerger {
                 order.sort { a, b in it[Int(a)].key < it[Int(b)].key || (it[Int(a)].key == it[Int(b)].key && a < b) }
             }
         }
-        let ordered = order
         let r2 = radius * radius
         let perCell = 1 / radius
         var left = n
-        var merged = true
-        while merged {
-            let useGrid = left > 24
-            if useGrid { buildGrid(perCell: perCell) }
-            let grid = self.grid
-            var absorbedAny = false
-            items.withUnsafeMutableBufferPointer { it in
-                ordered.withUnsafeBufferPointer { ord in
-                    for k in 0..<ord.count {
-                        let i = Int(ord[k])
-                        guard it[i].alive else { continue }
-                        let x = it[i].px, y = it[i].py
-                        var absorbed = false
-                        if useGrid {
-                            // Positions are ≥ 0, so truncation is floor.
-                            let gx = Int(x * perCell) - grid.originX, gy = Int(y * perCell) - grid.originY
-                            for ny in max(gy - 1, 0)..<min(gy + 2, grid.height) {
-                                for nx in max(gx - 1, 0)..<min(gx + 2, grid.width) {
-                                    var j = grid.usesMap ? grid.map[ny &* grid.width &+ nx] ?? -1 : grid.head[ny * grid.width + nx]
-                                    while j >= 0 {
-                                        let ji = Int(j)
-                                        if ji != i && it[ji].alive {
-                                            let dx = it[ji].px - x, dy = it[ji].py - y
-                                            if dx * dx + dy * dy < r2 {
-                                                ClusterMerger.absorb(ji, into: i, it)
-                                                absorbed = true
-                                            }
-                                        }
-                                        j = it[ji].gridNext
-                                    }
+        moved.removeAll(keepingCapacity: true)
+        // Round one: every feature against its neighbours. (On locals: the closures below
+        // must not reach `self` while its arrays are borrowed.)
+        let useGrid = n > 24
+        if useGrid { grid.build(px, py, alive, perCell: perCell) }
+        var it = items, al = alive, mv = moved
+        items = []
+        alive = []
+        moved = []
+        let g = grid, xs = px, ys = py, ord = order
+        it.withUnsafeMutableBufferPointer { it in
+            al.withUnsafeMutableBufferPointer { al in
+                ClusterMerger.firstRound(it, al, xs, ys, ord, grid: useGrid ? g : nil, r2: r2, perCell: perCell, moved: &mv)
+            }
+        }
+        items = it
+        alive = al
+        moved = mv
+        // Later rounds: only pairs with a moved feature.
+        if edgeHead.count < n { edgeHead.append(contentsOf: repeatElement(-1, count: n - edgeHead.count)) }
+        while !moved.isEmpty {
+            for m in moved {
+                let i = Int(m)
+                let c = Double(items[i].count)
+                px[i] = items[i].sumX / c * scale
+                py[i] = items[i].sumY / c * scale
+            }
+            // Candidate pairs: each moved feature with every living feature within the radius.
+            edgeNext.removeAll(keepingCapacity: true)
+            edgeTo.removeAll(keepingCapacity: true)
+            var aliveCount = 0
+            for i in 0..<n where alive[i] { aliveCount += 1 }
+            let useGrid = aliveCount > 24
+            if useGrid { grid.build(px, py, alive, perCell: perCell) }
+            for m in moved {
+                let i = Int(m)
+                let x = px[i], y = py[i]
+                if useGrid {
+                    let gx = Int(x * perCell) - grid.originX, gy = Int(y * perCell) - grid.originY
+                    for ny in max(gy - 1, 0)..<min(gy + 2, grid.height) {
+                        for nx in max(gx - 1, 0)..<min(gx + 2, grid.width) {
+                            var j = grid.bucket(nx, ny)
+                            while j >= 0 {
+                                let ji = Int(j)
+                                if ji != i {
+                                    let dx = px[ji] - x, dy = py[ji] - y
+                                    if dx * dx + dy * dy < r2 { addPair(i, ji) }
                                 }
+                                j = grid.next[ji]
                             }
-                        } else {
-                            for k2 in (k + 1)..<ord.count {
-                                let j = Int(ord[k2])
-                                guard it[j].alive else { continue }
-                                let dx = it[j].px - x, dy = it[j].py - y
-                                if dx * dx + dy * dy < r2 {
-                                    ClusterMerger.absorb(j, into: i, it)
-                                    absorbed = true
-                                }
-                            }
-                        }
-                        if absorbed {
-                            absorbedAny = true
-                            it[i].absorbedThisRound = true
                         }
                     }
-                }
-                // Seeds that absorbed move to their new centroid for the next round.
-                left = 0
-                for i in 0..<it.count where it[i].alive {
-                    left += 1
-                    if it[i].absorbedThisRound {
-                        it[i].absorbedThisRound = false
-                        let c = Double(it[i].count)
-                        it[i].px = it[i].sumX / c * scale
-                        it[i].py = it[i].sumY / c * scale
+                } else {
+                    for j in 0..<n where j != i && alive[j] {
+                        let dx = px[j] - x, dy = py[j] - y
+                        if dx * dx + dy * dy < r2 { addPair(i, j) }
                     }
                 }
             }
-            merged = absorbedAny
+            movedNext.removeAll(keepingCapacity: true)
+            if !edgeTo.isEmpty {
+                // The round: seeds in order, each absorbing its living candidates.
+                for o in order {
+                    let i = Int(o)
+                    var e = edgeHead[i]
+                    guard e >= 0 else { continue }
+                    edgeHead[i] = -1
+                    guard alive[i] else { continue }
+                    var absorbed = false
+                    while e >= 0 {
+                        let j = Int(edgeTo[Int(e)])
+                        if alive[j] {
+                            alive[j] = false
+                            items.withUnsafeMutableBufferPointer { ClusterMerger.absorb(j, into: i, $0) }
+                            absorbed = true
+                        }
+                        e = edgeNext[Int(e)]
+                    }
+                    if absorbed { movedNext.append(Int32(i)) }
+                }
+            }
+            swap(&moved, &movedNext)
         }
+        left = 0
+        for i in 0..<n where alive[i] { left += 1 }
         groupCount = left
+    }
+
+    /// The first round of `merge`: each living feature in `ord`er absorbs every living one
+    /// within the radius (through `grid`'s buckets, or by scanning the later ones when nil);
+    /// appends the features that absorbed to `moved`.
+    private static func firstRound(_ it: UnsafeMutableBufferPointer<Item>, _ alive: UnsafeMutableBufferPointer<Bool>,
+                                   _ px: [Double], _ py: [Double], _ ord: [Int32], grid: Grid?, r2: Double, perCell: Double,
+                                   moved: inout [Int32])
+    {
+        let n = ord.count
+        for k in 0..<n {
+            let i = Int(ord[k])
+            guard alive[i] else { continue }
+            let x = px[i], y = py[i]
+            var absorbed = false
+            if let grid {
+                let gx = Int(x * perCell) - grid.originX, gy = Int(y * perCell) - grid.originY
+                for ny in max(gy - 1, 0)..<min(gy + 2, grid.height) {
+                    for nx in max(gx - 1, 0)..<min(gx + 2, grid.width) {
+                        var j = grid.bucket(nx, ny)
+                        while j >= 0 {
+                            let ji = Int(j)
+                            if ji != i && alive[ji] {
+                                let dx = px[ji] - x, dy = py[ji] - y
+                                if dx * dx + dy * dy < r2 {
+                                    alive[ji] = false
+                                    absorb(ji, into: i, it)
+                                    absorbed = true
+                                }
+                            }
+                            j = grid.next[ji]
+                        }
+                    }
+                }
+            } else {
+                for k2 in (k + 1)..<n {
+                    let j = Int(ord[k2])
+                    guard alive[j] else { continue }
+                    let dx = px[j] - x, dy = py[j] - y
+                    if dx * dx + dy * dy < r2 {
+                        alive[j] = false
+                        absorb(j, into: i, it)
+                        absorbed = true
+                    }
+                }
+            }
+            if absorbed { moved.append(Int32(i)) }
+        }
+    }
+
+    /// Records that features `a` and `b` are within the radius (both directions).
+    private mutating func addPair(_ a: Int, _ b: Int) {
+        edgeTo.append(Int32(b))
+        edgeNext.append(edgeHead[a])
+        edgeHead[a] = Int32(edgeTo.count - 1)
+        edgeTo.append(Int32(a))
+        edgeNext.append(edgeHead[b])
+        edgeHead[b] = Int32(edgeTo.count - 1)
     }
 
     /// A feature for `mergedCount`: its key, count and coordinate sums, and its position.
@@ -223,7 +318,6 @@ struct ClusterMerger {
 
     @inline(__always)
     private static func absorb(_ j: Int, into i: Int, _ it: UnsafeMutableBufferPointer<Item>) {
-        it[j].alive = false
         it[i].count += it[j].count
         it[i].sumX += it[j].sumX
         it[i].sumY += it[j].sumY
@@ -231,19 +325,12 @@ struct ClusterMerger {
         it[i].lastMember = it[j].lastMember
     }
 
-    /// Buckets the living features by `radius`-sized cells of their position.
-    private mutating func buildGrid(perCell: Double) {
-        var g = grid
-        grid = Grid()  // leave one reference to its buffers, so they are reused in place
-        g.build(&items, perCell: perCell)
-        grid = g
-    }
-
-    /// Features bucketed by `radius`-sized cells in a flat array over their extent (positions
-    /// are within a viewport plus a cell, or a few cells around a cluster, so it is small);
-    /// each bucket lists features through `Item.gridNext`.
+    /// Features bucketed by `radius`-sized cells of their position in a flat array over their
+    /// extent (positions are within a viewport plus a cell, or a few cells around a cluster,
+    /// so it is small); each bucket lists features through `next`.
     struct Grid {
         var head: [Int32] = []
+        var next: [Int32] = []
         /// Used instead of `head` when the extent is large and sparse (a world-wide answer).
         var map: [Int: Int32] = [:]
         var usesMap = false
@@ -252,13 +339,25 @@ struct ClusterMerger {
         var width = 0
         var height = 0
 
-        mutating func build(_ items: inout [Item], perCell: Double) {
-            let n = items.count
+        /// The first feature of bucket (`x`, `y`), −1 when none.
+        @inline(__always)
+        func bucket(_ x: Int, _ y: Int) -> Int32 {
+            usesMap ? map[y &* width &+ x] ?? -1 : head[y &* width &+ x]
+        }
+
+        /// Buckets the living features.
+        mutating func build(_ px: [Double], _ py: [Double], _ alive: [Bool], perCell: Double) {
+            let n = px.count
             var minX = Int.max, minY = Int.max, maxX = Int.min, maxY = Int.min
-            for i in 0..<n where items[i].alive {
-                let gx = Int(items[i].px * perCell), gy = Int(items[i].py * perCell)
+            for i in 0..<n where alive[i] {
+                let gx = Int(px[i] * perCell), gy = Int(py[i] * perCell)
                 minX = min(minX, gx); maxX = max(maxX, gx)
                 minY = min(minY, gy); maxY = max(maxY, gy)
+            }
+            guard minX <= maxX else {
+                width = 0
+                height = 0
+                return
             }
             originX = minX
             originY = minY
@@ -271,15 +370,16 @@ struct ClusterMerger {
                 head.removeAll(keepingCapacity: true)
                 head.append(contentsOf: repeatElement(-1, count: width * height))
             }
-            for i in 0..<n {
-                items[i].gridNext = -1
-                guard items[i].alive else { continue }
-                let k = (Int(items[i].py * perCell) - minY) &* width &+ (Int(items[i].px * perCell) - minX)
+            next.removeAll(keepingCapacity: true)
+            next.append(contentsOf: repeatElement(-1, count: n))
+            // In reverse, so each bucket lists its features in input order.
+            for i in stride(from: n - 1, through: 0, by: -1) where alive[i] {
+                let k = (Int(py[i] * perCell) - minY) &* width &+ (Int(px[i] * perCell) - minX)
                 if usesMap {
-                    items[i].gridNext = map[k] ?? -1
+                    next[i] = map[k] ?? -1
                     map[k] = Int32(i)
                 } else {
-                    items[i].gridNext = head[k]
+                    next[i] = head[k]
                     head[k] = Int32(i)
                 }
             }
@@ -289,8 +389,11 @@ struct ClusterMerger {
     /// Calls `body` with each surviving feature, in merge order.
     func forEachGroup(_ body: (Int) -> Void) {
         if items.count == 1 { body(0); return }
-        for o in order where items[Int(o)].alive { body(Int(o)) }
+        for o in order where alive[Int(o)] { body(Int(o)) }
     }
+
+    /// True when feature `g` absorbed no other.
+    func isAlone(_ g: Int) -> Bool { items[g].nextMember < 0 }
 
     /// Calls `body` with each input feature merged into `g` (itself first).
     func forEachMember(of g: Int, _ body: (Int) -> Void) {

@@ -60,6 +60,7 @@ extension PartyIndex {
     /// Aggregates `scratch.refs` (cells at `zoom`), merges neighbours and turns the groups into
     /// features: lone parties, then clusters.
     func features(zoom: Int, filter: PartyFilter, scratch sc: inout ClusterQueryScratch) -> [ClusterFeature] {
+        let unfiltered = filter.isEmpty
         sc.merger.reset()
         sc.merger.reserve(sc.refs.count)
         sc.kept.removeAll(keepingCapacity: true)
@@ -84,19 +85,27 @@ extension PartyIndex {
                 return
             }
             let firstCell = sc.pendingCells.count, firstChild = sc.below.count
+            let sums = sc.merger.sums(g)
+            let r = sc.kept[g]
+            if unfiltered && sc.merger.isAlone(g) && Int(r.depth) == zoom {
+                // One cell: its node keeps the expansion zoom.
+                sc.pendingCells.append(ClusterID.Cell(x: Int(r.x), y: Int(r.y)))
+                sc.pending.append((n, sums.x, sums.y, firstCell..<sc.pendingCells.count, firstChild..<firstChild,
+                                   Int(node(zoom, r.node).expansion)))
+                return
+            }
             sc.merger.forEachMember(of: g) { m in
                 let r = sc.kept[m]
                 sc.pendingCells.append(ClusterID.Cell(x: Int(r.x), y: Int(r.y)))
                 appendChildren(of: r, zoom: zoom, into: &sc.below)
             }
-            let sums = sc.merger.sums(g)
-            sc.pending.append((n, sums.x, sums.y, firstCell..<sc.pendingCells.count, firstChild..<sc.below.count))
+            sc.pending.append((n, sums.x, sums.y, firstCell..<sc.pendingCells.count, firstChild..<sc.below.count, -1))
         }
         sc.aggregates.removeAll(keepingCapacity: true)
         for r in sc.below { sc.aggregates.append(aggregate(r, filter: filter)) }
         for c in sc.pending {
-            var expansion = PartyIndex.maxZoom + 1
-            if zoom < PartyIndex.maxZoom {
+            var expansion = c.expansion >= 0 ? c.expansion : PartyIndex.maxZoom + 1
+            if c.expansion < 0 && zoom < PartyIndex.maxZoom {
                 if splitsBelow(c.children, zoom: zoom, scratch: &sc) {
                     expansion = zoom + 1
                 } else {

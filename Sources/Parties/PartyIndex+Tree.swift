@@ -8,6 +8,9 @@ struct Node {
     var sumY: Double
     /// Children by quadrant (x bit | y bit << 1), −1 when absent.
     var c0: Int32 = -1, c1: Int32 = -1, c2: Int32 = -1, c3: Int32 = -1
+    /// For an inner node, the expansion zoom of its parties (see `PartyIndex+Expansion`);
+    /// for a leaf, `maxZoom + 1` (a zoom-20 list never splits).
+    var expansion = Int8(PartyIndex.maxZoom + 1)
 
     @inline(__always)
     func child(_ q: Int) -> Int32 {
@@ -251,6 +254,7 @@ extension PartyIndex {
     /// one, every party sits in the leaf its slot names, within its cell. For tests.
     func invariantViolation() -> String? {
         var seen = 0, reached = 0
+        var scratch = ClusterQueryScratch()
         func check(_ n: Int32, depth: Int, x: Int, y: Int) -> String? {
             reached += 1
             let nd = node(depth, n)
@@ -281,6 +285,8 @@ extension PartyIndex {
                 k += cn.count; sx += cn.sumX; sy += cn.sumY
             }
             guard k == nd.count else { return "inner node \(n) counts \(nd.count), children hold \(k)" }
+            let e = expansionOfInner(n, depth: depth, scratch: &scratch)
+            guard e == Int(nd.expansion) else { return "inner node \(n) at depth \(depth) keeps expansion zoom \(nd.expansion), not \(e)" }
             guard abs(sx - nd.sumX) < 1e-6, abs(sy - nd.sumY) < 1e-6 else { return "inner node \(n) sums drift" }
             return nil
         }

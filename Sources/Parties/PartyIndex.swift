@@ -54,6 +54,8 @@ public struct PartyIndex: Sendable {
     var ids = PartyIDTable()
     /// What the bulk load's bucket reads returned (kept so they are not optimised away).
     var bulkLoadProbe: Int32 = 0
+    /// Buffers for keeping expansion zooms current.
+    var maintenanceScratch = ClusterQueryScratch()
     /// The tree's nodes, one pool per depth (= zoom), so the cells of one zoom that lie near
     /// each other on the map lie near each other in memory (a bulk load creates them in
     /// quadtree order). A node's children are in the next pool.
@@ -111,6 +113,7 @@ public struct PartyIndex: Sendable {
             keyed[i].value = s  // now (key, slot)
         }
         buildTree(keyed)
+        computeAllExpansions()
     }
 
     /// Fills `ids` from `values` (freshly appended); of parties sharing an id the later one
@@ -228,12 +231,15 @@ public struct PartyIndex: Sendable {
             slots[i].seatsLeft = Int32(party.seatsLeft)
             // Same place: only the filterable fields change; the tree is untouched.
             if slots[i].x == n.x && slots[i].y == n.y { return old }
+            let oldX = slots[i].cellX, oldY = slots[i].cellY
             unlink(s)
             slots[i].x = n.x
             slots[i].y = n.y
             slots[i].cellX = Int32(c.x)
             slots[i].cellY = Int32(c.y)
             link(s)
+            refreshExpansion(cellX: oldX, cellY: oldY)
+            refreshExpansion(cellX: Int32(c.x), cellY: Int32(c.y))
             return old
         }
         var slot = Slot(x: n.x, y: n.y, departAt: party.departAt, cellX: Int32(c.x), cellY: Int32(c.y),
@@ -253,6 +259,7 @@ public struct PartyIndex: Sendable {
         values[Int(slot.value)] = party
         ids.insert(PartyIDTable.hash(party.id), slot.value)
         link(s)
+        refreshExpansion(cellX: slot.cellX, cellY: slot.cellY)
         return nil
     }
 
@@ -263,6 +270,7 @@ public struct PartyIndex: Sendable {
         guard let v = ids.remove(PartyIDTable.hash(id), { vals[Int($0)].id == id }) else { return nil }
         let s = slotOfValue[Int(v)]
         unlink(s)
+        refreshExpansion(cellX: slots[Int(s)].cellX, cellY: slots[Int(s)].cellY)
         let old = values[Int(v)]
         values[Int(v)] = PartyIndex.vacant
         freeSlots.append(s)
