@@ -50,6 +50,7 @@ public struct ClusterQueryScratch: Sendable {
     var pendingCells: [ClusterID.Cell] = []
     var current: [CellRef] = []
     var deeper: [CellRef] = []
+    var deeperAggregates: [(count: Int, sumX: Double, sumY: Double)] = []
 
     public init() {}
 }
@@ -65,5 +66,6 @@ struct CellRef {
 
     /// The cell's place in quadtree (Morton) order among the cells of its zoom: the order the
     /// tree is walked in, so cells gathered by a walk come sorted.
+    @inline(__always)
     func key(zoom: Int) -> UInt64 { PartyIndex.mortonKey(Int(x), Int(y)) }
 }

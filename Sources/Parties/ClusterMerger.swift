@@ -75,133 +75,119 @@ struct ClusterMerger {
     mutating func merge(radius: Double, scale: Double) {
         let n = items.count
         groupCount = n
-        order.removeAll(keepingCapacity: true)
-        px.removeAll(keepingCapacity: true)
-        py.removeAll(keepingCapacity: true)
-        alive.removeAll(keepingCapacity: true)
-        for i in 0..<n {
-            let c = Double(items[i].count)
-            px.append(items[i].sumX / c * scale)
-            py.append(items[i].sumY / c * scale)
-            alive.append(true)
-            order.append(Int32(i))
+        if px.count < n {
+            let more = n - px.count
+            px.append(contentsOf: repeatElement(0, count: more))
+            py.append(contentsOf: repeatElement(0, count: more))
+            alive.append(contentsOf: repeatElement(false, count: more))
+            order.append(contentsOf: repeatElement(0, count: more))
+            edgeHead.append(contentsOf: repeatElement(-1, count: more))
         }
-        guard n > 1 else { return }
+        guard n > 0 else { return }
+        // The work happens on locals (the closures must not reach `self` while its arrays are borrowed).
+        var it = items, xs = px, ys = py, al = alive, ord = order, heads = edgeHead, g = grid
+        items = []
+        px = []
+        py = []
+        alive = []
+        order = []
+        edgeHead = []
+        grid = Grid()
+        var scratch = Scratch(moved: moved, movedNext: movedNext, edgeNext: edgeNext, edgeTo: edgeTo)
+        moved = []
+        movedNext = []
+        edgeNext = []
+        edgeTo = []
+        let left = it.withUnsafeMutableBufferPointer { it in
+            xs.withUnsafeMutableBufferPointer { px in
+                ys.withUnsafeMutableBufferPointer { py in
+                    al.withUnsafeMutableBufferPointer { alive in
+                        ord.withUnsafeMutableBufferPointer { ord in
+                            heads.withUnsafeMutableBufferPointer { heads in
+                                ClusterMerger.run(Buffers(it: it, px: px, py: py, alive: alive, ord: ord, edgeHead: heads), n: n,
+                                                  radius: radius, scale: scale, grid: &g, scratch: &scratch)
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        items = it
+        px = xs
+        py = ys
+        alive = al
+        order = ord
+        edgeHead = heads
+        grid = g
+        moved = scratch.moved
+        movedNext = scratch.movedNext
+        edgeNext = scratch.edgeNext
+        edgeTo = scratch.edgeTo
+        groupCount = left
+    }
+
+    /// The per-feature arrays of `merge`, borrowed.
+    private struct Buffers {
+        let it: UnsafeMutableBufferPointer<Item>
+        let px: UnsafeMutableBufferPointer<Double>
+        let py: UnsafeMutableBufferPointer<Double>
+        let alive: UnsafeMutableBufferPointer<Bool>
+        let ord: UnsafeMutableBufferPointer<Int32>
+        let edgeHead: UnsafeMutableBufferPointer<Int32>
+    }
+
+    /// The growable lists of `merge`.
+    private struct Scratch {
+        var moved: [Int32]
+        var movedNext: [Int32]
+        var edgeNext: [Int32]
+        var edgeTo: [Int32]
+
+        /// Records that features `a` and `b` are within the radius (both directions).
+        @inline(__always)
+        mutating func addPair(_ a: Int, _ b: Int, _ heads: UnsafeMutableBufferPointer<Int32>) {
+            edgeTo.append(Int32(b))
+            edgeNext.append(heads[a])
+            heads[a] = Int32(edgeTo.count - 1)
+            edgeTo.append(Int32(a))
+            edgeNext.append(heads[b])
+            heads[b] = Int32(edgeTo.count - 1)
+        }
+    }
+
+    /// `merge` on borrowed buffers; returns the number of features left.
+    private static func run(_ b: Buffers, n: Int, radius: Double, scale: Double, grid: inout Grid, scratch sc: inout Scratch) -> Int {
+        let it = b.it, px = b.px, py = b.py, alive = b.alive, ord = b.ord, heads = b.edgeHead
         var sorted = true
-        for i in 1..<n where items[i - 1].key > items[i].key {
-            sorted = false
-            break
+        for i in 0..<n {
+            let c = Double(it[i].count)
+            px[i] = it[i].sumX / c * scale
+            py[i] = it[i].sumY / c * scale
+            alive[i] = true
+            ord[i] = Int32(i)
+            if i > 0 && it[i - 1].key > it[i].key { sorted = false }
         }
+        guard n > 1 else { return n }
         if !sorted {
-            items.withUnsafeBufferPointer { it in
-                order.sort { a, b in it[Int(a)].key < it[Int(b)].key || (it[Int(a)].key == it[Int(b)].key && a < b) }
+            var part = UnsafeMutableBufferPointer<Int32>(rebasing: ord[0..<n])
+            part.sort { (a: Int32, b: Int32) -> Bool in
+                let ka = it[Int(a)].key, kb = it[Int(b)].key
+                return ka < kb || (ka == kb && a < b)
             }
         }
         let r2 = radius * radius
         let perCell = 1 / radius
         var left = n
-        moved.removeAll(keepingCapacity: true)
-        // Round one: every feature against its neighbours. (On locals: the closures below
-        // must not reach `self` while its arrays are borrowed.)
+        sc.moved.removeAll(keepingCapacity: true)
+        // Round one: every feature against its neighbours.
         let useGrid = n > 24
-        if useGrid { grid.build(px, py, alive, perCell: perCell) }
-        var it = items, al = alive, mv = moved
-        items = []
-        alive = []
-        moved = []
-        let g = grid, xs = px, ys = py, ord = order
-        it.withUnsafeMutableBufferPointer { it in
-            al.withUnsafeMutableBufferPointer { al in
-                ClusterMerger.firstRound(it, al, xs, ys, ord, grid: useGrid ? g : nil, r2: r2, perCell: perCell, moved: &mv)
-            }
-        }
-        items = it
-        alive = al
-        moved = mv
-        // Later rounds: only pairs with a moved feature.
-        if edgeHead.count < n { edgeHead.append(contentsOf: repeatElement(-1, count: n - edgeHead.count)) }
-        while !moved.isEmpty {
-            for m in moved {
-                let i = Int(m)
-                let c = Double(items[i].count)
-                px[i] = items[i].sumX / c * scale
-                py[i] = items[i].sumY / c * scale
-            }
-            // Candidate pairs: each moved feature with every living feature within the radius.
-            edgeNext.removeAll(keepingCapacity: true)
-            edgeTo.removeAll(keepingCapacity: true)
-            var aliveCount = 0
-            for i in 0..<n where alive[i] { aliveCount += 1 }
-            let useGrid = aliveCount > 24
-            if useGrid { grid.build(px, py, alive, perCell: perCell) }
-            for m in moved {
-                let i = Int(m)
-                let x = px[i], y = py[i]
-                if useGrid {
-                    let gx = Int(x * perCell) - grid.originX, gy = Int(y * perCell) - grid.originY
-                    for ny in max(gy - 1, 0)..<min(gy + 2, grid.height) {
-                        for nx in max(gx - 1, 0)..<min(gx + 2, grid.width) {
-                            var j = grid.bucket(nx, ny)
-                            while j >= 0 {
-                                let ji = Int(j)
-                                if ji != i {
-                                    let dx = px[ji] - x, dy = py[ji] - y
-                                    if dx * dx + dy * dy < r2 { addPair(i, ji) }
-                                }
-                                j = grid.next[ji]
-                            }
-                        }
-                    }
-                } else {
-                    for j in 0..<n where j != i && alive[j] {
-                        let dx = px[j] - x, dy = py[j] - y
-                        if dx * dx + dy * dy < r2 { addPair(i, j) }
-                    }
-                }
-            }
-            movedNext.removeAll(keepingCapacity: true)
-            if !edgeTo.isEmpty {
-                // The round: seeds in order, each absorbing its living candidates.
-                for o in order {
-                    let i = Int(o)
-                    var e = edgeHead[i]
-                    guard e >= 0 else { continue }
-                    edgeHead[i] = -1
-                    guard alive[i] else { continue }
-                    var absorbed = false
-                    while e >= 0 {
-                        let j = Int(edgeTo[Int(e)])
-                        if alive[j] {
-                            alive[j] = false
-                            items.withUnsafeMutableBufferPointer { ClusterMerger.absorb(j, into: i, $0) }
-                            absorbed = true
-                        }
-                        e = edgeNext[Int(e)]
-                    }
-                    if absorbed { movedNext.append(Int32(i)) }
-                }
-            }
-            swap(&moved, &movedNext)
-        }
-        left = 0
-        for i in 0..<n where alive[i] { left += 1 }
-        groupCount = left
-    }
-
-    /// The first round of `merge`: each living feature in `ord`er absorbs every living one
-    /// within the radius (through `grid`'s buckets, or by scanning the later ones when nil);
-    /// appends the features that absorbed to `moved`.
-    private static func firstRound(_ it: UnsafeMutableBufferPointer<Item>, _ alive: UnsafeMutableBufferPointer<Bool>,
-                                   _ px: [Double], _ py: [Double], _ ord: [Int32], grid: Grid?, r2: Double, perCell: Double,
-                                   moved: inout [Int32])
-    {
-        let n = ord.count
+        if useGrid { grid.build(px, py, alive, n: n, perCell: perCell) }
         for k in 0..<n {
             let i = Int(ord[k])
             guard alive[i] else { continue }
             let x = px[i], y = py[i]
             var absorbed = false
-            if let grid {
+            if useGrid {
                 let gx = Int(x * perCell) - grid.originX, gy = Int(y * perCell) - grid.originY
                 for ny in max(gy - 1, 0)..<min(gy + 2, grid.height) {
                     for nx in max(gx - 1, 0)..<min(gx + 2, grid.width) {
@@ -212,6 +198,7 @@ struct ClusterMerger {
                                 let dx = px[ji] - x, dy = py[ji] - y
                                 if dx * dx + dy * dy < r2 {
                                     alive[ji] = false
+                                    left -= 1
                                     absorb(ji, into: i, it)
                                     absorbed = true
                                 }
@@ -227,23 +214,78 @@ struct ClusterMerger {
                     let dx = px[j] - x, dy = py[j] - y
                     if dx * dx + dy * dy < r2 {
                         alive[j] = false
+                        left -= 1
                         absorb(j, into: i, it)
                         absorbed = true
                     }
                 }
             }
-            if absorbed { moved.append(Int32(i)) }
+            if absorbed { sc.moved.append(Int32(i)) }
         }
-    }
-
-    /// Records that features `a` and `b` are within the radius (both directions).
-    private mutating func addPair(_ a: Int, _ b: Int) {
-        edgeTo.append(Int32(b))
-        edgeNext.append(edgeHead[a])
-        edgeHead[a] = Int32(edgeTo.count - 1)
-        edgeTo.append(Int32(a))
-        edgeNext.append(edgeHead[b])
-        edgeHead[b] = Int32(edgeTo.count - 1)
+        // Later rounds: only pairs with a moved feature.
+        while !sc.moved.isEmpty {
+            for m in sc.moved {
+                let i = Int(m)
+                let c = Double(it[i].count)
+                px[i] = it[i].sumX / c * scale
+                py[i] = it[i].sumY / c * scale
+            }
+            // Candidate pairs: each moved feature with every living feature within the radius.
+            sc.edgeNext.removeAll(keepingCapacity: true)
+            sc.edgeTo.removeAll(keepingCapacity: true)
+            let useGrid = left > 24
+            if useGrid { grid.build(px, py, alive, n: n, perCell: perCell) }
+            for m in sc.moved {
+                let i = Int(m)
+                let x = px[i], y = py[i]
+                if useGrid {
+                    let gx = Int(x * perCell) - grid.originX, gy = Int(y * perCell) - grid.originY
+                    for ny in max(gy - 1, 0)..<min(gy + 2, grid.height) {
+                        for nx in max(gx - 1, 0)..<min(gx + 2, grid.width) {
+                            var j = grid.bucket(nx, ny)
+                            while j >= 0 {
+                                let ji = Int(j)
+                                if ji != i {
+                                    let dx = px[ji] - x, dy = py[ji] - y
+                                    if dx * dx + dy * dy < r2 { sc.addPair(i, ji, heads) }
+                                }
+                                j = grid.next[ji]
+                            }
+                        }
+                    }
+                } else {
+                    for j in 0..<n where j != i && alive[j] {
+                        let dx = px[j] - x, dy = py[j] - y
+                        if dx * dx + dy * dy < r2 { sc.addPair(i, j, heads) }
+                    }
+                }
+            }
+            sc.movedNext.removeAll(keepingCapacity: true)
+            if !sc.edgeTo.isEmpty {
+                // The round: seeds in order, each absorbing its living candidates.
+                for k in 0..<n {
+                    let i = Int(ord[k])
+                    var e = heads[i]
+                    guard e >= 0 else { continue }
+                    heads[i] = -1
+                    guard alive[i] else { continue }
+                    var absorbed = false
+                    while e >= 0 {
+                        let j = Int(sc.edgeTo[Int(e)])
+                        if alive[j] {
+                            alive[j] = false
+                            left -= 1
+                            absorb(j, into: i, it)
+                            absorbed = true
+                        }
+                        e = sc.edgeNext[Int(e)]
+                    }
+                    if absorbed { sc.movedNext.append(Int32(i)) }
+                }
+            }
+            swap(&sc.moved, &sc.movedNext)
+        }
+        return left
     }
 
     /// A feature for `mergedCount`: its key, count and coordinate sums, and its position.
@@ -257,7 +299,7 @@ struct ClusterMerger {
     }
 
     /// The most features `mergedCount` takes (so its buffer fits on the stack).
-    static let smallCapacity = 20
+    static let smallCapacity = 64
 
     /// The number of features `merge(radius:scale:)` would leave of `f` (sorted by key), without
     /// keeping groups: the same algorithm on a compact buffer, for the expansion-zoom search,
@@ -270,17 +312,17 @@ struct ClusterMerger {
             f[k].py = f[k].sy / f[k].w * scale
         }
         let r2 = radius * radius
-        var alive: UInt32 = (1 << UInt32(n)) - 1
+        var alive: UInt64 = (1 << UInt64(n)) &- 1
         var left = n
         while true {
-            var moved: UInt32 = 0
+            var moved: UInt64 = 0
             // Living features in order, by their set bits; a seed clears only the bits of the
             // features it absorbs (all after it, each as it is reached), so the bits above the
             // seed taken at its start are exactly the ones the one-by-one scan would find alive.
             var seeds = alive
             while seeds != 0 {
                 let i = seeds.trailingZeroBitCount
-                let above = ~((UInt32(1) << UInt32(i + 1)) &- 1)
+                let above = ~((UInt64(1) << UInt64(i + 1)) &- 1)
                 let x = f[i].px, y = f[i].py
                 var later = alive & above
                 while later != 0 {
@@ -288,18 +330,18 @@ struct ClusterMerger {
                     later &= later &- 1
                     let dx = f[j].px - x, dy = f[j].py - y
                     if dx * dx + dy * dy < r2 {
-                        alive &= ~(1 << UInt32(j))
+                        alive &= ~(1 << UInt64(j))
                         left -= 1
                         f[i].w += f[j].w
                         f[i].sx += f[j].sx
                         f[i].sy += f[j].sy
-                        moved |= 1 << UInt32(i)
+                        moved |= 1 << UInt64(i)
                     }
                 }
                 seeds = alive & above
             }
             guard moved != 0 else { return left }
-            for i in 0..<n where moved & (1 << UInt32(i)) != 0 {
+            for i in 0..<n where moved & (1 << UInt64(i)) != 0 {
                 f[i].px = f[i].sx / f[i].w * scale
                 f[i].py = f[i].sy / f[i].w * scale
             }
@@ -345,9 +387,10 @@ struct ClusterMerger {
             usesMap ? map[y &* width &+ x] ?? -1 : head[y &* width &+ x]
         }
 
-        /// Buckets the living features.
-        mutating func build(_ px: [Double], _ py: [Double], _ alive: [Bool], perCell: Double) {
-            let n = px.count
+        /// Buckets the living features among the first `n`.
+        mutating func build(_ px: UnsafeMutableBufferPointer<Double>, _ py: UnsafeMutableBufferPointer<Double>,
+                            _ alive: UnsafeMutableBufferPointer<Bool>, n: Int, perCell: Double)
+        {
             var minX = Int.max, minY = Int.max, maxX = Int.min, maxY = Int.min
             for i in 0..<n where alive[i] {
                 let gx = Int(px[i] * perCell), gy = Int(py[i] * perCell)
@@ -367,20 +410,30 @@ struct ClusterMerger {
             if usesMap {
                 map.removeAll(keepingCapacity: true)
             } else {
-                head.removeAll(keepingCapacity: true)
-                head.append(contentsOf: repeatElement(-1, count: width * height))
+                let cells = width * height
+                if head.count < cells { head.append(contentsOf: repeatElement(-1, count: cells - head.count)) }
+                head.withUnsafeMutableBufferPointer { h in
+                    for k in 0..<cells { h[k] = -1 }
+                }
             }
-            next.removeAll(keepingCapacity: true)
-            next.append(contentsOf: repeatElement(-1, count: n))
+            if next.count < n { next.append(contentsOf: repeatElement(-1, count: n - next.count)) }
             // In reverse, so each bucket lists its features in input order.
-            for i in stride(from: n - 1, through: 0, by: -1) where alive[i] {
-                let k = (Int(py[i] * perCell) - minY) &* width &+ (Int(px[i] * perCell) - minX)
+            let w = width
+            next.withUnsafeMutableBufferPointer { next in
                 if usesMap {
-                    next[i] = map[k] ?? -1
-                    map[k] = Int32(i)
+                    for i in stride(from: n - 1, through: 0, by: -1) where alive[i] {
+                        let k = (Int(py[i] * perCell) - minY) &* w &+ (Int(px[i] * perCell) - minX)
+                        next[i] = map[k] ?? -1
+                        map[k] = Int32(i)
+                    }
                 } else {
-                    next[i] = head[k]
-                    head[k] = Int32(i)
+                    head.withUnsafeMutableBufferPointer { head in
+                        for i in stride(from: n - 1, through: 0, by: -1) where alive[i] {
+                            let k = (Int(py[i] * perCell) - minY) &* w &+ (Int(px[i] * perCell) - minX)
+                            next[i] = head[k]
+                            head[k] = Int32(i)
+                        }
+                    }
                 }
             }
         }
@@ -388,8 +441,7 @@ struct ClusterMerger {
 
     /// Calls `body` with each surviving feature, in merge order.
     func forEachGroup(_ body: (Int) -> Void) {
-        if items.count == 1 { body(0); return }
-        for o in order where alive[Int(o)] { body(Int(o)) }
+        for k in 0..<items.count where alive[Int(order[k])] { body(Int(order[k])) }
     }
 
     /// True when feature `g` absorbed no other.

@@ -157,20 +157,42 @@ extension PartyIndex {
             sc.deeper.removeAll(keepingCapacity: true)
             for r in sc.current { appendChildren(of: r, zoom: z, into: &sc.deeper) }
             z += 1
-            sc.small.reset()
             sc.current.removeAll(keepingCapacity: true)
+            sc.deeperAggregates.removeAll(keepingCapacity: true)
             for r in sc.deeper {
                 let a = aggregate(r, filter: filter)
                 guard a.count > 0 else { continue }
-                sc.small.add(count: a.count, sumX: a.sumX, sumY: a.sumY, key: r.key(zoom: z))
                 sc.current.append(r)
+                sc.deeperAggregates.append(a)
             }
-            if sc.current.count > 1 {
-                sc.small.merge(radius: radius, scale: PartyIndex.worldPixels(zoom: z))
-                if sc.small.groupCount > 1 { return z }
-            }
+            if sc.current.count > 1 && mergedCount(sc.current, sc.deeperAggregates, zoom: z, small: &sc.small) > 1 { return z }
         }
         return PartyIndex.maxZoom + 1
+    }
+
+    /// How many features the cells `refs` (at `zoom`, aggregated in `aggregates`) form merged
+    /// among themselves: on the stack when they are few, else with `small`.
+    func mergedCount(_ refs: [CellRef], _ aggregates: [(count: Int, sumX: Double, sumY: Double)], zoom: Int,
+                     small: inout ClusterMerger) -> Int
+    {
+        let scale = PartyIndex.worldPixels(zoom: zoom)
+        if refs.count <= ClusterMerger.smallCapacity {
+            return withUnsafeTemporaryAllocation(of: ClusterMerger.SmallFeature.self, capacity: ClusterMerger.smallCapacity) { f in
+                for k in 0..<refs.count {
+                    let a = aggregates[k]
+                    ClusterMerger.insertSorted(.init(key: refs[k].key(zoom: zoom), w: Double(a.count), sx: a.sumX, sy: a.sumY),
+                                               into: f, count: k)
+                }
+                return ClusterMerger.mergedCount(UnsafeMutableBufferPointer(rebasing: f[0..<refs.count]), radius: radius, scale: scale)
+            }
+        }
+        small.reset()
+        for k in 0..<refs.count {
+            let a = aggregates[k]
+            small.add(count: a.count, sumX: a.sumX, sumY: a.sumY, key: refs[k].key(zoom: zoom))
+        }
+        small.merge(radius: radius, scale: scale)
+        return small.groupCount
     }
 
     /// The width of the world in pixels at `zoom`.

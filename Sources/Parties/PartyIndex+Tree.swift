@@ -57,6 +57,7 @@ extension PartyIndex {
 
     /// Interleaves the bits of a zoom-20 cell (x in even bits), so sorting by the key sorts
     /// parties in quadtree order.
+    @inline(__always)
     static func mortonKey(_ x: Int, _ y: Int) -> UInt64 {
         func spread(_ v: UInt64) -> UInt64 {
             var v = v & 0xFFFF_FFFF
