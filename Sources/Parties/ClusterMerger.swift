@@ -314,6 +314,9 @@ struct ClusterMerger {
         let r2 = radius * radius
         var alive: UInt64 = (1 << UInt64(n)) &- 1
         var left = n
+        // Features that moved in the round before (all, before the first): as in `merge`, a
+        // later round need only compare pairs with one of them.
+        var lastMoved = ~UInt64(0)
         while true {
             var moved: UInt64 = 0
             // Living features in order, by their set bits; a seed clears only the bits of the
@@ -324,24 +327,37 @@ struct ClusterMerger {
                 let i = seeds.trailingZeroBitCount
                 let above = ~((UInt64(1) << UInt64(i + 1)) &- 1)
                 let x = f[i].px, y = f[i].py
-                var later = alive & above
+                var later = alive & above & (lastMoved & (1 << UInt64(i)) != 0 ? ~UInt64(0) : lastMoved)
+                // The seed's position is fixed for its turn: find every feature it absorbs
+                // first (without branching on each distance), then absorb them.
+                var hits: UInt64 = 0
                 while later != 0 {
                     let j = later.trailingZeroBitCount
                     later &= later &- 1
                     let dx = f[j].px - x, dy = f[j].py - y
-                    if dx * dx + dy * dy < r2 {
-                        alive &= ~(1 << UInt64(j))
-                        left -= 1
+                    hits |= UInt64(dx * dx + dy * dy < r2 ? 1 : 0) << UInt64(j)
+                }
+                if hits != 0 {
+                    alive &= ~hits
+                    left -= hits.nonzeroBitCount
+                    moved |= 1 << UInt64(i)
+                    var h = hits
+                    while h != 0 {
+                        let j = h.trailingZeroBitCount
+                        h &= h &- 1
                         f[i].w += f[j].w
                         f[i].sx += f[j].sx
                         f[i].sy += f[j].sy
-                        moved |= 1 << UInt64(i)
                     }
                 }
                 seeds = alive & above
             }
             guard moved != 0 else { return left }
-            for i in 0..<n where moved & (1 << UInt64(i)) != 0 {
+            lastMoved = moved
+            var m = moved
+            while m != 0 {
+                let i = m.trailingZeroBitCount
+                m &= m &- 1
                 f[i].px = f[i].sx / f[i].w * scale
                 f[i].py = f[i].sy / f[i].w * scale
             }
@@ -442,6 +458,25 @@ struct ClusterMerger {
     /// Calls `body` with each surviving feature, in merge order.
     func forEachGroup(_ body: (Int) -> Void) {
         for k in 0..<items.count where alive[Int(order[k])] { body(Int(order[k])) }
+    }
+
+    /// Calls `body` with the features and the surviving ones' indices, in merge order.
+    func withGroups<R>(_ body: (UnsafeBufferPointer<Item>, UnsafeBufferPointer<Int32>) throws -> R) rethrows -> R {
+        try items.withUnsafeBufferPointer { it in
+            try alive.withUnsafeBufferPointer { alive in
+                try order.withUnsafeBufferPointer { order in
+                    // The survivors, compacted to the front of a stack buffer.
+                    try withUnsafeTemporaryAllocation(of: Int32.self, capacity: max(it.count, 1)) { groups in
+                        var k = 0
+                        for j in 0..<it.count where alive[Int(order[j])] {
+                            groups[k] = order[j]
+                            k += 1
+                        }
+                        return try body(it, UnsafeBufferPointer(rebasing: groups[0..<k]))
+                    }
+                }
+            }
+        }
     }
 
     /// True when feature `g` absorbed no other.

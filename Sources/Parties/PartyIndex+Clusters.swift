@@ -78,28 +78,38 @@ extension PartyIndex {
         sc.pending.removeAll(keepingCapacity: true)
         sc.pendingCells.removeAll(keepingCapacity: true)
         sc.below.removeAll(keepingCapacity: true)
-        sc.merger.forEachGroup { g in
-            let n = sc.merger.count(g)
-            if n == 1, let p = singleMatch(sc.kept[g], filter: filter) {
-                out.append(.party(p))
-                return
+        let merger = sc.merger, kept = sc.kept
+        merger.withGroups { items, groups in
+            kept.withUnsafeBufferPointer { kept in
+                for g32 in groups {
+                    let g = Int(g32)
+                    let n = items[g].count
+                    let r = kept[g]
+                    if n == 1, let p = unfiltered ? onlyParty(r) : singleMatch(r, filter: filter) {
+                        out.append(.party(p))
+                        continue
+                    }
+                    let firstCell = sc.pendingCells.count, firstChild = sc.below.count
+                    let sums = (x: items[g].sumX, y: items[g].sumY)
+                    if unfiltered && items[g].nextMember < 0 && Int(r.depth) == zoom {
+                        // One cell: its node keeps the expansion zoom.
+                        sc.pendingCells.append(ClusterID.Cell(x: Int(r.x), y: Int(r.y)))
+                        sc.pending.append((n, sums.x, sums.y, firstCell..<sc.pendingCells.count, firstChild..<firstChild,
+                                           Int(node(zoom, r.node).expansion)))
+                        continue
+                    }
+                    let quick = unfiltered && zoom < PartyIndex.maxZoom && splitsAtNextZoom(leader: g, items, kept, zoom: zoom)
+                    var m = Int32(g)
+                    while m >= 0 {
+                        let r = kept[Int(m)]
+                        sc.pendingCells.append(ClusterID.Cell(x: Int(r.x), y: Int(r.y)))
+                        if !quick { appendChildren(of: r, zoom: zoom, into: &sc.below) }
+                        m = items[Int(m)].nextMember
+                    }
+                    sc.pending.append((n, sums.x, sums.y, firstCell..<sc.pendingCells.count, firstChild..<sc.below.count,
+                                       quick ? zoom + 1 : -1))
+                }
             }
-            let firstCell = sc.pendingCells.count, firstChild = sc.below.count
-            let sums = sc.merger.sums(g)
-            let r = sc.kept[g]
-            if unfiltered && sc.merger.isAlone(g) && Int(r.depth) == zoom {
-                // One cell: its node keeps the expansion zoom.
-                sc.pendingCells.append(ClusterID.Cell(x: Int(r.x), y: Int(r.y)))
-                sc.pending.append((n, sums.x, sums.y, firstCell..<sc.pendingCells.count, firstChild..<firstChild,
-                                   Int(node(zoom, r.node).expansion)))
-                return
-            }
-            sc.merger.forEachMember(of: g) { m in
-                let r = sc.kept[m]
-                sc.pendingCells.append(ClusterID.Cell(x: Int(r.x), y: Int(r.y)))
-                appendChildren(of: r, zoom: zoom, into: &sc.below)
-            }
-            sc.pending.append((n, sums.x, sums.y, firstCell..<sc.pendingCells.count, firstChild..<sc.below.count, -1))
         }
         sc.aggregates.removeAll(keepingCapacity: true)
         for r in sc.below { sc.aggregates.append(aggregate(r, filter: filter)) }
@@ -120,6 +130,51 @@ extension PartyIndex {
             out.append(.cluster(Cluster(id: id, coordinate: coordinate, count: c.count, expansionZoom: expansion)))
         }
         return out
+    }
+
+    /// True when the parties of the merged group led by `g` (cells `kept` at `zoom` < 20, no
+    /// filter; `items` the merger's) form two or more features one zoom deeper, merged among
+    /// themselves; false when they do not, or when they fill more than
+    /// `ClusterMerger.smallCapacity` cells there (the caller then searches the general way).
+    /// Reads the child nodes straight into a stack buffer; a child's key is its parent's
+    /// Morton key and its quadrant.
+    func splitsAtNextZoom(leader g: Int, _ items: UnsafeBufferPointer<ClusterMerger.Item>,
+                          _ kept: UnsafeBufferPointer<CellRef>, zoom: Int) -> Bool
+    {
+        let shift = Int32(PartyIndex.maxZoom - zoom - 1)
+        let capacity = ClusterMerger.smallCapacity
+        return withUnsafeTemporaryAllocation(of: ClusterMerger.SmallFeature.self, capacity: capacity) { f in
+            var n = 0
+            var m = Int32(g)
+            while m >= 0 {
+                let r = kept[Int(m)]
+                let base = items[Int(m)].key << 2
+                let nd = node(Int(r.depth), r.node)
+                if nd.first >= 0 {
+                    // A leaf (one party, or a zoom-20 list): all in one cell one zoom down.
+                    guard n < capacity else { return false }
+                    let slot = slots[Int(nd.first)]
+                    let q = UInt64((slot.cellX >> shift) & 1) | UInt64((slot.cellY >> shift) & 1) << 1
+                    ClusterMerger.insertSorted(.init(key: base | q, w: Double(nd.count), sx: nd.sumX, sy: nd.sumY), into: f, count: n)
+                    n += 1
+                } else {
+                    guard n + 4 <= capacity else { return false }
+                    let d = Int(r.depth) + 1
+                    for q in 0..<4 {
+                        let c = nd.child(q)
+                        guard c >= 0 else { continue }
+                        let cn = node(d, c)
+                        ClusterMerger.insertSorted(.init(key: base | UInt64(q), w: Double(cn.count), sx: cn.sumX, sy: cn.sumY),
+                                                   into: f, count: n)
+                        n += 1
+                    }
+                }
+                m = items[Int(m)].nextMember
+            }
+            guard n > 1 else { return false }
+            let scale = PartyIndex.worldPixels(zoom: zoom + 1)
+            return ClusterMerger.mergedCount(UnsafeMutableBufferPointer(rebasing: f[0..<n]), radius: radius, scale: scale) > 1
+        }
     }
 
     /// True when the cells `below[children]` (one zoom below `zoom`, aggregated in
@@ -206,6 +261,14 @@ extension PartyIndex {
         let b = filter.bounds
         let a = filteredAggregate(under: r.node, depth: Int(r.depth), b.after, b.before, Int32(clamping: b.seats))
         return (a.count, a.sumX, a.sumY)
+    }
+
+    /// The party of `r`, a cell holding exactly one.
+    @inline(__always)
+    func onlyParty(_ r: CellRef) -> Party? {
+        let nd = node(Int(r.depth), r.node)
+        if nd.first >= 0 { return party(slot: nd.first) }
+        return singleMatch(r, filter: PartyFilter())
     }
 
     /// The one party of `r` that passes `filter`, when exactly one does.
