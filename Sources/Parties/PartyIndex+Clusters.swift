@@ -16,12 +16,18 @@ extension PartyIndex {
     public func clusters(in box: BoundingBox, zoom: Int, filter: PartyFilter = PartyFilter(),
                          scratch: inout ClusterQueryScratch) -> [ClusterFeature]
     {
+        clusters(in: box, zoom: zoom, filter: filter, scratch: &scratch, general: false)
+    }
+
+    /// `clusters(in:zoom:filter:scratch:)`; with `general`, an unfiltered answer takes the
+    /// filtered path (expansion zooms searched, not read from the nodes), for tests.
+    func clusters(in box: BoundingBox, zoom: Int, filter: PartyFilter, scratch: inout ClusterQueryScratch, general: Bool) -> [ClusterFeature] {
         let z = min(max(zoom, 0), PartyIndex.maxZoom)
         scratch.refs.removeAll(keepingCapacity: true)
         for range in cellRanges(box, zoom: z) {
             collectCells(zoom: z, xs: range.xs, ys: range.ys, into: &scratch.refs)
         }
-        return features(zoom: z, filter: filter, scratch: &scratch)
+        return features(zoom: z, filter: filter, scratch: &scratch, general: general)
     }
 
     /// The features one zoom deeper that the parties of `id` form (merged among themselves),
@@ -59,8 +65,9 @@ extension PartyIndex {
 
     /// Aggregates `scratch.refs` (cells at `zoom`), merges neighbours and turns the groups into
     /// features: lone parties, then clusters.
-    func features(zoom: Int, filter: PartyFilter, scratch sc: inout ClusterQueryScratch) -> [ClusterFeature] {
-        let unfiltered = filter.isEmpty
+    func features(zoom: Int, filter: PartyFilter, scratch sc: inout ClusterQueryScratch, general: Bool = false) -> [ClusterFeature] {
+        // Without a filter, answers read what the nodes keep (see `PartyIndex+Expansion`).
+        let unfiltered = filter.isEmpty && !general
         sc.merger.reset()
         sc.merger.reserve(sc.refs.count)
         sc.kept.removeAll(keepingCapacity: true)
