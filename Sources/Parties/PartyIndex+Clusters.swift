@@ -99,11 +99,13 @@ extension PartyIndex {
                     let firstCell = sc.pendingCells.count, firstChild = sc.below.count
                     let sums = (x: items[g].sumX, y: items[g].sumY)
                     if unfiltered && items[g].nextMember < 0 && Int(r.depth) == zoom {
-                        // One cell: its node keeps the expansion zoom.
-                        sc.pendingCells.append(ClusterID.Cell(x: Int(r.x), y: Int(r.y)))
-                        sc.pending.append((n, sums.x, sums.y, firstCell..<sc.pendingCells.count, firstChild..<firstChild,
-                                           Int(node(zoom, r.node).expansion)))
-                        continue
+                        // One cell: its node may keep the expansion zoom.
+                        let kept = Int(node(zoom, r.node).expansion)
+                        if kept >= 0 {
+                            sc.pendingCells.append(ClusterID.Cell(x: Int(r.x), y: Int(r.y)))
+                            sc.pending.append((n, sums.x, sums.y, firstCell..<sc.pendingCells.count, firstChild..<firstChild, kept))
+                            continue
+                        }
                     }
                     let quick = unfiltered && zoom < PartyIndex.maxZoom && splitsAtNextZoom(leader: g, items, kept, zoom: zoom)
                     var m = Int32(g)

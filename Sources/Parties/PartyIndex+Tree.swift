@@ -8,8 +8,8 @@ struct Node {
     var sumY: Double
     /// Children by quadrant (x bit | y bit << 1), −1 when absent.
     var c0: Int32 = -1, c1: Int32 = -1, c2: Int32 = -1, c3: Int32 = -1
-    /// For an inner node, the expansion zoom of its parties (see `PartyIndex+Expansion`);
-    /// for a leaf, `maxZoom + 1` (a zoom-20 list never splits).
+    /// For an inner node, the expansion zoom of its parties, or −1 when not kept (see
+    /// `PartyIndex+Expansion`); for a leaf, `maxZoom + 1` (a zoom-20 list never splits).
     var expansion = Int8(PartyIndex.maxZoom + 1)
 
     @inline(__always)
@@ -286,8 +286,11 @@ extension PartyIndex {
                 k += cn.count; sx += cn.sumX; sy += cn.sumY
             }
             guard k == nd.count else { return "inner node \(n) counts \(nd.count), children hold \(k)" }
-            let e = expansionOfInner(n, depth: depth, scratch: &scratch)
-            guard e == Int(nd.expansion) else { return "inner node \(n) at depth \(depth) keeps expansion zoom \(nd.expansion), not \(e)" }
+            let kept = keptExpansion(n, depth: depth)
+            guard kept == Int(nd.expansion) else { return "inner node \(n) at depth \(depth) keeps expansion zoom \(nd.expansion), not \(kept)" }
+            if kept >= 0, case let searched = searchedExpansion(n, depth: depth, scratch: &scratch), searched != kept {
+                return "inner node \(n) at depth \(depth) keeps expansion zoom \(kept), a search finds \(searched)"
+            }
             guard abs(sx - nd.sumX) < 1e-6, abs(sy - nd.sumY) < 1e-6 else { return "inner node \(n) sums drift" }
             return nil
         }

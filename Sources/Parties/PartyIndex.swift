@@ -54,8 +54,6 @@ public struct PartyIndex: Sendable {
     var ids = PartyIDTable()
     /// What the bulk load's bucket reads returned (kept so they are not optimised away).
     var bulkLoadProbe: Int32 = 0
-    /// Buffers for keeping expansion zooms current.
-    var maintenanceScratch = ClusterQueryScratch()
     /// The tree's nodes, one pool per depth (= zoom), so the cells of one zoom that lie near
     /// each other on the map lie near each other in memory (a bulk load creates them in
     /// quadtree order). A node's children are in the next pool.
