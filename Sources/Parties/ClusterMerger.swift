@@ -179,48 +179,48 @@ struct ClusterMerger {
         let perCell = 1 / radius
         var left = n
         sc.moved.removeAll(keepingCapacity: true)
-        // Round one: every feature against its neighbours.
+        // Round one: every feature against its neighbours. A seed's position is fixed for its
+        // turn, so it lists what it absorbs first (without branching on each distance), then
+        // absorbs them in that order.
         let useGrid = n > 24
         if useGrid { grid.build(px, py, alive, n: n, perCell: perCell) }
-        for k in 0..<n {
-            let i = Int(ord[k])
-            guard alive[i] else { continue }
-            let x = px[i], y = py[i]
-            var absorbed = false
-            if useGrid {
-                let gx = Int(x * perCell) - grid.originX, gy = Int(y * perCell) - grid.originY
-                for ny in max(gy - 1, 0)..<min(gy + 2, grid.height) {
-                    for nx in max(gx - 1, 0)..<min(gx + 2, grid.width) {
-                        var j = grid.bucket(nx, ny)
-                        while j >= 0 {
-                            let ji = Int(j)
-                            if ji != i && alive[ji] {
+        withUnsafeTemporaryAllocation(of: Int32.self, capacity: n) { hits in
+            for k in 0..<n {
+                let i = Int(ord[k])
+                guard alive[i] else { continue }
+                let x = px[i], y = py[i]
+                var h = 0
+                if useGrid {
+                    let gx = Int(x * perCell) - grid.originX, gy = Int(y * perCell) - grid.originY
+                    for ny in max(gy - 1, 0)..<min(gy + 2, grid.height) {
+                        for nx in max(gx - 1, 0)..<min(gx + 2, grid.width) {
+                            var j = grid.bucket(nx, ny)
+                            while j >= 0 {
+                                let ji = Int(j)
                                 let dx = px[ji] - x, dy = py[ji] - y
-                                if dx * dx + dy * dy < r2 {
-                                    alive[ji] = false
-                                    left -= 1
-                                    absorb(ji, into: i, it)
-                                    absorbed = true
-                                }
+                                hits[h] = j
+                                h &+= (dx * dx + dy * dy < r2 ? 1 : 0) & (alive[ji] ? 1 : 0) & (ji != i ? 1 : 0)
+                                j = grid.next[ji]
                             }
-                            j = grid.next[ji]
                         }
                     }
-                }
-            } else {
-                for k2 in (k + 1)..<n {
-                    let j = Int(ord[k2])
-                    guard alive[j] else { continue }
-                    let dx = px[j] - x, dy = py[j] - y
-                    if dx * dx + dy * dy < r2 {
-                        alive[j] = false
-                        left -= 1
-                        absorb(j, into: i, it)
-                        absorbed = true
+                } else {
+                    for k2 in (k + 1)..<n {
+                        let j = ord[k2]
+                        let dx = px[Int(j)] - x, dy = py[Int(j)] - y
+                        hits[h] = j
+                        h &+= (dx * dx + dy * dy < r2 ? 1 : 0) & (alive[Int(j)] ? 1 : 0)
                     }
                 }
+                guard h > 0 else { continue }
+                for t in 0..<h {
+                    let j = Int(hits[t])
+                    alive[j] = false
+                    absorb(j, into: i, it)
+                }
+                left -= h
+                sc.moved.append(Int32(i))
             }
-            if absorbed { sc.moved.append(Int32(i)) }
         }
         // Later rounds: only pairs with a moved feature.
         while !sc.moved.isEmpty {
