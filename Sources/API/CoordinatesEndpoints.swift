@@ -30,7 +30,7 @@ func registerCoordinatesEndpoints(_ router: Router, _ context: ServiceContext) {
         ],
         responses: [(200, answerDoc), (400, "unknown_crs, unsupported_crs, invalid_coordinate (naming the point's index) or too_many_points"),
                      (422, "no_transformation between the CRSs, or transform_failed for a point outside the projection's domain")]
-    )) { req in
+    ), cost: .light) { req in
         let from = try req.requiredQueryValue("from")
         let to = try req.requiredQueryValue("to")
         let text = try req.requiredQueryValue("coords")

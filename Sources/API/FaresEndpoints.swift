@@ -38,7 +38,7 @@ public func registerFareEndpoint(_ router: Router, fares: FareEstimator) {
         responses: [(200, "trip timing, fare breakdown (parts add up to total_krw), split and per_person_krw"),
                     (400, "bad input; unknown region or taxi_class lists the allowed values"),
                     (422, "no fare schedule covers depart_at (the message lists the covered dates)")])
-    router.add("POST", "/v1/fare", doc) { req in
+    router.add("POST", "/v1/fare", doc, cost: .light) { req in
         let request = try FareJSON.fareRequest(try req.jsonBody())
         do {
             return .json(FareJSON.estimate(try fares.estimate(request)))
@@ -80,7 +80,7 @@ public func registerQuoteEndpoint(_ router: Router, quotes: QuoteEngine) {
                     (400, "bad input (names the field); unknown taxi_class lists the allowed values"),
                     (404, "no road route between the points"),
                     (422, "a point too far from a road, an origin outside the fare regions, or no schedule for depart_at")])
-    router.add("POST", "/v1/quote", doc) { req in
+    router.add("POST", "/v1/quote", doc, cost: .light) { req in
         let request = try FareJSON.quoteRequest(try req.jsonBody(), now: SeoulTime.now())
         do {
             return .json(FareJSON.quote(try quotes.quote(request)))

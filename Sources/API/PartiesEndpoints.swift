@@ -57,7 +57,7 @@ public func registerPartiesEndpoints(_ router: Router, parties: PartyService, wr
     router.add("GET", "/v1/parties/{id}", OperationDoc(
         "One live party", parameters: [idParam],
         responses: [(200, partyDoc), (400, "invalid_id"), (404, "party_not_found (never created, deleted or expired)")]
-    )) { req in
+    ), cost: .light) { req in
         let id = try partyID(req)
         guard let p = parties.party(id: id) else { throw notFound(id) }
         return .json(PartiesJSON.party(p))
@@ -86,7 +86,7 @@ public func registerPartiesEndpoints(_ router: Router, parties: PartyService, wr
         ],
         responses: [(200, "{\"parties\":[party + \"distance_m\"],\"next_cursor\": string or null}"),
                     (400, "missing_parameter, invalid_parameter (naming it)")]
-    )) { req in
+    ), cost: .light) { req in
         let nearText = try req.requiredQueryValue("near")
         guard let center = Coordinate.parse(nearText) else {
             throw HTTPError.badRequest("invalid_parameter", "query parameter 'near' must be lon,lat within ±180/±90, got '\(nearText.prefix(60))'")
@@ -123,7 +123,7 @@ public func registerPartiesEndpoints(_ router: Router, parties: PartyService, wr
         responses: [(200, "FeatureCollection: clusters {\"cluster\":true,\"cluster_id\",\"point_count\",\"expansion_zoom\"} at their parties' centroid, lone parties {\"party_id\",\"depart_at\",\"seats_left\"}; counts add up to the matching parties in the grid cells the box touches"),
                     (400, "missing_parameter, invalid_parameter (naming it)"),
                     (422, "box_too_large: the box covers more than \(PartiesLimits.maxCells) grid cells at that zoom")]
-    )) { req in
+    ), cost: .light) { req in
         let box = try bboxQuery(req)
         let zoom = try zoomQuery(req)
         let filter = try PartiesJSON.filter(req)
@@ -141,7 +141,7 @@ public func registerPartiesEndpoints(_ router: Router, parties: PartyService, wr
                      ParameterDoc("offset", type: "integer", "parties to skip (default 0)")] + filterParams,
         responses: [(200, "FeatureCollection of party points (party_id, depart_at, seats_left, seats_total, destination, title) with \"total\": the cluster's matching parties"),
                     (400, "invalid_cluster_id or invalid_parameter"), (404, "cluster_not_found: its cells hold no matching party now")]
-    )) { req in
+    ), cost: .light) { req in
         let id = try clusterID(req)
         let limit = try req.intQuery("limit", default: 10, range: PartiesLimits.leavesLimit)
         let offset = try req.intQuery("offset", default: 0, range: 0...Int(Int32.max))
@@ -158,7 +158,7 @@ public func registerPartiesEndpoints(_ router: Router, parties: PartyService, wr
         parameters: [clusterParam] + filterParams,
         responses: [(200, "FeatureCollection like /v1/clusters at the next zoom; the counts add up to the cluster's"),
                     (400, "invalid_cluster_id or invalid_parameter"), (404, "cluster_not_found: its cells hold no matching party now")]
-    )) { req in
+    ), cost: .light) { req in
         let id = try clusterID(req)
         guard let kids = parties.children(of: id, filter: try PartiesJSON.filter(req)) else { throw clusterNotFound(id) }
         return .json(PartiesJSON.featureCollection(kids, extra: [("zoom", .number(Double(min(id.zoom + 1, PartyIndex.maxZoom))))]))

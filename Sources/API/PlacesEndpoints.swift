@@ -65,7 +65,7 @@ func registerPlacesEndpoints(_ router: Router, _ context: ServiceContext) {
         ],
         responses: [(200, "{\"places\":[{\"id\",\"name\",\"category\",\"address\",\"lon\",\"lat\",\"distance_m\"?}],\"next_cursor\":string|null}"),
                     (400, "bad q, near, rect, radius_m, category, sort, limit or cursor")])
-    router.add("GET", "/v1/places", searchDoc) { req in
+    router.add("GET", "/v1/places", searchDoc, cost: .light) { req in
         let index = context.places
         var query = PlaceQuery(text: try req.queryValue("q") ?? "")
         do {
@@ -91,7 +91,7 @@ func registerPlacesEndpoints(_ router: Router, _ context: ServiceContext) {
         ],
         responses: [(200, "{\"region\":{\"sido\",\"sigungu\",\"dong\",\"full_name\",\"code\",\"approximate\"}|null,\"places\":[…]}"),
                     (400, "bad at, radius_m or limit")])
-    router.add("GET", "/v1/reverse", reverseDoc) { req in
+    router.add("GET", "/v1/reverse", reverseDoc, cost: .light) { req in
         let index = context.places
         let text = try req.requiredQueryValue("at")
         guard let point = Coordinate.parse(text) else {

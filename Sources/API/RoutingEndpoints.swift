@@ -62,7 +62,7 @@ func registerRoutingEndpoints(_ router: Router, _ context: ServiceContext) {
                     (400, "A parameter is missing or malformed, or more than 25 via points"),
                     (404, "no_route: the points are not connected by road"),
                     (422, "too_far_from_road: no road within max_snap_m of a point")])
-    router.add("GET", "/v1/route", doc) { req in
+    router.add("GET", "/v1/route", doc, cost: .light) { req in
         let engine = context.routeEngine
         let (request, format) = try parseRouteQuery(req)
         let result: RouteResult

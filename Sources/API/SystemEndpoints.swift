@@ -5,7 +5,7 @@ import JSON
 /// `/health`, `/metrics` and `/openapi.json`.
 func registerSystemEndpoints(_ router: Router, _ context: ServiceContext) {
     router.add("GET", "/health", OperationDoc("Liveness and the loaded dataset's name and version",
-                                              responses: [(200, "The service is up")])) { _ in
+                                              responses: [(200, "The service is up")]), cost: .light) { _ in
         .json([
             "status": "ok",
             "dataset": ["name": .string(context.info.name), "version": .string(context.info.version)],
@@ -13,7 +13,7 @@ func registerSystemEndpoints(_ router: Router, _ context: ServiceContext) {
         ])
     }
     router.add("GET", "/metrics", OperationDoc("Prometheus text: requests by route and status, latency histograms, in-flight",
-                                               responses: [(200, "Prometheus text exposition format 0.0.4")])) { _ in
+                                               responses: [(200, "Prometheus text exposition format 0.0.4")]), cost: .light) { _ in
         .text(context.metrics.prometheusText(), contentType: "text/plain; version=0.0.4; charset=utf-8")
     }
     router.add("GET", "/openapi.json", OperationDoc("This API's OpenAPI 3.1 document",

@@ -18,6 +18,18 @@ public struct HTTPServerOptions: Sendable {
     public var maxURLBytes = 8 << 10
     /// Write one access-log line per request on stderr.
     public var accessLog = true
+    /// Run `.light` handlers on the I/O thread when no request waits for a worker (saves two
+    /// thread hand-offs, about half the round trip of a fast request on an idle server).
+    public var inlineLightHandlers = true
+    /// A `.light` handler that takes longer than this on the I/O thread goes to the workers for
+    /// its route's next `inlinePenaltyRequests` requests, so a slow case cannot stall I/O for long.
+    public var inlineBudgetSeconds = 0.001
+    /// See `inlineBudgetSeconds`.
+    public var inlinePenaltyRequests = 1000
+    /// The largest share of the I/O thread's recent time (about the last 5 ms) spent in inline
+    /// handlers; beyond it requests go to the workers, so under load every core runs handlers
+    /// and I/O is never starved.
+    public var inlineMaxShare = 0.5
 
     public init() {}
 }
@@ -41,6 +53,14 @@ public final class HTTPServer: @unchecked Sendable {
     private var pool: WorkerPool?
     private var listenFD: Int32 = -1
     private let logLock = NSLock()
+    /// Route pattern → requests left to send to the workers after a slow inline run (I/O thread only).
+    private var inlinePenalty: [String: Int] = [:]
+    /// How busy the I/O thread has recently been with inline handlers (I/O thread only).
+    private var inlineLoad = DecayingLoad(timeConstantNanos: 5_000_000)
+    /// True when called on one of a server's worker threads, false on its I/O thread (where
+    /// `.light` handlers may run) or elsewhere.
+    public static var isWorkerThread: Bool { WorkerPool.isWorkerThread }
+
     /// The port the server listens on (useful after asking for port 0).
     public private(set) var port: Int = 0
 
@@ -55,9 +75,9 @@ public final class HTTPServer: @unchecked Sendable {
 
     /// Binds `host:port` (port 0 picks a free one) and starts serving.
     public func start(host: String, port: Int) throws(HTTPServerError) {
-        let fd = try Self.listenSocket(host: host, port: port)
+        let fd = try ListenSocket.open(host: host, port: port)
         listenFD = fd
-        self.port = Self.boundPort(fd)
+        self.port = ListenSocket.port(fd)
         pool = WorkerPool(threads: max(1, options.workerThreads), queueCapacity: options.queueCapacity)
 
         let me = Unmanaged.passUnretained(self).toOpaque()
@@ -160,12 +180,22 @@ public final class HTTPServer: @unchecked Sendable {
         guard !state.dispatched, let pool else { return MHD_Result.YES }
         state.dispatched = true
         metrics.begin()
+        let work = prepare(state)
+        if options.inlineLightHandlers, runsInline(work),
+           inlineLoad.share(at: DispatchTime.now().uptimeNanoseconds) < options.inlineMaxShare, pool.queued == 0
+        {
+            let t0 = DispatchTime.now().uptimeNanoseconds
+            let (route, response) = run(work)
+            let t1 = DispatchTime.now().uptimeNanoseconds
+            inlineLoad.add(busyNanos: t1 - t0, at: t1)
+            if Double(t1 - t0) / 1e9 > options.inlineBudgetSeconds { inlinePenalty[route] = options.inlinePenaltyRequests }
+            finish(state, route, response)
+            return queue(connection, response)
+        }
         MHD_suspend_connection(connection)
         let accepted = pool.submit { [self] in
-            let (route, response) = self.handle(state)
-            let seconds = Double(DispatchTime.now().uptimeNanoseconds - state.started) / 1e9
-            self.metrics.end(route: route, status: response.status, seconds: seconds)
-            self.log(state, response.status, seconds)
+            let (route, response) = self.run(work)
+            self.finish(state, route, response)
             state.response = response
             MHD_resume_connection(connection)
         }
@@ -181,16 +211,51 @@ public final class HTTPServer: @unchecked Sendable {
         return MHD_Result.YES
     }
 
-    private func handle(_ state: RequestState) -> (String, HTTPResponse) {
+    /// A complete request ready for its handler: decoded and matched, or the error its target gives.
+    private enum Work: Sendable {
+        case handle(HTTPRequest, Router.Match)
+        case answer(HTTPResponse)
+    }
+
+    private func prepare(_ state: RequestState) -> Work {
         let split: (path: String, query: [(name: String, value: String)])
         do {
             split = try URLDecoding.split(target: state.rawTarget)
         } catch {
-            return ("unmatched", error.response)
+            return .answer(error.response)
         }
         let request = HTTPRequest(method: state.method, path: split.path, query: split.query, headers: state.headers, body: state.body)
         state.body = []
-        return router.handle(request)
+        return .handle(request, router.match(method: request.method, path: request.path))
+    }
+
+    /// True when `work` may run on the I/O thread: an error answer, or a `.light` route not
+    /// penalised for a recent slow run. Called on the I/O thread only (it owns `inlinePenalty`).
+    private func runsInline(_ work: Work) -> Bool {
+        switch work {
+        case .answer: return true
+        case .handle(_, .found(let route, _)):
+            guard route.cost == .light else { return false }
+            if let left = inlinePenalty[route.pattern] {
+                inlinePenalty[route.pattern] = left > 1 ? left - 1 : nil
+                return false
+            }
+            return true
+        case .handle: return true  // 404 / 405
+        }
+    }
+
+    private func run(_ work: Work) -> (String, HTTPResponse) {
+        switch work {
+        case .answer(let response): return ("unmatched", response)
+        case .handle(let request, let match): return router.handle(request, match)
+        }
+    }
+
+    private func finish(_ state: RequestState, _ route: String, _ response: HTTPResponse) {
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - state.started) / 1e9
+        metrics.end(route: route, status: response.status, seconds: seconds)
+        log(state, response.status, seconds)
     }
 
     private func reject(_ connection: OpaquePointer, _ state: RequestState, _ error: HTTPError) -> MHD_Result {
@@ -233,47 +298,32 @@ public final class HTTPServer: @unchecked Sendable {
         _ = MHD_get_connection_values(connection, MHD_ValueKind.HEADER_KIND, iterator, Unmanaged.passUnretained(box).toOpaque())
         return box.headers
     }
+}
 
-    // MARK: - Socket
+/// An exponentially decaying measure of busy time: `share` is about the fraction of the last
+/// `timeConstantNanos` spent busy.
+struct DecayingLoad {
+    let timeConstantNanos: Double
+    private var busy = 0.0  // decayed busy nanoseconds
+    private var last: UInt64 = 0
 
-    private static func listenSocket(host: String, port: Int) throws(HTTPServerError) -> Int32 {
-        var hints = addrinfo()
-        hints.ai_family = AF_UNSPEC
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-        hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV
-        var res: UnsafeMutablePointer<addrinfo>?
-        let rc = getaddrinfo(host, String(port), &hints, &res)
-        guard rc == 0, let info = res else {
-            throw HTTPServerError(description: "cannot resolve host '\(host)': \(String(cString: gai_strerror(rc)))")
+    init(timeConstantNanos: Double) { self.timeConstantNanos = timeConstantNanos }
+
+    private mutating func decay(to now: UInt64) {
+        if now > last {
+            busy *= exp(-Double(now - last) / timeConstantNanos)
+            last = now
         }
-        defer { freeaddrinfo(res) }
-        let fd = socket(info.pointee.ai_family, info.pointee.ai_socktype, info.pointee.ai_protocol)
-        guard fd >= 0 else { throw HTTPServerError(description: "cannot create a socket: \(String(cString: strerror(errno)))") }
-        var one: Int32 = 1
-        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
-        guard bind(fd, info.pointee.ai_addr, info.pointee.ai_addrlen) == 0 else {
-            let msg = String(cString: strerror(errno))
-            close(fd)
-            throw HTTPServerError(description: "cannot listen on \(host):\(port): \(msg)")
-        }
-        guard listen(fd, 1024) == 0 else {
-            let msg = String(cString: strerror(errno))
-            close(fd)
-            throw HTTPServerError(description: "cannot listen on \(host):\(port): \(msg)")
-        }
-        return fd
     }
 
-    private static func boundPort(_ fd: Int32) -> Int {
-        var storage = sockaddr_storage()
-        var len = socklen_t(MemoryLayout<sockaddr_storage>.size)
-        _ = withUnsafeMutablePointer(to: &storage) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) }
-        }
-        if storage.ss_family == sa_family_t(AF_INET6) {
-            return withUnsafePointer(to: &storage) { $0.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { Int(UInt16(bigEndian: $0.pointee.sin6_port)) } }
-        }
-        return withUnsafePointer(to: &storage) { $0.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { Int(UInt16(bigEndian: $0.pointee.sin_port)) } }
+    mutating func share(at now: UInt64) -> Double {
+        decay(to: now)
+        return busy / timeConstantNanos
+    }
+
+    mutating func add(busyNanos: UInt64, at now: UInt64) {
+        decay(to: now)
+        busy += Double(busyNanos)
     }
 }
 

@@ -39,12 +39,23 @@ public struct OperationDoc: Sendable {
     }
 }
 
+/// How much work a handler does, which decides the thread it may run on.
+public enum HandlerCost: Sendable {
+    /// Bounded CPU work in memory (tens to hundreds of µs), never blocking on disk, locks held by
+    /// slow code, or sleeps. The server may run it on its I/O thread when no request waits for a
+    /// worker, which saves two thread hand-offs per request.
+    case light
+    /// Anything else (large bodies, disk writes, possibly long computations): always on a worker.
+    case heavy
+}
+
 /// A route: method, path pattern with `{name}` segments, a name for metrics, and its handler.
 public struct Route: Sendable {
     public let method: String
     public let pattern: String
     public let segments: [Substring]
     public let doc: OperationDoc
+    public let cost: HandlerCost
     public let handler: HTTPHandler
 }
 
@@ -54,14 +65,17 @@ public final class Router: @unchecked Sendable {
 
     public init() {}
 
-    /// Adds a route. `pattern` is a path such as `/v1/parties/{id}`.
-    public func add(_ method: String, _ pattern: String, _ doc: OperationDoc, _ handler: @escaping HTTPHandler) {
+    /// Adds a route. `pattern` is a path such as `/v1/parties/{id}`; `cost` says whether the
+    /// handler is `.light` enough to run on the I/O thread (default `.heavy`: always on a worker).
+    public func add(_ method: String, _ pattern: String, _ doc: OperationDoc, cost: HandlerCost = .heavy,
+                    _ handler: @escaping HTTPHandler)
+    {
         let segments = pattern.split(separator: "/", omittingEmptySubsequences: true)
-        routes.append(Route(method: method, pattern: pattern, segments: segments, doc: doc, handler: handler))
+        routes.append(Route(method: method, pattern: pattern, segments: segments, doc: doc, cost: cost, handler: handler))
     }
 
     /// The outcome of matching a path.
-    public enum Match {
+    public enum Match: Sendable {
         case found(Route, [String: String])
         case methodNotAllowed([String])
         case notFound
@@ -90,7 +104,12 @@ public final class Router: @unchecked Sendable {
 
     /// Dispatches a request: matched handler, or 404/405 JSON errors; HTTPError becomes its answer.
     public func handle(_ request: HTTPRequest) -> (route: String, response: HTTPResponse) {
-        switch match(method: request.method, path: request.path) {
+        handle(request, match(method: request.method, path: request.path))
+    }
+
+    /// Dispatches a request whose path was already matched (`m` from `match(method:path:)`).
+    public func handle(_ request: HTTPRequest, _ m: Match) -> (route: String, response: HTTPResponse) {
+        switch m {
         case .notFound:
             return ("unmatched", HTTPError(status: 404, code: "not_found", message: "no endpoint at \(request.method) \(request.path.prefix(200))").response)
         case .methodNotAllowed(let methods):

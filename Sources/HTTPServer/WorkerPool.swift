@@ -13,11 +13,18 @@ final class WorkerPool: @unchecked Sendable {
     private var threads: [Thread] = []
     private var running = 0
 
+    static let markerKey = "taxipot.http.worker"
+
+    /// True on a worker thread of any pool.
+    static var isWorkerThread: Bool { Thread.current.threadDictionary[markerKey] as? Bool ?? false }
+
     init(threads count: Int, queueCapacity: Int) {
         capacity = queueCapacity
         for i in 0..<count {
-            let t = Thread { [unowned self] in self.loop() }
-            t.name = "taxipot-worker-\(i)"
+            let t = Thread { [unowned self] in
+                Thread.current.threadDictionary[WorkerPool.markerKey] = true
+                self.loop()
+            }
             t.stackSize = 1 << 20
             threads.append(t)
             t.start()

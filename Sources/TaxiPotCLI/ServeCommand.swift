@@ -8,7 +8,7 @@ struct ServeCommand: Command {
     let help = """
         Usage: taxipot serve [--host H] [--port P] [--data DIR] [--state-dir DIR]
                              [--workers N] [--queue N] [--connections N] [--timeout S] [--no-access-log]
-                             [--cluster-radius PX]
+                             [--no-inline] [--cluster-radius PX]
 
         Serves the HTTP API (GET /openapi.json lists every endpoint).
           --host H          address to bind (default 127.0.0.1)
@@ -20,6 +20,9 @@ struct ServeCommand: Command {
           --connections N   open connections at most (default 1024)
           --timeout S       idle connection timeout in seconds (default 15)
           --no-access-log   no per-request line on stderr
+          --no-inline       run every handler on a worker; by default light read-only endpoints
+                            (route, places, fare, clusters, …) run on the I/O thread when no
+                            request waits, which saves two thread hand-offs per request
           --cluster-radius PX  party cluster cell size in 256-px-tile pixels, 16–512 (default 60)
         Writes to parties need TAXIPOT_WRITE_TOKEN set in the environment.
         SIGTERM or SIGINT finishes in-flight requests, then exits 0.
@@ -27,7 +30,7 @@ struct ServeCommand: Command {
 
     func run(_ args: [String]) throws -> Int32 {
         let a = try Arguments(args, valued: ["host", "port", "data", "state-dir", "workers", "queue", "connections", "timeout", "cluster-radius"],
-                              flags: ["no-access-log"])
+                              flags: ["no-access-log", "no-inline"])
         guard a.positionals.isEmpty else { throw UsageError("unexpected argument '\(a.positionals[0])'") }
         let host = a.value("host") ?? "127.0.0.1"
         let port = try a.int("port", default: 8080, range: 0...65535)
@@ -37,6 +40,7 @@ struct ServeCommand: Command {
         options.connectionLimit = try a.int("connections", default: options.connectionLimit, range: 1...100_000)
         options.connectionTimeoutSeconds = try a.int("timeout", default: options.connectionTimeoutSeconds, range: 1...3600)
         options.accessLog = !a.has("no-access-log")
+        options.inlineLightHandlers = !a.has("no-inline")
 
         let stateDir = a.value("state-dir") ?? "var"
         try FileManager.default.createDirectory(atPath: stateDir, withIntermediateDirectories: true)

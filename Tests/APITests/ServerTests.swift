@@ -136,6 +136,88 @@ final class ServerTests: XCTestCase {
         server.stop()
     }
 
+    /// A router whose routes answer the name of the thread that ran them.
+    static func threadNameRouter(sleepOnceMicros: Int32 = 0) -> Router {
+        final class Once: @unchecked Sendable {
+            private let lock = NSLock()
+            private var done = false
+            func first() -> Bool { lock.lock(); defer { lock.unlock() }; let f = !done; done = true; return f }
+        }
+        let router = Router()
+        let once = Once()
+        let name: HTTPHandler = { _ in .json(["thread": .string(HTTPServer.isWorkerThread ? "worker" : "io")]) }
+        router.add("GET", "/light", OperationDoc("light"), cost: .light) { req in
+            if once.first() && sleepOnceMicros > 0 { usleep(UInt32(sleepOnceMicros)) }
+            return try name(req)
+        }
+        router.add("GET", "/heavy", OperationDoc("heavy"), name)
+        return router
+    }
+
+    func threadName(_ c: RawHTTPClient, _ path: String) throws -> String {
+        let r = try c.request("GET", path)
+        XCTAssertEqual(r.status, 200, r.text)
+        return try JSONParser.parse(r.body)["thread"]?.stringValue ?? "?"
+    }
+
+    func testLightRoutesRunOnTheIOThreadAndHeavyOnesOnWorkers() throws {
+        var options = HTTPServerOptions()
+        options.accessLog = false
+        let server = HTTPServer(router: Self.threadNameRouter(), options: options)
+        try server.start(host: "127.0.0.1", port: 0)
+        defer { server.stop() }
+        let c = try RawHTTPClient(port: server.port)
+        for _ in 0..<5 {
+            XCTAssertEqual(try threadName(c, "/light"), "io")
+            XCTAssertEqual(try threadName(c, "/heavy"), "worker")
+        }
+        // Switched off, every handler runs on a worker.
+        options.inlineLightHandlers = false
+        let plain = HTTPServer(router: Self.threadNameRouter(), options: options)
+        try plain.start(host: "127.0.0.1", port: 0)
+        defer { plain.stop() }
+        XCTAssertEqual(try threadName(RawHTTPClient(port: plain.port), "/light"), "worker")
+    }
+
+    func testALightRouteOverItsBudgetGoesToTheWorkersForAWhile() throws {
+        var options = HTTPServerOptions()
+        options.accessLog = false
+        options.inlineBudgetSeconds = 0.002
+        options.inlinePenaltyRequests = 3
+        let server = HTTPServer(router: Self.threadNameRouter(sleepOnceMicros: 20_000), options: options)
+        try server.start(host: "127.0.0.1", port: 0)
+        defer { server.stop() }
+        let c = try RawHTTPClient(port: server.port)
+        // The first run sleeps 20 ms on the I/O thread: the next 3 go to workers, then inline again
+        // once the I/O thread's recent-load share has decayed below inlineMaxShare.
+        XCTAssertEqual(try threadName(c, "/light"), "io")
+        for _ in 0..<3 { XCTAssertEqual(try threadName(c, "/light"), "worker") }
+        usleep(60_000)
+        XCTAssertEqual(try threadName(c, "/light"), "io")
+    }
+
+    func testABusyIOThreadHandsLightRoutesToTheWorkers() throws {
+        // Light requests of 1 ms each, back to back: the I/O thread's share of recent time in
+        // handlers passes inlineMaxShare, so some go to the workers (every core serves under load).
+        let router = Router()
+        router.add("GET", "/ms", OperationDoc("1 ms of work"), cost: .light) { _ in
+            let end = DispatchTime.now().uptimeNanoseconds + 1_000_000
+            while DispatchTime.now().uptimeNanoseconds < end {}
+            return .json(["thread": .string(HTTPServer.isWorkerThread ? "worker" : "io")])
+        }
+        var options = HTTPServerOptions()
+        options.accessLog = false
+        options.inlineBudgetSeconds = 1
+        let server = HTTPServer(router: router, options: options)
+        try server.start(host: "127.0.0.1", port: 0)
+        defer { server.stop() }
+        let c = try RawHTTPClient(port: server.port)
+        var seen: [String: Int] = [:]
+        for _ in 0..<40 { seen[try threadName(c, "/ms"), default: 0] += 1 }
+        XCTAssertGreaterThan(seen["io", default: 0], 0, "\(seen)")
+        XCTAssertGreaterThan(seen["worker", default: 0], 0, "\(seen)")
+    }
+
     func testSlowAndHalfOpenConnectionsTimeOutWithoutStarvingOthers() throws {
         var options = HTTPServerOptions()
         options.connectionTimeoutSeconds = 1
