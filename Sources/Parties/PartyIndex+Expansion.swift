@@ -142,7 +142,7 @@ extension PartyIndex {
                 depth += 1
             }
             for d in stride(from: depth - 1, through: 0, by: -1) {
-                pools[d].nodes[Int(path[d])].expansion = Int8(keptExpansion(path[d], depth: d))
+                pools[d].nodes[Int(path[d])].expansion = keptExpansion(path[d], depth: d)
             }
         }
     }
@@ -153,7 +153,7 @@ extension PartyIndex {
             for i in 0..<pools[d].nodes.count {
                 let nd = pools[d].nodes[i]
                 guard nd.first < 0 && nd.count > 0 else { continue }
-                pools[d].nodes[i].expansion = Int8(keptExpansion(Int32(i), depth: d))
+                pools[d].nodes[i].expansion = keptExpansion(Int32(i), depth: d)
             }
         }
     }

@@ -1,6 +1,6 @@
 /// One quadtree node: a grid cell at its depth (= zoom) with the count and coordinate sum of
 /// the parties below it. A leaf (`first` ≥ 0) lists its parties through `Slot.next`; an inner
-/// node (`first` = −1) has children in the next depth's pool.
+/// node (`first` < 0) has children in the next depth's pool.
 struct Node {
     var count: Int32
     var first: Int32
@@ -8,9 +8,15 @@ struct Node {
     var sumY: Double
     /// Children by quadrant (x bit | y bit << 1), −1 when absent.
     var c0: Int32 = -1, c1: Int32 = -1, c2: Int32 = -1, c3: Int32 = -1
+
     /// For an inner node, the expansion zoom of its parties, or −1 when not kept (see
     /// `PartyIndex+Expansion`); for a leaf, `maxZoom + 1` (a zoom-20 list never splits).
-    var expansion = Int8(PartyIndex.maxZoom + 1)
+    /// Kept in an inner node's `first`, which only a leaf uses: −1 not kept, −2 − zoom kept
+    /// (so the node stays 40 bytes).
+    var expansion: Int {
+        get { first >= 0 ? PartyIndex.maxZoom + 1 : (first == -1 ? -1 : Int(-2 - first)) }
+        set { if first < 0 { first = newValue < 0 ? -1 : Int32(-2 - newValue) } }
+    }
 
     @inline(__always)
     func child(_ q: Int) -> Int32 {
