@@ -12,7 +12,9 @@ import Geo
 ///
 /// Clusters at a zoom are the occupied cells in view, neighbours merged until no two features
 /// are closer than `radius` pixels (see `ClusterMerger`); their ids name their cells
-/// (`ClusterID`), so an id stays the same while its cells stay occupied.
+/// (`ClusterID`), so an id stays the same while its cells stay occupied. Inner nodes also
+/// keep their parties' expansion zoom when it is cheap to know (`PartyIndex+Expansion`),
+/// refreshed along the path of each insert or delete, so unfiltered answers read it.
 ///
 /// A value type: copy it and the copy is independent. Not thread-safe for concurrent
 /// mutation; `PartyService` guards one with a lock.
