@@ -153,36 +153,49 @@ extension PartyIndex {
         let shift = Int32(PartyIndex.maxZoom - zoom - 1)
         let capacity = ClusterMerger.smallCapacity
         return withUnsafeTemporaryAllocation(of: ClusterMerger.SmallFeature.self, capacity: capacity) { f in
-            var n = 0
-            var m = Int32(g)
-            while m >= 0 {
-                let r = kept[Int(m)]
-                let base = items[Int(m)].key << 2
-                let nd = node(Int(r.depth), r.node)
-                if nd.first >= 0 {
-                    // A leaf (one party, or a zoom-20 list): all in one cell one zoom down.
-                    guard n < capacity else { return false }
-                    let slot = slots[Int(nd.first)]
-                    let q = UInt64((slot.cellX >> shift) & 1) | UInt64((slot.cellY >> shift) & 1) << 1
-                    ClusterMerger.insertSorted(.init(key: base | q, w: Double(nd.count), sx: nd.sumX, sy: nd.sumY), into: f, count: n)
-                    n += 1
-                } else {
-                    guard n + 4 <= capacity else { return false }
-                    let d = Int(r.depth) + 1
-                    for q in 0..<4 {
-                        let c = nd.child(q)
-                        guard c >= 0 else { continue }
-                        let cn = node(d, c)
-                        ClusterMerger.insertSorted(.init(key: base | UInt64(q), w: Double(cn.count), sx: cn.sumX, sy: cn.sumY),
-                                                   into: f, count: n)
+            withUnsafeTemporaryAllocation(of: Int32.self, capacity: capacity / 4) { members in
+                // The members in key order (so their children come out in key order).
+                var k = 0
+                var m = Int32(g)
+                while m >= 0 {
+                    guard k < capacity / 4 else { return false }
+                    let key = items[Int(m)].key
+                    var b = k
+                    while b > 0 && items[Int(members[b - 1])].key > key {
+                        members[b] = members[b - 1]
+                        b -= 1
+                    }
+                    members[b] = m
+                    k += 1
+                    m = items[Int(m)].nextMember
+                }
+                var n = 0
+                for t in 0..<k {
+                    let m = Int(members[t])
+                    let r = kept[m]
+                    let base = items[m].key << 2
+                    let nd = node(Int(r.depth), r.node)
+                    if nd.first >= 0 {
+                        // A leaf (one party, or a zoom-20 list): all in one cell one zoom down.
+                        let slot = slots[Int(nd.first)]
+                        let q = UInt64((slot.cellX >> shift) & 1) | UInt64((slot.cellY >> shift) & 1) << 1
+                        f[n] = .init(key: base | q, w: Double(nd.count), sx: nd.sumX, sy: nd.sumY)
                         n += 1
+                    } else {
+                        let d = Int(r.depth) + 1
+                        for q in 0..<4 {
+                            let c = nd.child(q)
+                            guard c >= 0 else { continue }
+                            let cn = node(d, c)
+                            f[n] = .init(key: base | UInt64(q), w: Double(cn.count), sx: cn.sumX, sy: cn.sumY)
+                            n += 1
+                        }
                     }
                 }
-                m = items[Int(m)].nextMember
+                guard n > 1 else { return false }
+                let scale = PartyIndex.worldPixels(zoom: zoom + 1)
+                return ClusterMerger.mergedCount(UnsafeMutableBufferPointer(rebasing: f[0..<n]), radius: radius, scale: scale) > 1
             }
-            guard n > 1 else { return false }
-            let scale = PartyIndex.worldPixels(zoom: zoom + 1)
-            return ClusterMerger.mergedCount(UnsafeMutableBufferPointer(rebasing: f[0..<n]), radius: radius, scale: scale) > 1
         }
     }
 
