@@ -75,9 +75,22 @@ extension CoordinateTransformer {
                 invalid.append(PointIssue(index: i, kind: .invalidInput(reason)))
             }
         }
-        try pool.withWorker { worker in
-            worker.transform(x: x + range.lowerBound * stride, y: y + range.lowerBound * stride,
-                             stride: stride, count: range.count)
+        let px = x + range.lowerBound * stride, py = y + range.lowerBound * stride
+        if let kernelPlans {
+            // The kernels inside their box; a PROJ worker only for the points outside it.
+            var failure: CoordinateError? = nil
+            try kernelPlans.withPlan { plan in
+                plan.transform(x: px, y: py, stride: stride, count: range.count) { fx, fy, n in
+                    do throws(CoordinateError) {
+                        try pool.withWorker { $0.transformWithPROJ(x: fx, y: fy, stride: 1, count: n) }
+                    } catch {
+                        failure = error
+                    }
+                }
+            }
+            if let failure { throw failure }
+        } else {
+            try pool.withWorker { worker in worker.transform(x: px, y: py, stride: stride, count: range.count) }
         }
         // Merge the invalid inputs with the points PROJ failed on; both become NaN.
         var issues: [PointIssue] = []

@@ -35,7 +35,8 @@ public struct CRSDescriptor: Sendable, Hashable, CustomStringConvertible {
 /// - `WCONGNAMUL` = EPSG:5181 in units of 0.4 m, i.e. 5181 metres × 2.5 (Kakao web-map URLs)
 /// - `KATEC`, `TM128` = the Bessel transverse Mercator of old Naver local search and Opinet, with the
 ///   7-parameter datum shift `+towgs84=-115.80,474.99,674.11,1.16,-2.31,-1.63,6.43` (without the shift
-///   positions are about 360 m off in Seoul). Into KATEC the answers are PROJ's (`cs2cs`'s); out of it
+///   positions are about 360 m off in Seoul). Into KATEC the answers are PROJ's (`cs2cs`'s, within
+///   nanometres when the closed-form kernels run: `CoordinateTransformer.usesFastKernel`); out of it
 ///   they are the exact inverse of those for points on the WGS84 surface, within ≈6 mm of PROJ's own
 ///   inverse (see `CoordinateTransformer.refinesInverse`)
 /// - `WEBMERCATOR` = EPSG:3857

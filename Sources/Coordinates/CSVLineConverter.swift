@@ -14,6 +14,17 @@ struct LineConverter: Sendable {
     /// Zero-based x and y columns of a CSV with a header; nil for plain `x,y` lines.
     let columns: (x: Int, y: Int)?
     let decimals: Int
+    /// Plain `x,y` runs may take `convertPlainFast` (false only to compare the two paths in tests).
+    var allowsFastPath = true
+    /// Recomputes with PROJ alone the points printed near a rounding boundary (see `RoundingTies`).
+    let ties: RoundingTies
+
+    init(transformer: CoordinateTransformer, columns: (x: Int, y: Int)?, decimals: Int) {
+        self.transformer = transformer
+        self.columns = columns
+        self.decimals = decimals
+        ties = RoundingTies(transformer: transformer, decimals: decimals)
+    }
 
     private enum LineState {
         case blank
@@ -22,6 +33,7 @@ struct LineConverter: Sendable {
     }
 
     func convert(_ bytes: UnsafeBufferPointer<UInt8>) -> ConvertedPart {
+        if columns == nil, allowsFastPath, let fast = convertPlainFast(bytes) { return fast }
         var part = ConvertedPart()
         var states: [LineState] = []
         var bounds: [(start: Int, end: Int)] = []
@@ -49,7 +61,9 @@ struct LineConverter: Sendable {
         // One batch for the part's points; issues name point indices, mapped back to lines.
         var pointIssues: [Int: String] = [:]
         do {
+            let (inputX, inputY) = (xs, ys)
             let report = try transformer.transform(xs: &xs, ys: &ys)
+            ties.settle(xs: &xs, ys: &ys, inputX: inputX, inputY: inputY)
             for issue in report.issues {
                 switch issue.kind {
                 case .invalidInput(let reason): pointIssues[issue.index] = reason

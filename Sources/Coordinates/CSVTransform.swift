@@ -12,6 +12,9 @@ public struct CSVTransformOptions: Sendable {
     public var maxLineBytes = 1 << 20
     /// Bad lines reported one by one; later ones are only counted.
     public var maxReportedErrors = 100
+    /// Plain `x,y` input is read and written by a dedicated fast parser and formatter that give the
+    /// same bytes; false forces the general CSV path everywhere (to compare the two).
+    public var plainFastPath = true
 
     public init(xColumn: String? = nil, yColumn: String? = nil) {
         self.xColumn = xColumn
@@ -114,7 +117,8 @@ public final class CSVCoordinateTransform: Sendable {
             summary.lines = 1
         }
 
-        let parser = LineConverter(transformer: transformer, columns: columns, decimals: decimals)
+        var parser = LineConverter(transformer: transformer, columns: columns, decimals: decimals)
+        parser.allowsFastPath = options.plainFastPath
         // Blocks in flight: reading the next and writing the previous overlap the conversion.
         var inFlight: [BlockJob] = []
         func finishOldest() {
@@ -153,14 +157,14 @@ public final class CSVCoordinateTransform: Sendable {
 
 /// One block of whole lines, split at line ends into parts converted concurrently on the global queue.
 private final class BlockJob: @unchecked Sendable {
-    let bytes: UnsafeMutableBufferPointer<UInt8>
+    /// The block itself (read concurrently by the parts, never written).
+    let bytes: [UInt8]
     let cuts: [Int]
     private let slots: UnsafeMutableBufferPointer<ConvertedPart>
     let group = DispatchGroup()
 
     init(_ block: [UInt8], parser: LineConverter) {
-        bytes = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: block.count)
-        _ = bytes.initialize(from: block)
+        bytes = block
         let minPart = 64 << 10
         let wanted = min(CoordinateTransformer.coreCount * 2, max(1, block.count / minPart))
         var cuts = [0]
@@ -175,8 +179,9 @@ private final class BlockJob: @unchecked Sendable {
         slots.initialize(repeating: ConvertedPart())
         for k in 0..<(cuts.count - 1) {
             DispatchQueue.global().async(group: group) {
-                let slice = UnsafeBufferPointer(rebasing: self.bytes[self.cuts[k]..<self.cuts[k + 1]])
-                self.slots[k] = parser.convert(slice)
+                self.slots[k] = self.bytes.withUnsafeBufferPointer { all in
+                    parser.convert(UnsafeBufferPointer(rebasing: all[self.cuts[k]..<self.cuts[k + 1]]))
+                }
             }
         }
     }
@@ -187,7 +192,6 @@ private final class BlockJob: @unchecked Sendable {
     deinit {
         group.wait()
         slots.deinitialize().deallocate()
-        bytes.deallocate()
     }
 }
 
@@ -253,7 +257,11 @@ struct BlockReader {
             cut = nl + 1
         }
         let block = Array(buffer[0..<cut])
-        for byte in block where byte == 10 { linesHandedOut += 1 }
+        linesHandedOut += block.withUnsafeBufferPointer { b in
+            var count = 0
+            for byte in b { count &+= byte == 10 ? 1 : 0 }  // branch-free: vectorised
+            return count
+        }
         buffer.withUnsafeMutableBytes { raw in
             guard let base = raw.baseAddress else { return }
             memmove(base, base + cut, filled - cut)

@@ -16,7 +16,10 @@ public struct XYPoint: Sendable, Hashable, CustomStringConvertible {
     public var description: String { "\(x),\(y)" }
 }
 
-/// Converts coordinates from one CRS to another through PROJ.
+/// Converts coordinates from one CRS to another through PROJ, or, for the transverse Mercator,
+/// Web Mercator and 7-parameter Helmert operations Korean grids use, through closed-form kernels
+/// built from PROJ's own pipeline and checked against PROJ when the transformer is made
+/// (`usesFastKernel`).
 ///
 /// Built from two CRS names (see `CRSCatalog`); inputs and outputs are always x = longitude or
 /// easting, y = latitude or northing (`proj_normalize_for_visualization`). Safe to share between
@@ -46,6 +49,22 @@ public final class CoordinateTransformer: Sendable {
     /// `InverseRefinement`). Between two such CRSs PROJ stays geocentric from one shift to the
     /// other, drops only the last height and closes within ≈0.4 mm: that is left to PROJ.
     public let refinesInverse: Bool
+    /// True when points inside a checked box are transformed by closed-form kernels (transverse
+    /// Mercator by Krüger's series, geocentric conversion, 7-parameter Helmert) instead of PROJ: at
+    /// creation the kernels were compared with PROJ on a grid and random points over the area of use
+    /// plus 1° and agreed within 1e-6 target units (1e-11° for degrees). Other points go through PROJ.
+    /// For a refined transformer, the way back (see `refinesInverse`) was checked the same way.
+    public let usesFastKernel: Bool
+    /// The largest difference from PROJ the creation check found, in target units; nil without kernels.
+    public let fastKernelDifference: Double?
+    /// For a refined transformer with kernels: the check's figure for the way back, in source units.
+    public let fastKernelBackDifference: Double?
+    /// The kernels, e.g. `inverse tmerc → cart → helmert → inverse cart → tmerc`, or nil.
+    public let fastKernelSummary: String?
+    /// The kernels workers run, when `usesFastKernel`.
+    let kernelRecipe: KernelRecipe?
+    /// Kernel buffers for batches that need no PROJ worker (transformers without `refinesInverse`).
+    let kernelPlans: KernelPlanPool?
 
     /// Source longitudes must lie within ±180 and latitudes within ±90.
     let sourceIsDegrees: Bool
@@ -57,18 +76,20 @@ public final class CoordinateTransformer: Sendable {
     ///
     /// Throws `unknownCRS` naming an unknown name, `unsupportedCRS` for a CRS that is not a 2D
     /// horizontal one, and `noTransformation` when PROJ has no way between them.
-    public convenience init(from: String, to: String) throws(CoordinateError) {
-        try self.init(source: CRSCatalog.resolve(from), target: CRSCatalog.resolve(to))
+    /// With `fastKernels: false` (or `TAXIPOT_COORDINATES_PROJ_ONLY=1` in the environment) every
+    /// point goes through PROJ.
+    public convenience init(from: String, to: String, fastKernels: Bool = true) throws(CoordinateError) {
+        try self.init(source: CRSCatalog.resolve(from), target: CRSCatalog.resolve(to), fastKernels: fastKernels)
     }
 
-    /// Builds the transformation between two resolved CRSs.
-    public init(source: CRSDescriptor, target: CRSDescriptor) throws(CoordinateError) {
+    /// Builds the transformation between two resolved CRSs (see `init(from:to:fastKernels:)`).
+    public init(source: CRSDescriptor, target: CRSDescriptor, fastKernels: Bool = true) throws(CoordinateError) {
         self.source = source
         self.target = target
-        guard let ctx = Proj.makeContext() else {
-            throw .noTransformation(from: source.name, to: target.name, reason: "PROJ could not create a context")
-        }
-        defer { proj_context_destroy(ctx) }
+        // The first worker's context serves the inspection too (one database connection less);
+        // no other thread sees the worker before `init` returns.
+        let first = try ProjWorker(source: source, target: target)
+        let ctx = first.context
         let sourceCRS = try Proj.makeCRS(source, in: ctx)
         defer { proj_destroy(sourceCRS) }
         let targetCRS = try Proj.makeCRS(target, in: ctx)
@@ -80,26 +101,45 @@ public final class CoordinateTransformer: Sendable {
         targetIsGeographic = targetFacts.isGeographic
         targetAreaOfUse = targetFacts.areaOfUse
 
-        let first = try ProjWorker(source: source, target: target)
         operationDescription = Self.describe(first)
         let recipe = Self.verifiedRecipe(for: first, source: source, sourceFacts: sourceFacts, targetFacts: targetFacts)
         usesStepwisePlan = recipe != nil
+        let kernelsAllowed = fastKernels && Self.kernelsAllowedByEnvironment
+        let kernel = kernelsAllowed
+            ? Self.verifiedKernel(for: first, source: source, sourceFacts: sourceFacts, targetFacts: targetFacts) : nil
+        first.kernel = kernel.map { KernelPlan($0) }
+        let kernelDifference = kernel?.checkedDifference
 
         // The way back (target → source) that a refined transformer inverts exactly.
         var refinementRecipe: RefinementRecipe? = nil
-        if source != target, Proj.dropsDatumHeight(sourceCRS, in: ctx), !Proj.dropsDatumHeight(targetCRS, in: ctx),
+        // WGS 84 itself never shifts to WGS 84 (saves PROJ an operation search for the common source).
+        if source != target, source.name != "EPSG:4326", Proj.dropsDatumHeight(sourceCRS, in: ctx), !Proj.dropsDatumHeight(targetCRS, in: ctx),
            let back = try? ProjWorker(source: target, target: source)
         {
-            let made = RefinementRecipe(
+            var made = RefinementRecipe(
                 back: Self.verifiedRecipe(for: back, source: target, sourceFacts: targetFacts, targetFacts: sourceFacts),
                 maxCorrection: sourceFacts.isGeographic ? 1e-5 : 1)
+            if kernel != nil {
+                made.backKernel = Self.verifiedKernel(for: back, source: target, sourceFacts: targetFacts, targetFacts: sourceFacts)
+                back.kernel = made.backKernel.map { KernelPlan($0) }
+            }
             first.refinement = InverseRefinement(forward: back, maxCorrection: made.maxCorrection)
             refinementRecipe = made
         }
         refinesInverse = refinementRecipe != nil
+        // A refined transformer uses kernels only when both directions have verified ones.
+        let useKernel = kernel != nil && (refinementRecipe == nil || refinementRecipe?.backKernel != nil)
+        let workerKernel = useKernel ? kernel : nil
+        if !useKernel { first.kernel = nil }
+        usesFastKernel = useKernel
+        fastKernelDifference = useKernel ? kernelDifference : nil
+        fastKernelBackDifference = useKernel ? refinementRecipe?.backKernel?.checkedDifference : nil
+        fastKernelSummary = workerKernel?.summary
+        kernelRecipe = workerKernel
+        kernelPlans = refinementRecipe == nil ? workerKernel.map { KernelPlanPool($0) } : nil
         let refinement = refinementRecipe
         pool = ProjWorkerPool(first: first) { () throws(CoordinateError) -> ProjWorker in
-            let worker = try ProjWorker(source: source, target: target, recipe: recipe)
+            let worker = try ProjWorker(source: source, target: target, recipe: recipe, kernel: workerKernel)
             worker.refinement = try refinement?.make(source: source, target: target)
             return worker
         }
@@ -111,6 +151,17 @@ public final class CoordinateTransformer: Sendable {
         }
         return proj_get_name(worker.operation).map { String(cString: $0) } ?? "unnamed operation"
     }
+
+    /// True when `point` (source coordinates) would be transformed by the kernels, false when by
+    /// PROJ (no kernels, or the point lies outside the box where they were checked, or is not finite).
+    public func usesFastKernel(for point: XYPoint) -> Bool {
+        guard let box = kernelRecipe?.box else { return false }
+        return point.x >= box.minX && point.x <= box.maxX && point.y >= box.minY && point.y <= box.maxY
+    }
+
+    /// The source-coordinate box (west/min x, south/min y, east/max x, north/max y) where the
+    /// kernels are used, or nil without kernels.
+    public var fastKernelBox: (minX: Double, minY: Double, maxX: Double, maxY: Double)? { kernelRecipe?.box }
 
     // MARK: Single points and arrays
 

@@ -84,7 +84,8 @@ public enum CoordinatesBenchmark {
                 cpu.append(processCPUSeconds() - cpuStart)
                 for i in 0..<points { deviation = max(deviation, abs(bx[i] - refX[i]), abs(by[i] - refY[i])) }
             }
-            results.append(Result(name: "WGS84 → \(target)", points: points, seconds: seconds, cpuSeconds: cpu,
+            let path = transformer.usesFastKernel ? "fast kernel checked against PROJ" : "PROJ"
+            results.append(Result(name: "WGS84 → \(target) (\(path))", points: points, seconds: seconds, cpuSeconds: cpu,
                                   maxDeviationFromPROJ: deviation))
         }
         return results

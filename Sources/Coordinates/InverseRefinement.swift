@@ -21,7 +21,7 @@ import CProj
 ///
 /// The answer differs from `cs2cs`'s inverse by up to ≈6 mm, far below the ≈1 m accuracy of the
 /// datum shift itself; in exchange every round trip through such a CRS closes. Answers into the
-/// CRS are PROJ's own, unchanged. Points where a step fails, or where it would move the answer by
+/// CRS are PROJ's own, unchanged (within nanometres when the closed-form kernels run both ways). Points where a step fails, or where it would move the answer by
 /// more than `maxCorrection` (source units, ≈1 m: no dropped height does that), keep PROJ's plain
 /// answer. Used by one thread at a time, like the worker that owns it.
 final class InverseRefinement {
@@ -101,10 +101,13 @@ struct RefinementRecipe: Sendable {
     let back: StepRecipe?
     /// The largest correction per step, in source units (≈1 m: 1 unit, or 1e-5°).
     let maxCorrection: Double
+    /// The verified closed-form kernels of the target → source operation, if any.
+    var backKernel: KernelRecipe? = nil
 
     /// A refinement with its own target → source worker.
     func make(source: CRSDescriptor, target: CRSDescriptor) throws(CoordinateError) -> InverseRefinement {
-        InverseRefinement(forward: try ProjWorker(source: target, target: source, recipe: back), maxCorrection: maxCorrection)
+        InverseRefinement(forward: try ProjWorker(source: target, target: source, recipe: back, kernel: backKernel),
+                          maxCorrection: maxCorrection)
     }
 }
 

@@ -111,9 +111,12 @@ final class ProjWorker: @unchecked Sendable {
     /// Makes `transform` the exact inverse of the way back, when the source drops a datum height
     /// (it holds its own target → source worker and context).
     var refinement: InverseRefinement?
+    /// The closed-form kernels for points inside their checked box, when the transformer verified them.
+    var kernel: KernelPlan?
 
-    /// Builds the operation from `source` to `target` in a new context, and `recipe`'s plan in it.
-    init(source: CRSDescriptor, target: CRSDescriptor, recipe: StepRecipe? = nil) throws(CoordinateError) {
+    /// Builds the operation from `source` to `target` in a new context, `recipe`'s plan in it and
+    /// `kernel`'s buffers.
+    init(source: CRSDescriptor, target: CRSDescriptor, recipe: StepRecipe? = nil, kernel: KernelRecipe? = nil) throws(CoordinateError) {
         guard let ctx = Proj.makeContext() else {
             throw .noTransformation(from: source.name, to: target.name, reason: "PROJ could not create a context")
         }
@@ -145,6 +148,7 @@ final class ProjWorker: @unchecked Sendable {
         context = ctx
         operation = op
         plan = recipe.flatMap { StepwisePlan($0, in: ctx) }
+        self.kernel = kernel.map { KernelPlan($0) }
     }
 
     deinit {
@@ -164,8 +168,21 @@ final class ProjWorker: @unchecked Sendable {
         transformPlain(x: x, y: y, stride: stride, count: count)
     }
 
-    /// Transforms with PROJ's operation alone (its plan or pipeline), without the refinement.
+    /// Transforms without the refinement: with the kernels inside their box and PROJ elsewhere, or
+    /// with PROJ alone when there are no kernels.
     func transformPlain(x: UnsafeMutablePointer<Double>, y: UnsafeMutablePointer<Double>, stride: Int, count: Int) {
+        guard count > 0 else { return }
+        if let kernel {
+            kernel.transform(x: x, y: y, stride: stride, count: count) { px, py, n in
+                transformWithPROJ(x: px, y: py, stride: 1, count: n)
+            }
+            return
+        }
+        transformWithPROJ(x: x, y: y, stride: stride, count: count)
+    }
+
+    /// Transforms with PROJ's operation alone (its plan or pipeline).
+    func transformWithPROJ(x: UnsafeMutablePointer<Double>, y: UnsafeMutablePointer<Double>, stride: Int, count: Int) {
         guard count > 0 else { return }
         if let plan {
             plan.transform(x: x, y: y, stride: stride, count: count)

@@ -47,3 +47,28 @@ final class ProjWorkerPool: @unchecked Sendable {
         return idle.count
     }
 }
+
+/// A lock-protected pool of kernel scratch buffers, so that batches handled wholly by the kernels
+/// borrow no PROJ worker (and a thread never has to build one just to stay idle).
+final class KernelPlanPool: @unchecked Sendable {
+    private let lock = NSLock()
+    private var idle: [KernelPlan] = []
+    let recipe: KernelRecipe
+
+    init(_ recipe: KernelRecipe) {
+        self.recipe = recipe
+    }
+
+    /// Runs `body` with a plan that no other thread uses meanwhile.
+    func withPlan<R>(_ body: (KernelPlan) throws(CoordinateError) -> R) throws(CoordinateError) -> R {
+        lock.lock()
+        let plan = idle.popLast() ?? KernelPlan(recipe)
+        lock.unlock()
+        defer {
+            lock.lock()
+            if idle.count < 16 { idle.append(plan) }
+            lock.unlock()
+        }
+        return try body(plan)
+    }
+}

@@ -3,6 +3,8 @@ import TaxiPot
 
 /// Coordinates: the batch API over the same 1M points pyproj transforms (bench-out/inputs/coords_1m.f64),
 /// WGS84 → UTM-K (5179), KATEC and Web Mercator, and the largest difference from pyproj's answers.
+/// The conditions say which path ran: the closed-form kernels (transverse Mercator, and for KATEC the
+/// geocentric Helmert shift) checked against PROJ when the transformer was made, or PROJ itself.
 enum CoordinatesBench {
     /// (record key suffix, our CRS name).
     static let targets = [("5179", "UTMK"), ("katec", "KATEC"), ("3857", "WEBMERCATOR")]
@@ -23,7 +25,11 @@ enum CoordinatesBench {
                 if run > 0 { rates.append(Double(n) / s / 1e6) }
             }
             var conditions = "1M points WGS84 -> \(key.uppercased()) (\(name)), batch API on two [Double] buffers, "
-                + "all \(ProcessInfo.processInfo.activeProcessorCount) cores"
+                + "all \(ProcessInfo.processInfo.activeProcessorCount) cores, "
+                + (transformer.usesFastKernel
+                    ? String(format: "fast closed-form kernel (%@) verified against PROJ at creation (max %.1g m)",
+                             transformer.fastKernelSummary ?? "", transformer.fastKernelDifference ?? .nan)
+                    : "PROJ " + (transformer.usesStepwisePlan ? "step by step" : "pipeline"))
             if let (peerX, peerY) = try? readPairs(ctx.output("coords-peer-\(key).f64")), peerX.count == n {
                 var dev = 0.0
                 for i in 0..<n where outX[i].isFinite && peerX[i].isFinite {

@@ -35,6 +35,10 @@ struct TransformCommand: Command {
           --x-col NAME    header name of the x column (with --y-col)
           --y-col NAME    header name of the y column (with --x-col)
 
+        Points inside the area of use of the common Korean grids (UTM-K, the 2010 belts, WTM,
+        WCONGNAMUL, KATEC/TM128) go through closed-form kernels checked against PROJ when the
+        command starts (nanometres apart); set TAXIPOT_COORDINATES_PROJ_ONLY=1 to use PROJ for all.
+
         Exit status: 0 all converted, 1 usage or fatal error, 2 finished with bad lines.
         """
     }

@@ -7,6 +7,7 @@
                                      in the record "graph" field for the route figures)
 """
 import os
+import shutil
 import subprocess
 import sys
 
@@ -29,18 +30,44 @@ def coords(binary):
         np.savetxt(path + ".tmp", src, fmt="%.8f", delimiter=",")
         os.replace(path + ".tmp", path)
     n = len(src)
-    cmd = [binary, "transform", "--from", "WGS84", "--to", "UTMK", path]
-    rc, _, _, err = time_v(cmd)
-    if rc != 0:
-        raise SystemExit("taxipot transform failed (%d): %s" % (rc, err[-500:]))
-    rates, mbs = [], []
-    for _ in range(5):
-        rc, secs, mb, _ = time_v(cmd)
-        rates.append(n / secs / 1e6)
-        mbs.append(mb)
+    records = []
     cond = "1M x,y lines (8 decimals) from the same points -> CSV on /dev/null, all cores, whole process"
-    benchlib.emit([benchlib.record("coordinates.cli.5179", "ours", "taxipot transform", "throughput", "M points/s",
-                                   "higher", rates, n, cond, peak_mb=max(mbs))])
+    for key, target in (("5179", "UTMK"), ("katec", "KATEC"), ("3857", "WEBMERCATOR")):
+        cmd = [binary, "transform", "--from", "WGS84", "--to", target, path]
+        rc, _, _, err = time_v(cmd)  # warm-up
+        if rc != 0:
+            raise SystemExit("taxipot transform failed (%d): %s" % (rc, err[-500:]))
+        rates, mbs = [], []
+        for _ in range(5):
+            rc, secs, mb, _ = time_v(cmd)
+            rates.append(n / secs / 1e6)
+            mbs.append(mb)
+        records.append(benchlib.record("coordinates.cli." + key, "ours", "taxipot transform", "throughput",
+                                       "M points/s", "higher", rates, n, cond, peak_mb=max(mbs)))
+    # PROJ's own command-line tool on the same points (it reads whitespace-separated text).
+    cs2cs = shutil.which("cs2cs")
+    if cs2cs:
+        spaced = os.path.join(benchlib.INPUTS, "coords_1m.txt")
+        if not os.path.exists(spaced):
+            with open(path) as f, open(spaced + ".tmp", "w") as g:
+                for line in f:
+                    g.write(line.replace(",", " "))
+            os.replace(spaced + ".tmp", spaced)
+        cmd = [cs2cs, "-f", "%.3f", "+proj=longlat", "+datum=WGS84", "+no_defs", "+to", "EPSG:5179"]
+        version = subprocess.run([cs2cs], capture_output=True, text=True).stderr.split("\n")[0].strip()
+        rates = []
+        for i in range(4):
+            with open(spaced) as f:
+                rc, secs, _, err = time_v(cmd, stdin=f)
+            if rc != 0:
+                raise SystemExit("cs2cs failed (%d): %s" % (rc, err[-500:]))
+            if i > 0:  # the first run warms the page cache and PROJ's database
+                rates.append(n / secs / 1e6)
+        records.append(benchlib.record("coordinates.cli.5179", "peer-cs2cs", "cs2cs (%s)" % version, "throughput",
+                                       "M points/s", "higher", rates, n,
+                                       "1M 'x y' lines (8 decimals) from the same points -> EPSG:5179, -f %.3f, "
+                                       "text on /dev/null, whole process, 1 thread"))
+    benchlib.emit(records)
 
 
 def batch(binary, path, runs):

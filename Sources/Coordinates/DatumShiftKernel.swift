@@ -1,0 +1,142 @@
+import Foundation
+
+/// Geodetic (λ, φ, h) ↔ geocentric (X, Y, Z) on one ellipsoid, over arrays of points: PROJ's
+/// `cart` step. Angles in radians, lengths in metres.
+///
+/// Forward: N = a / √(1 − e² sin²φ), X = (N + h) cos φ cos λ, Y = (N + h) cos φ sin λ,
+/// Z = (N (1 − e²) + h) sin φ. Inverse: Bowring's closed form (one step from the parametric
+/// latitude, exact to ≈1e-15 rad for heights within tens of kilometres of the surface), the same
+/// formula PROJ's `cart` uses, so that both agree to rounding.
+struct GeocentricKernel: Sendable, Equatable {
+    let a: Double
+    let b: Double
+    /// First and second eccentricity squared.
+    let es: Double
+    let secondES: Double
+
+    init(a: Double, f: Double) {
+        self.a = a
+        b = a * (1 - f)
+        es = f * (2 - f)
+        secondES = es / ((1 - f) * (1 - f))
+    }
+
+    /// x = λ, y = φ, z = h on entry; X, Y, Z on return.
+    func forward(x: UnsafeMutablePointer<Double>, y: UnsafeMutablePointer<Double>, z: UnsafeMutablePointer<Double>, count: Int) {
+        let a = self.a, es = self.es
+        for i in 0..<count {
+            let sp = sin(y[i])
+            // cos φ ≥ 0: from sin φ while that keeps full precision (|φ| < 64°).
+            let cp = abs(sp) < 0.9 ? ((1 - sp) * (1 + sp)).squareRoot() : cos(y[i])
+            let sl = sin(x[i]), cl = cos(x[i])
+            let h = z[i]
+            let n = a / (1 - es * sp * sp).squareRoot()
+            x[i] = (n + h) * cp * cl
+            y[i] = (n + h) * cp * sl
+            z[i] = (n * (1 - es) + h) * sp
+        }
+    }
+
+    /// x = X, y = Y, z = Z on entry; λ, φ and (when `height`, else z is left as it was) h on return.
+    func inverse(x: UnsafeMutablePointer<Double>, y: UnsafeMutablePointer<Double>, z: UnsafeMutablePointer<Double>, count: Int,
+                 height: Bool = true)
+    {
+        let a = self.a, b = self.b, es = self.es, secondES = self.secondES
+        for i in 0..<count {
+            let px = x[i], py = y[i], pz = z[i]
+            let p = (px * px + py * py).squareRoot()
+            // Parametric latitude θ of the point's projection (tan θ = z a / (p b)), then one Bowring step.
+            let za = pz * a, pb = p * b
+            let r = (za * za + pb * pb).squareRoot()
+            let st = za / r, ct = pb / r
+            let phi = atan2(pz + secondES * b * st * st * st, p - es * a * ct * ct * ct)
+            x[i] = atan2(py, px)
+            y[i] = phi
+            if height {
+                let sp = sin(phi), cp = cos(phi)
+                let n = a / (1 - es * sp * sp).squareRoot()
+                z[i] = abs(cp) < 1e-6 ? abs(pz) / abs(sp) - n * (1 - es) : p / cp - n
+            }
+        }
+    }
+}
+
+/// A 7-parameter Helmert transformation of geocentric coordinates (PROJ's `helmert` step without
+/// time terms): X′ = T + (1 + s·10⁻⁶) R X with PROJ's small-angle rotation matrix R, in the
+/// position-vector or coordinate-frame convention; the inverse is PROJ's too,
+/// X = Rᵀ (X′ − T) / (1 + s·10⁻⁶) (the transpose, not the exact inverse of R).
+struct HelmertKernel: Sendable, Equatable {
+    let tx: Double, ty: Double, tz: Double
+    let scale: Double
+    /// The rotation matrix, row by row, as applied forward.
+    let r: (Double, Double, Double, Double, Double, Double, Double, Double, Double)
+
+    /// Translations in metres, rotations in arc-seconds, scale difference in parts per million.
+    init(tx: Double, ty: Double, tz: Double, rx: Double, ry: Double, rz: Double, ppm: Double, positionVector: Bool) {
+        self.tx = tx
+        self.ty = ty
+        self.tz = tz
+        scale = 1 + ppm * 1e-6
+        let k = Double.pi / (180 * 3600)
+        let wx = rx * k, wy = ry * k, wz = rz * k
+        // Position vector: R = [[1, −rz, ry], [rz, 1, −rx], [−ry, rx, 1]]; coordinate frame: Rᵀ.
+        if positionVector {
+            r = (1, -wz, wy, wz, 1, -wx, -wy, wx, 1)
+        } else {
+            r = (1, wz, -wy, -wz, 1, wx, wy, -wx, 1)
+        }
+    }
+
+    static func == (l: HelmertKernel, r: HelmertKernel) -> Bool {
+        l.tx == r.tx && l.ty == r.ty && l.tz == r.tz && l.scale == r.scale
+            && [l.r.0, l.r.1, l.r.2, l.r.3, l.r.4, l.r.5, l.r.6, l.r.7, l.r.8]
+            == [r.r.0, r.r.1, r.r.2, r.r.3, r.r.4, r.r.5, r.r.6, r.r.7, r.r.8]
+    }
+
+    func forward(x: UnsafeMutablePointer<Double>, y: UnsafeMutablePointer<Double>, z: UnsafeMutablePointer<Double>, count: Int) {
+        let m = r, s = scale, tx = self.tx, ty = self.ty, tz = self.tz
+        for i in 0..<count {
+            let px = x[i], py = y[i], pz = z[i]
+            x[i] = tx + s * (m.0 * px + m.1 * py + m.2 * pz)
+            y[i] = ty + s * (m.3 * px + m.4 * py + m.5 * pz)
+            z[i] = tz + s * (m.6 * px + m.7 * py + m.8 * pz)
+        }
+    }
+
+    func inverse(x: UnsafeMutablePointer<Double>, y: UnsafeMutablePointer<Double>, z: UnsafeMutablePointer<Double>, count: Int) {
+        let m = r, s = scale, tx = self.tx, ty = self.ty, tz = self.tz
+        for i in 0..<count {
+            let px = (x[i] - tx) / s, py = (y[i] - ty) / s, pz = (z[i] - tz) / s
+            x[i] = m.0 * px + m.3 * py + m.6 * pz
+            y[i] = m.1 * px + m.4 * py + m.7 * pz
+            z[i] = m.2 * px + m.5 * py + m.8 * pz
+        }
+    }
+}
+
+/// The spherical ("Web") Mercator of PROJ's `webmerc` step on the sphere of radius a (EPSG:3857):
+/// x = x₀ + a (λ − λ₀), y = y₀ + a atanh(sin φ); inverse φ = atan(sinh((y − y₀) / a)).
+struct WebMercatorKernel: Sendable, Equatable {
+    let a: Double
+    let lambda0: Double
+    let x0: Double
+    let y0: Double
+
+    /// x = λ, y = φ (radians) on entry; easting, northing on return.
+    func forward(x: UnsafeMutablePointer<Double>, y: UnsafeMutablePointer<Double>, count: Int) {
+        let a = self.a, lambda0 = self.lambda0, x0 = self.x0, y0 = self.y0
+        for i in 0..<count {
+            x[i] = x0 + a * (x[i] - lambda0)
+            y[i] = y0 + a * atanh(sin(y[i]))
+        }
+    }
+
+    /// Easting, northing on entry; x = λ, y = φ (radians) on return.
+    func inverse(x: UnsafeMutablePointer<Double>, y: UnsafeMutablePointer<Double>, count: Int) {
+        let a = self.a, lambda0 = self.lambda0, x0 = self.x0, y0 = self.y0
+        for i in 0..<count {
+            x[i] = (x[i] - x0) / a + lambda0
+            y[i] = atan(sinh((y[i] - y0) / a))
+        }
+    }
+}
