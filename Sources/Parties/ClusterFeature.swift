@@ -45,10 +45,12 @@ public struct ClusterQueryScratch: Sendable {
     var small = ClusterMerger()
     var below: [CellRef] = []
     var aggregates: [(count: Int, sumX: Double, sumY: Double)] = []
-    var pending: [(count: Int, sumX: Double, sumY: Double, cells: Range<Int>, children: Range<Int>)] = []
+    /// Clusters awaiting their expansion zoom (−1 until known).
+    var pending: [(count: Int, sumX: Double, sumY: Double, cells: Range<Int>, children: Range<Int>, expansion: Int)] = []
     var pendingCells: [ClusterID.Cell] = []
     var current: [CellRef] = []
     var deeper: [CellRef] = []
+    var deeperAggregates: [(count: Int, sumX: Double, sumY: Double)] = []
 
     public init() {}
 }
@@ -64,5 +66,6 @@ struct CellRef {
 
     /// The cell's place in quadtree (Morton) order among the cells of its zoom: the order the
     /// tree is walked in, so cells gathered by a walk come sorted.
+    @inline(__always)
     func key(zoom: Int) -> UInt64 { PartyIndex.mortonKey(Int(x), Int(y)) }
 }

@@ -18,18 +18,25 @@ struct ClusterMerger {
         var sumX: Double
         var sumY: Double
         var key: UInt64
-        var px: Double
-        var py: Double
-        var alive: Bool
-        var absorbedThisRound: Bool
         var nextMember: Int32
         var lastMember: Int32
-        var gridNext: Int32
     }
 
     private(set) var items: [Item] = []
+    /// Positions (pixels) and liveness by feature, apart from `items` so the neighbour scans
+    /// read compact arrays.
+    private var px: [Double] = []
+    private var py: [Double] = []
+    private var alive: [Bool] = []
     private var order: [Int32] = []
     private var grid = Grid()
+    /// The features that absorbed in the last round (so moved), and the next round's.
+    private var moved: [Int32] = []
+    private var movedNext: [Int32] = []
+    /// Candidate pairs of a round after the first, as adjacency lists.
+    private var edgeHead: [Int32] = []
+    private var edgeNext: [Int32] = []
+    private var edgeTo: [Int32] = []
     /// Number of features left after `merge`.
     private(set) var groupCount = 0
 
@@ -50,8 +57,7 @@ struct ClusterMerger {
     /// Adds a feature of `count` parties whose normalised positions sum to (`sumX`, `sumY`);
     /// `key` orders the features (distinct keys give an order independent of input order).
     mutating func add(count c: Int, sumX sx: Double, sumY sy: Double, key k: UInt64) {
-        items.append(Item(count: c, sumX: sx, sumY: sy, key: k, px: 0, py: 0, alive: true, absorbedThisRound: false,
-                          nextMember: -1, lastMember: Int32(items.count), gridNext: -1))
+        items.append(Item(count: c, sumX: sx, sumY: sy, key: k, nextMember: -1, lastMember: Int32(items.count)))
     }
 
     /// Count of feature `i` (after `merge`, of the group it leads).
@@ -60,170 +66,230 @@ struct ClusterMerger {
     func sums(_ i: Int) -> (x: Double, y: Double) { (items[i].sumX, items[i].sumY) }
 
     /// Merges at a zoom whose world is `scale` pixels wide, keeping features ≥ `radius` px apart.
+    ///
+    /// The first round compares every feature with its neighbours. A later round need only
+    /// compare pairs of which one moved (absorbed) in the round before: two features that
+    /// both stayed put and alive were compared then, by the earlier one as seed, at the same
+    /// positions, and were found `radius` or more apart. So later rounds first list those
+    /// candidate pairs, then run the seeds in order over them: the same merges as a full scan.
     mutating func merge(radius: Double, scale: Double) {
         let n = items.count
         groupCount = n
-        order.removeAll(keepingCapacity: true)
-        for i in 0..<n {
-            let c = Double(items[i].count)
-            items[i].px = items[i].sumX / c * scale
-            items[i].py = items[i].sumY / c * scale
-            order.append(Int32(i))
+        if px.count < n {
+            let more = n - px.count
+            px.append(contentsOf: repeatElement(0, count: more))
+            py.append(contentsOf: repeatElement(0, count: more))
+            alive.append(contentsOf: repeatElement(false, count: more))
+            order.append(contentsOf: repeatElement(0, count: more))
+            edgeHead.append(contentsOf: repeatElement(-1, count: more))
         }
-        guard n > 1 else { return }
-        var sorted = true
-        for i in 1..<n where items[i - 1].key > items[i].key {
-            sorted = false
-            break
-        }
-        if !sorted {
-            items.withUnsafeBufferPointer { it in
-                order.sort { a, b in it[Int(a)].key < it[Int(b)].key || (it[Int(a)].key == it[Int(b)].key && a < b) }
-            }
-        }
-        let ordered = order
-        let r2 = radius * radius
-        let perCell = 1 / radius
-        var left = n
-        var merged = true
-        while merged {
-            let useGrid = left > 24
-            if useGrid { buildGrid(perCell: perCell) }
-            let grid = self.grid
-            var absorbedAny = false
-            items.withUnsafeMutableBufferPointer { it in
-                ordered.withUnsafeBufferPointer { ord in
-                    for k in 0..<ord.count {
-                        let i = Int(ord[k])
-                        guard it[i].alive else { continue }
-                        let x = it[i].px, y = it[i].py
-                        var absorbed = false
-                        if useGrid {
-                            // Positions are ≥ 0, so truncation is floor.
-                            let gx = Int(x * perCell) - grid.originX, gy = Int(y * perCell) - grid.originY
-                            for ny in max(gy - 1, 0)..<min(gy + 2, grid.height) {
-                                for nx in max(gx - 1, 0)..<min(gx + 2, grid.width) {
-                                    var j = grid.usesMap ? grid.map[ny &* grid.width &+ nx] ?? -1 : grid.head[ny * grid.width + nx]
-                                    while j >= 0 {
-                                        let ji = Int(j)
-                                        if ji != i && it[ji].alive {
-                                            let dx = it[ji].px - x, dy = it[ji].py - y
-                                            if dx * dx + dy * dy < r2 {
-                                                ClusterMerger.absorb(ji, into: i, it)
-                                                absorbed = true
-                                            }
-                                        }
-                                        j = it[ji].gridNext
-                                    }
-                                }
+        guard n > 0 else { return }
+        // The work happens on locals (the closures must not reach `self` while its arrays are borrowed).
+        var it = items, xs = px, ys = py, al = alive, ord = order, heads = edgeHead, g = grid
+        items = []
+        px = []
+        py = []
+        alive = []
+        order = []
+        edgeHead = []
+        grid = Grid()
+        var scratch = Scratch(moved: moved, movedNext: movedNext, edgeNext: edgeNext, edgeTo: edgeTo)
+        moved = []
+        movedNext = []
+        edgeNext = []
+        edgeTo = []
+        let left = it.withUnsafeMutableBufferPointer { it in
+            xs.withUnsafeMutableBufferPointer { px in
+                ys.withUnsafeMutableBufferPointer { py in
+                    al.withUnsafeMutableBufferPointer { alive in
+                        ord.withUnsafeMutableBufferPointer { ord in
+                            heads.withUnsafeMutableBufferPointer { heads in
+                                ClusterMerger.run(Buffers(it: it, px: px, py: py, alive: alive, ord: ord, edgeHead: heads), n: n,
+                                                  radius: radius, scale: scale, grid: &g, scratch: &scratch)
                             }
-                        } else {
-                            for k2 in (k + 1)..<ord.count {
-                                let j = Int(ord[k2])
-                                guard it[j].alive else { continue }
-                                let dx = it[j].px - x, dy = it[j].py - y
-                                if dx * dx + dy * dy < r2 {
-                                    ClusterMerger.absorb(j, into: i, it)
-                                    absorbed = true
-                                }
-                            }
-                        }
-                        if absorbed {
-                            absorbedAny = true
-                            it[i].absorbedThisRound = true
                         }
                     }
                 }
-                // Seeds that absorbed move to their new centroid for the next round.
-                left = 0
-                for i in 0..<it.count where it[i].alive {
-                    left += 1
-                    if it[i].absorbedThisRound {
-                        it[i].absorbedThisRound = false
-                        let c = Double(it[i].count)
-                        it[i].px = it[i].sumX / c * scale
-                        it[i].py = it[i].sumY / c * scale
-                    }
-                }
             }
-            merged = absorbedAny
         }
+        items = it
+        px = xs
+        py = ys
+        alive = al
+        order = ord
+        edgeHead = heads
+        grid = g
+        moved = scratch.moved
+        movedNext = scratch.movedNext
+        edgeNext = scratch.edgeNext
+        edgeTo = scratch.edgeTo
         groupCount = left
     }
 
-    /// A feature for `mergedCount`: its key, count and coordinate sums, and its position.
-    struct SmallFeature {
-        var key: UInt64
-        var w: Double
-        var sx: Double
-        var sy: Double
-        var px: Double = 0
-        var py: Double = 0
+    /// The per-feature arrays of `merge`, borrowed.
+    private struct Buffers {
+        let it: UnsafeMutableBufferPointer<Item>
+        let px: UnsafeMutableBufferPointer<Double>
+        let py: UnsafeMutableBufferPointer<Double>
+        let alive: UnsafeMutableBufferPointer<Bool>
+        let ord: UnsafeMutableBufferPointer<Int32>
+        let edgeHead: UnsafeMutableBufferPointer<Int32>
     }
 
-    /// The most features `mergedCount` takes (so its buffer fits on the stack).
-    static let smallCapacity = 20
+    /// The growable lists of `merge`.
+    private struct Scratch {
+        var moved: [Int32]
+        var movedNext: [Int32]
+        var edgeNext: [Int32]
+        var edgeTo: [Int32]
 
-    /// The number of features `merge(radius:scale:)` would leave of `f` (sorted by key), without
-    /// keeping groups: the same algorithm on a compact buffer, for the expansion-zoom search,
-    /// which only asks whether a few features stay one.
-    static func mergedCount(_ f: UnsafeMutableBufferPointer<SmallFeature>, radius: Double, scale: Double) -> Int {
-        let n = f.count
+        /// Records that features `a` and `b` are within the radius (both directions).
+        @inline(__always)
+        mutating func addPair(_ a: Int, _ b: Int, _ heads: UnsafeMutableBufferPointer<Int32>) {
+            edgeTo.append(Int32(b))
+            edgeNext.append(heads[a])
+            heads[a] = Int32(edgeTo.count - 1)
+            edgeTo.append(Int32(a))
+            edgeNext.append(heads[b])
+            heads[b] = Int32(edgeTo.count - 1)
+        }
+    }
+
+    /// `merge` on borrowed buffers; returns the number of features left.
+    private static func run(_ b: Buffers, n: Int, radius: Double, scale: Double, grid: inout Grid, scratch sc: inout Scratch) -> Int {
+        let it = b.it, px = b.px, py = b.py, alive = b.alive, ord = b.ord, heads = b.edgeHead
+        var sorted = true
+        for i in 0..<n {
+            let c = Double(it[i].count)
+            px[i] = it[i].sumX / c * scale
+            py[i] = it[i].sumY / c * scale
+            alive[i] = true
+            ord[i] = Int32(i)
+            if i > 0 && it[i - 1].key > it[i].key { sorted = false }
+        }
         guard n > 1 else { return n }
-        for k in 0..<n {
-            f[k].px = f[k].sx / f[k].w * scale
-            f[k].py = f[k].sy / f[k].w * scale
+        if !sorted {
+            var part = UnsafeMutableBufferPointer<Int32>(rebasing: ord[0..<n])
+            part.sort { (a: Int32, b: Int32) -> Bool in
+                let ka = it[Int(a)].key, kb = it[Int(b)].key
+                return ka < kb || (ka == kb && a < b)
+            }
         }
         let r2 = radius * radius
-        var alive: UInt32 = (1 << UInt32(n)) - 1
+        let perCell = 1 / radius
         var left = n
-        while true {
-            var moved: UInt32 = 0
-            // Living features in order, by their set bits; a seed clears only the bits of the
-            // features it absorbs (all after it, each as it is reached), so the bits above the
-            // seed taken at its start are exactly the ones the one-by-one scan would find alive.
-            var seeds = alive
-            while seeds != 0 {
-                let i = seeds.trailingZeroBitCount
-                let above = ~((UInt32(1) << UInt32(i + 1)) &- 1)
-                let x = f[i].px, y = f[i].py
-                var later = alive & above
-                while later != 0 {
-                    let j = later.trailingZeroBitCount
-                    later &= later &- 1
-                    let dx = f[j].px - x, dy = f[j].py - y
-                    if dx * dx + dy * dy < r2 {
-                        alive &= ~(1 << UInt32(j))
-                        left -= 1
-                        f[i].w += f[j].w
-                        f[i].sx += f[j].sx
-                        f[i].sy += f[j].sy
-                        moved |= 1 << UInt32(i)
+        sc.moved.removeAll(keepingCapacity: true)
+        // Round one: every feature against its neighbours. A seed's position is fixed for its
+        // turn, so it lists what it absorbs first (without branching on each distance), then
+        // absorbs them in that order.
+        let useGrid = n > 24
+        if useGrid { grid.build(px, py, alive, n: n, perCell: perCell) }
+        withUnsafeTemporaryAllocation(of: Int32.self, capacity: n) { hits in
+            for k in 0..<n {
+                let i = Int(ord[k])
+                guard alive[i] else { continue }
+                let x = px[i], y = py[i]
+                var h = 0
+                if useGrid {
+                    let gx = Int(x * perCell) - grid.originX, gy = Int(y * perCell) - grid.originY
+                    for ny in max(gy - 1, 0)..<min(gy + 2, grid.height) {
+                        for nx in max(gx - 1, 0)..<min(gx + 2, grid.width) {
+                            var j = grid.bucket(nx, ny)
+                            while j >= 0 {
+                                let ji = Int(j)
+                                let dx = px[ji] - x, dy = py[ji] - y
+                                hits[h] = j
+                                h &+= (dx * dx + dy * dy < r2 ? 1 : 0) & (alive[ji] ? 1 : 0) & (ji != i ? 1 : 0)
+                                j = grid.next[ji]
+                            }
+                        }
+                    }
+                } else {
+                    for k2 in (k + 1)..<n {
+                        let j = ord[k2]
+                        let dx = px[Int(j)] - x, dy = py[Int(j)] - y
+                        hits[h] = j
+                        h &+= (dx * dx + dy * dy < r2 ? 1 : 0) & (alive[Int(j)] ? 1 : 0)
                     }
                 }
-                seeds = alive & above
-            }
-            guard moved != 0 else { return left }
-            for i in 0..<n where moved & (1 << UInt32(i)) != 0 {
-                f[i].px = f[i].sx / f[i].w * scale
-                f[i].py = f[i].sy / f[i].w * scale
+                guard h > 0 else { continue }
+                for t in 0..<h {
+                    let j = Int(hits[t])
+                    alive[j] = false
+                    absorb(j, into: i, it)
+                }
+                left -= h
+                sc.moved.append(Int32(i))
             }
         }
-    }
-
-    /// Inserts `x` into `f[0..<n]`, keeping it sorted by key (ties after equal keys).
-    static func insertSorted(_ x: SmallFeature, into f: UnsafeMutableBufferPointer<SmallFeature>, count n: Int) {
-        var b = n
-        while b > 0 && f[b - 1].key > x.key {
-            f[b] = f[b - 1]
-            b -= 1
+        // Later rounds: only pairs with a moved feature.
+        while !sc.moved.isEmpty {
+            for m in sc.moved {
+                let i = Int(m)
+                let c = Double(it[i].count)
+                px[i] = it[i].sumX / c * scale
+                py[i] = it[i].sumY / c * scale
+            }
+            // Candidate pairs: each moved feature with every living feature within the radius.
+            sc.edgeNext.removeAll(keepingCapacity: true)
+            sc.edgeTo.removeAll(keepingCapacity: true)
+            let useGrid = left > 24
+            if useGrid { grid.build(px, py, alive, n: n, perCell: perCell) }
+            for m in sc.moved {
+                let i = Int(m)
+                let x = px[i], y = py[i]
+                if useGrid {
+                    let gx = Int(x * perCell) - grid.originX, gy = Int(y * perCell) - grid.originY
+                    for ny in max(gy - 1, 0)..<min(gy + 2, grid.height) {
+                        for nx in max(gx - 1, 0)..<min(gx + 2, grid.width) {
+                            var j = grid.bucket(nx, ny)
+                            while j >= 0 {
+                                let ji = Int(j)
+                                if ji != i {
+                                    let dx = px[ji] - x, dy = py[ji] - y
+                                    if dx * dx + dy * dy < r2 { sc.addPair(i, ji, heads) }
+                                }
+                                j = grid.next[ji]
+                            }
+                        }
+                    }
+                } else {
+                    for j in 0..<n where j != i && alive[j] {
+                        let dx = px[j] - x, dy = py[j] - y
+                        if dx * dx + dy * dy < r2 { sc.addPair(i, j, heads) }
+                    }
+                }
+            }
+            sc.movedNext.removeAll(keepingCapacity: true)
+            if !sc.edgeTo.isEmpty {
+                // The round: seeds in order, each absorbing its living candidates.
+                for k in 0..<n {
+                    let i = Int(ord[k])
+                    var e = heads[i]
+                    guard e >= 0 else { continue }
+                    heads[i] = -1
+                    guard alive[i] else { continue }
+                    var absorbed = false
+                    while e >= 0 {
+                        let j = Int(sc.edgeTo[Int(e)])
+                        if alive[j] {
+                            alive[j] = false
+                            left -= 1
+                            absorb(j, into: i, it)
+                            absorbed = true
+                        }
+                        e = sc.edgeNext[Int(e)]
+                    }
+                    if absorbed { sc.movedNext.append(Int32(i)) }
+                }
+            }
+            swap(&sc.moved, &sc.movedNext)
         }
-        f[b] = x
+        return left
     }
 
     @inline(__always)
     private static func absorb(_ j: Int, into i: Int, _ it: UnsafeMutableBufferPointer<Item>) {
-        it[j].alive = false
         it[i].count += it[j].count
         it[i].sumX += it[j].sumX
         it[i].sumY += it[j].sumY
@@ -231,66 +297,27 @@ struct ClusterMerger {
         it[i].lastMember = it[j].lastMember
     }
 
-    /// Buckets the living features by `radius`-sized cells of their position.
-    private mutating func buildGrid(perCell: Double) {
-        var g = grid
-        grid = Grid()  // leave one reference to its buffers, so they are reused in place
-        g.build(&items, perCell: perCell)
-        grid = g
-    }
-
-    /// Features bucketed by `radius`-sized cells in a flat array over their extent (positions
-    /// are within a viewport plus a cell, or a few cells around a cluster, so it is small);
-    /// each bucket lists features through `Item.gridNext`.
-    struct Grid {
-        var head: [Int32] = []
-        /// Used instead of `head` when the extent is large and sparse (a world-wide answer).
-        var map: [Int: Int32] = [:]
-        var usesMap = false
-        var originX = 0
-        var originY = 0
-        var width = 0
-        var height = 0
-
-        mutating func build(_ items: inout [Item], perCell: Double) {
-            let n = items.count
-            var minX = Int.max, minY = Int.max, maxX = Int.min, maxY = Int.min
-            for i in 0..<n where items[i].alive {
-                let gx = Int(items[i].px * perCell), gy = Int(items[i].py * perCell)
-                minX = min(minX, gx); maxX = max(maxX, gx)
-                minY = min(minY, gy); maxY = max(maxY, gy)
-            }
-            originX = minX
-            originY = minY
-            width = maxX - minX + 1
-            height = maxY - minY + 1
-            usesMap = width > 1 << 24 || height > 1 << 24 || width * height > 4 * n + 64
-            if usesMap {
-                map.removeAll(keepingCapacity: true)
-            } else {
-                head.removeAll(keepingCapacity: true)
-                head.append(contentsOf: repeatElement(-1, count: width * height))
-            }
-            for i in 0..<n {
-                items[i].gridNext = -1
-                guard items[i].alive else { continue }
-                let k = (Int(items[i].py * perCell) - minY) &* width &+ (Int(items[i].px * perCell) - minX)
-                if usesMap {
-                    items[i].gridNext = map[k] ?? -1
-                    map[k] = Int32(i)
-                } else {
-                    items[i].gridNext = head[k]
-                    head[k] = Int32(i)
+    /// Calls `body` with the features and the surviving ones' indices, in merge order.
+    func withGroups<R>(_ body: (UnsafeBufferPointer<Item>, UnsafeBufferPointer<Int32>) throws -> R) rethrows -> R {
+        try items.withUnsafeBufferPointer { it in
+            try alive.withUnsafeBufferPointer { alive in
+                try order.withUnsafeBufferPointer { order in
+                    // The survivors, compacted to the front of a stack buffer.
+                    try withUnsafeTemporaryAllocation(of: Int32.self, capacity: max(it.count, 1)) { groups in
+                        var k = 0
+                        for j in 0..<it.count where alive[Int(order[j])] {
+                            groups[k] = order[j]
+                            k += 1
+                        }
+                        return try body(it, UnsafeBufferPointer(rebasing: groups[0..<k]))
+                    }
                 }
             }
         }
     }
 
-    /// Calls `body` with each surviving feature, in merge order.
-    func forEachGroup(_ body: (Int) -> Void) {
-        if items.count == 1 { body(0); return }
-        for o in order where items[Int(o)].alive { body(Int(o)) }
-    }
+    /// True when feature `g` absorbed no other.
+    func isAlone(_ g: Int) -> Bool { items[g].nextMember < 0 }
 
     /// Calls `body` with each input feature merged into `g` (itself first).
     func forEachMember(of g: Int, _ body: (Int) -> Void) {

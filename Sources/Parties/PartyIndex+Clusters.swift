@@ -16,12 +16,18 @@ extension PartyIndex {
     public func clusters(in box: BoundingBox, zoom: Int, filter: PartyFilter = PartyFilter(),
                          scratch: inout ClusterQueryScratch) -> [ClusterFeature]
     {
+        clusters(in: box, zoom: zoom, filter: filter, scratch: &scratch, general: false)
+    }
+
+    /// `clusters(in:zoom:filter:scratch:)`; with `general`, an unfiltered answer takes the
+    /// filtered path (expansion zooms searched, not read from the nodes), for tests.
+    func clusters(in box: BoundingBox, zoom: Int, filter: PartyFilter, scratch: inout ClusterQueryScratch, general: Bool) -> [ClusterFeature] {
         let z = min(max(zoom, 0), PartyIndex.maxZoom)
         scratch.refs.removeAll(keepingCapacity: true)
         for range in cellRanges(box, zoom: z) {
             collectCells(zoom: z, xs: range.xs, ys: range.ys, into: &scratch.refs)
         }
-        return features(zoom: z, filter: filter, scratch: &scratch)
+        return features(zoom: z, filter: filter, scratch: &scratch, general: general)
     }
 
     /// The features one zoom deeper that the parties of `id` form (merged among themselves),
@@ -59,7 +65,9 @@ extension PartyIndex {
 
     /// Aggregates `scratch.refs` (cells at `zoom`), merges neighbours and turns the groups into
     /// features: lone parties, then clusters.
-    func features(zoom: Int, filter: PartyFilter, scratch sc: inout ClusterQueryScratch) -> [ClusterFeature] {
+    func features(zoom: Int, filter: PartyFilter, scratch sc: inout ClusterQueryScratch, general: Bool = false) -> [ClusterFeature] {
+        // Without a filter, answers read what the nodes keep (see `PartyIndex+Expansion`).
+        let unfiltered = filter.isEmpty && !general
         sc.merger.reset()
         sc.merger.reserve(sc.refs.count)
         sc.kept.removeAll(keepingCapacity: true)
@@ -77,26 +85,46 @@ extension PartyIndex {
         sc.pending.removeAll(keepingCapacity: true)
         sc.pendingCells.removeAll(keepingCapacity: true)
         sc.below.removeAll(keepingCapacity: true)
-        sc.merger.forEachGroup { g in
-            let n = sc.merger.count(g)
-            if n == 1, let p = singleMatch(sc.kept[g], filter: filter) {
-                out.append(.party(p))
-                return
+        let merger = sc.merger, kept = sc.kept
+        merger.withGroups { items, groups in
+            kept.withUnsafeBufferPointer { kept in
+                for g32 in groups {
+                    let g = Int(g32)
+                    let n = items[g].count
+                    let r = kept[g]
+                    if n == 1, let p = unfiltered ? onlyParty(r) : singleMatch(r, filter: filter) {
+                        out.append(.party(p))
+                        continue
+                    }
+                    let firstCell = sc.pendingCells.count, firstChild = sc.below.count
+                    let sums = (x: items[g].sumX, y: items[g].sumY)
+                    if unfiltered && items[g].nextMember < 0 && Int(r.depth) == zoom {
+                        // One cell: its node may keep the expansion zoom.
+                        let kept = Int(node(zoom, r.node).expansion)
+                        if kept >= 0 {
+                            sc.pendingCells.append(ClusterID.Cell(x: Int(r.x), y: Int(r.y)))
+                            sc.pending.append((n, sums.x, sums.y, firstCell..<sc.pendingCells.count, firstChild..<firstChild, kept))
+                            continue
+                        }
+                    }
+                    let quick = unfiltered && zoom < PartyIndex.maxZoom && splitsAtNextZoom(leader: g, items, kept, zoom: zoom)
+                    var m = Int32(g)
+                    while m >= 0 {
+                        let r = kept[Int(m)]
+                        sc.pendingCells.append(ClusterID.Cell(x: Int(r.x), y: Int(r.y)))
+                        if !quick { appendChildren(of: r, zoom: zoom, into: &sc.below) }
+                        m = items[Int(m)].nextMember
+                    }
+                    sc.pending.append((n, sums.x, sums.y, firstCell..<sc.pendingCells.count, firstChild..<sc.below.count,
+                                       quick ? zoom + 1 : -1))
+                }
             }
-            let firstCell = sc.pendingCells.count, firstChild = sc.below.count
-            sc.merger.forEachMember(of: g) { m in
-                let r = sc.kept[m]
-                sc.pendingCells.append(ClusterID.Cell(x: Int(r.x), y: Int(r.y)))
-                appendChildren(of: r, zoom: zoom, into: &sc.below)
-            }
-            let sums = sc.merger.sums(g)
-            sc.pending.append((n, sums.x, sums.y, firstCell..<sc.pendingCells.count, firstChild..<sc.below.count))
         }
         sc.aggregates.removeAll(keepingCapacity: true)
         for r in sc.below { sc.aggregates.append(aggregate(r, filter: filter)) }
         for c in sc.pending {
-            var expansion = PartyIndex.maxZoom + 1
-            if zoom < PartyIndex.maxZoom {
+            var expansion = c.expansion >= 0 ? c.expansion : PartyIndex.maxZoom + 1
+            if c.expansion < 0 && zoom < PartyIndex.maxZoom {
                 if splitsBelow(c.children, zoom: zoom, scratch: &sc) {
                     expansion = zoom + 1
                 } else {
@@ -111,6 +139,64 @@ extension PartyIndex {
             out.append(.cluster(Cluster(id: id, coordinate: coordinate, count: c.count, expansionZoom: expansion)))
         }
         return out
+    }
+
+    /// True when the parties of the merged group led by `g` (cells `kept` at `zoom` < 20, no
+    /// filter; `items` the merger's) form two or more features one zoom deeper, merged among
+    /// themselves; false when they do not, or when they fill more than
+    /// `ClusterMerger.smallCapacity` cells there (the caller then searches the general way).
+    /// Reads the child nodes straight into a stack buffer; a child's key is its parent's
+    /// Morton key and its quadrant.
+    func splitsAtNextZoom(leader g: Int, _ items: UnsafeBufferPointer<ClusterMerger.Item>,
+                          _ kept: UnsafeBufferPointer<CellRef>, zoom: Int) -> Bool
+    {
+        let shift = Int32(PartyIndex.maxZoom - zoom - 1)
+        let capacity = ClusterMerger.smallCapacity
+        return withUnsafeTemporaryAllocation(of: ClusterMerger.SmallFeature.self, capacity: capacity) { f in
+            withUnsafeTemporaryAllocation(of: Int32.self, capacity: capacity / 4) { members in
+                // The members in key order (so their children come out in key order).
+                var k = 0
+                var m = Int32(g)
+                while m >= 0 {
+                    guard k < capacity / 4 else { return false }
+                    let key = items[Int(m)].key
+                    var b = k
+                    while b > 0 && items[Int(members[b - 1])].key > key {
+                        members[b] = members[b - 1]
+                        b -= 1
+                    }
+                    members[b] = m
+                    k += 1
+                    m = items[Int(m)].nextMember
+                }
+                var n = 0
+                for t in 0..<k {
+                    let m = Int(members[t])
+                    let r = kept[m]
+                    let base = items[m].key << 2
+                    let nd = node(Int(r.depth), r.node)
+                    if nd.first >= 0 {
+                        // A leaf (one party, or a zoom-20 list): all in one cell one zoom down.
+                        let slot = slots[Int(nd.first)]
+                        let q = UInt64((slot.cellX >> shift) & 1) | UInt64((slot.cellY >> shift) & 1) << 1
+                        f[n] = .init(key: base | q, w: Double(nd.count), sx: nd.sumX, sy: nd.sumY)
+                        n += 1
+                    } else {
+                        let d = Int(r.depth) + 1
+                        for q in 0..<4 {
+                            let c = nd.child(q)
+                            guard c >= 0 else { continue }
+                            let cn = node(d, c)
+                            f[n] = .init(key: base | UInt64(q), w: Double(cn.count), sx: cn.sumX, sy: cn.sumY)
+                            n += 1
+                        }
+                    }
+                }
+                guard n > 1 else { return false }
+                let scale = PartyIndex.worldPixels(zoom: zoom + 1)
+                return ClusterMerger.mergedCount(UnsafeMutableBufferPointer(rebasing: f[0..<n]), radius: radius, scale: scale) > 1
+            }
+        }
     }
 
     /// True when the cells `below[children]` (one zoom below `zoom`, aggregated in
@@ -148,20 +234,42 @@ extension PartyIndex {
             sc.deeper.removeAll(keepingCapacity: true)
             for r in sc.current { appendChildren(of: r, zoom: z, into: &sc.deeper) }
             z += 1
-            sc.small.reset()
             sc.current.removeAll(keepingCapacity: true)
+            sc.deeperAggregates.removeAll(keepingCapacity: true)
             for r in sc.deeper {
                 let a = aggregate(r, filter: filter)
                 guard a.count > 0 else { continue }
-                sc.small.add(count: a.count, sumX: a.sumX, sumY: a.sumY, key: r.key(zoom: z))
                 sc.current.append(r)
+                sc.deeperAggregates.append(a)
             }
-            if sc.current.count > 1 {
-                sc.small.merge(radius: radius, scale: PartyIndex.worldPixels(zoom: z))
-                if sc.small.groupCount > 1 { return z }
-            }
+            if sc.current.count > 1 && mergedCount(sc.current, sc.deeperAggregates, zoom: z, small: &sc.small) > 1 { return z }
         }
         return PartyIndex.maxZoom + 1
+    }
+
+    /// How many features the cells `refs` (at `zoom`, aggregated in `aggregates`) form merged
+    /// among themselves: on the stack when they are few, else with `small`.
+    func mergedCount(_ refs: [CellRef], _ aggregates: [(count: Int, sumX: Double, sumY: Double)], zoom: Int,
+                     small: inout ClusterMerger) -> Int
+    {
+        let scale = PartyIndex.worldPixels(zoom: zoom)
+        if refs.count <= ClusterMerger.smallCapacity {
+            return withUnsafeTemporaryAllocation(of: ClusterMerger.SmallFeature.self, capacity: ClusterMerger.smallCapacity) { f in
+                for k in 0..<refs.count {
+                    let a = aggregates[k]
+                    ClusterMerger.insertSorted(.init(key: refs[k].key(zoom: zoom), w: Double(a.count), sx: a.sumX, sy: a.sumY),
+                                               into: f, count: k)
+                }
+                return ClusterMerger.mergedCount(UnsafeMutableBufferPointer(rebasing: f[0..<refs.count]), radius: radius, scale: scale)
+            }
+        }
+        small.reset()
+        for k in 0..<refs.count {
+            let a = aggregates[k]
+            small.add(count: a.count, sumX: a.sumX, sumY: a.sumY, key: refs[k].key(zoom: zoom))
+        }
+        small.merge(radius: radius, scale: scale)
+        return small.groupCount
     }
 
     /// The width of the world in pixels at `zoom`.
@@ -175,6 +283,14 @@ extension PartyIndex {
         let b = filter.bounds
         let a = filteredAggregate(under: r.node, depth: Int(r.depth), b.after, b.before, Int32(clamping: b.seats))
         return (a.count, a.sumX, a.sumY)
+    }
+
+    /// The party of `r`, a cell holding exactly one.
+    @inline(__always)
+    func onlyParty(_ r: CellRef) -> Party? {
+        let nd = node(Int(r.depth), r.node)
+        if nd.first >= 0 { return party(slot: nd.first) }
+        return singleMatch(r, filter: PartyFilter())
     }
 
     /// The one party of `r` that passes `filter`, when exactly one does.

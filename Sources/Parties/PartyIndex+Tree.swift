@@ -1,6 +1,6 @@
 /// One quadtree node: a grid cell at its depth (= zoom) with the count and coordinate sum of
 /// the parties below it. A leaf (`first` ≥ 0) lists its parties through `Slot.next`; an inner
-/// node (`first` = −1) has children in the next depth's pool.
+/// node (`first` < 0) has children in the next depth's pool.
 struct Node {
     var count: Int32
     var first: Int32
@@ -8,6 +8,15 @@ struct Node {
     var sumY: Double
     /// Children by quadrant (x bit | y bit << 1), −1 when absent.
     var c0: Int32 = -1, c1: Int32 = -1, c2: Int32 = -1, c3: Int32 = -1
+
+    /// For an inner node, the expansion zoom of its parties, or −1 when not kept (see
+    /// `PartyIndex+Expansion`); for a leaf, `maxZoom + 1` (a zoom-20 list never splits).
+    /// Kept in an inner node's `first`, which only a leaf uses: −1 not kept, −2 − zoom kept
+    /// (so the node stays 40 bytes).
+    var expansion: Int {
+        get { first >= 0 ? PartyIndex.maxZoom + 1 : (first == -1 ? -1 : Int(-2 - first)) }
+        set { if first < 0 { first = newValue < 0 ? -1 : Int32(-2 - newValue) } }
+    }
 
     @inline(__always)
     func child(_ q: Int) -> Int32 {
@@ -54,6 +63,7 @@ extension PartyIndex {
 
     /// Interleaves the bits of a zoom-20 cell (x in even bits), so sorting by the key sorts
     /// parties in quadtree order.
+    @inline(__always)
     static func mortonKey(_ x: Int, _ y: Int) -> UInt64 {
         func spread(_ v: UInt64) -> UInt64 {
             var v = v & 0xFFFF_FFFF
@@ -251,6 +261,7 @@ extension PartyIndex {
     /// one, every party sits in the leaf its slot names, within its cell. For tests.
     func invariantViolation() -> String? {
         var seen = 0, reached = 0
+        var scratch = ClusterQueryScratch()
         func check(_ n: Int32, depth: Int, x: Int, y: Int) -> String? {
             reached += 1
             let nd = node(depth, n)
@@ -281,6 +292,11 @@ extension PartyIndex {
                 k += cn.count; sx += cn.sumX; sy += cn.sumY
             }
             guard k == nd.count else { return "inner node \(n) counts \(nd.count), children hold \(k)" }
+            let kept = keptExpansion(n, depth: depth)
+            guard kept == Int(nd.expansion) else { return "inner node \(n) at depth \(depth) keeps expansion zoom \(nd.expansion), not \(kept)" }
+            if kept >= 0, case let searched = searchedExpansion(n, depth: depth, scratch: &scratch), searched != kept {
+                return "inner node \(n) at depth \(depth) keeps expansion zoom \(kept), a search finds \(searched)"
+            }
             guard abs(sx - nd.sumX) < 1e-6, abs(sy - nd.sumY) < 1e-6 else { return "inner node \(n) sums drift" }
             return nil
         }

@@ -12,7 +12,9 @@ import Geo
 ///
 /// Clusters at a zoom are the occupied cells in view, neighbours merged until no two features
 /// are closer than `radius` pixels (see `ClusterMerger`); their ids name their cells
-/// (`ClusterID`), so an id stays the same while its cells stay occupied.
+/// (`ClusterID`), so an id stays the same while its cells stay occupied. Inner nodes also
+/// keep their parties' expansion zoom when it is cheap to know (`PartyIndex+Expansion`),
+/// refreshed along the path of each insert or delete, so unfiltered answers read it.
 ///
 /// A value type: copy it and the copy is independent. Not thread-safe for concurrent
 /// mutation; `PartyService` guards one with a lock.
@@ -111,6 +113,7 @@ public struct PartyIndex: Sendable {
             keyed[i].value = s  // now (key, slot)
         }
         buildTree(keyed)
+        computeAllExpansions()
     }
 
     /// Fills `ids` from `values` (freshly appended); of parties sharing an id the later one
@@ -228,12 +231,15 @@ public struct PartyIndex: Sendable {
             slots[i].seatsLeft = Int32(party.seatsLeft)
             // Same place: only the filterable fields change; the tree is untouched.
             if slots[i].x == n.x && slots[i].y == n.y { return old }
+            let oldX = slots[i].cellX, oldY = slots[i].cellY
             unlink(s)
             slots[i].x = n.x
             slots[i].y = n.y
             slots[i].cellX = Int32(c.x)
             slots[i].cellY = Int32(c.y)
             link(s)
+            refreshExpansion(cellX: oldX, cellY: oldY)
+            refreshExpansion(cellX: Int32(c.x), cellY: Int32(c.y))
             return old
         }
         var slot = Slot(x: n.x, y: n.y, departAt: party.departAt, cellX: Int32(c.x), cellY: Int32(c.y),
@@ -253,6 +259,7 @@ public struct PartyIndex: Sendable {
         values[Int(slot.value)] = party
         ids.insert(PartyIDTable.hash(party.id), slot.value)
         link(s)
+        refreshExpansion(cellX: slot.cellX, cellY: slot.cellY)
         return nil
     }
 
@@ -263,6 +270,7 @@ public struct PartyIndex: Sendable {
         guard let v = ids.remove(PartyIDTable.hash(id), { vals[Int($0)].id == id }) else { return nil }
         let s = slotOfValue[Int(v)]
         unlink(s)
+        refreshExpansion(cellX: slots[Int(s)].cellX, cellY: slots[Int(s)].cellY)
         let old = values[Int(v)]
         values[Int(v)] = PartyIndex.vacant
         freeSlots.append(s)

@@ -1,0 +1,86 @@
+import Geo
+import XCTest
+@testable import Parties
+
+/// Unfiltered answers read expansion zooms kept in the nodes and split checks straight from
+/// child nodes; the general (filtered) path searches them. Both must give the same answers,
+/// after a bulk load and after any mix of inserts, deletes and moves.
+final class PartyFastPathTests: XCTestCase {
+    /// One line per feature, coordinates to 1e-7 degrees (sums kept live may differ from sums
+    /// added up afresh in the last bits).
+    func lines(_ features: [ClusterFeature]) -> [String] {
+        features.map { f -> String in
+            switch f {
+            case .party(let p): return "party \(p.id)"
+            case .cluster(let c):
+                return "cluster \(c.id) \(c.count) \(c.expansionZoom) \((c.coordinate.lon * 1e7).rounded()) \((c.coordinate.lat * 1e7).rounded())"
+            }
+        }.sorted()
+    }
+
+    func assertPathsAgree(_ index: PartyIndex, boxes: [(BoundingBox, Int)], _ label: String, file: StaticString = #filePath, line: UInt = #line) {
+        var scratch = ClusterQueryScratch()
+        // Lets every party through, but is not empty: the filtered path over the same parties.
+        let everyone = PartyFilter(departAfter: 0)
+        var clusters = 0
+        for (box, zoom) in boxes {
+            let fast = index.clusters(in: box, zoom: zoom, filter: PartyFilter(), scratch: &scratch, general: false)
+            let general = index.clusters(in: box, zoom: zoom, filter: PartyFilter(), scratch: &scratch, general: true)
+            XCTAssertEqual(lines(fast), lines(general), "\(label): zoom \(zoom) \(box)", file: file, line: line)
+            XCTAssertTrue(fast == general, "\(label): zoom \(zoom) \(box): answers differ in the last bits", file: file, line: line)
+            XCTAssertEqual(lines(fast), lines(index.clusters(in: box, zoom: zoom, filter: everyone)), "\(label): zoom \(zoom), filtered path", file: file, line: line)
+            clusters += fast.filter { if case .cluster = $0 { return true } else { return false } }.count
+        }
+        XCTAssertGreaterThan(clusters, 50, "\(label): too few clusters to compare", file: file, line: line)
+    }
+
+    func testFastAndGeneralPathsAgreeUnderRandomUpdates() {
+        var rng = SplitMix64(seed: 41)
+        let initial = RandomParties.make(1200, seed: 23)
+        let pool = RandomParties.make(1200, seed: 24, idPrefix: "q")
+        var index = PartyIndex(parties: initial, radius: 60)
+        var live = Dictionary(uniqueKeysWithValues: initial.map { ($0.id, $0) })
+        // The world at every zoom, and boxes around the cities.
+        var boxes = (0...PartyIndex.maxZoom).map { (RandomParties.world, $0) }
+        for _ in 0..<40 {
+            let zoom = Int.random(in: 5...18, using: &rng)
+            let c = RandomParties.cities[Int.random(in: 0..<RandomParties.cities.count, using: &rng)]
+            let world = WebMercator.tileSize * Double(1 << zoom)
+            let n = WebMercator.normalized(Coordinate(lon: c.0 + Double.random(in: -0.04...0.04, using: &rng), lat: c.1 + Double.random(in: -0.04...0.04, using: &rng)))
+            let nw = WebMercator.coordinate(normalizedX: n.x - 206 / world, y: n.y - 457 / world)
+            let se = WebMercator.coordinate(normalizedX: n.x + 206 / world, y: n.y + 457 / world)
+            boxes.append((BoundingBox(west: nw.lon, south: se.lat, east: se.lon, north: nw.lat), zoom))
+        }
+        XCTAssertNil(index.invariantViolation())
+        assertPathsAgree(index, boxes: boxes, "after the bulk load")
+        for step in 1...2400 {
+            let roll = Int.random(in: 0..<10, using: &rng)
+            if roll < 4 || live.isEmpty {
+                let p = pool.randomElement(using: &rng)!
+                index.upsert(p)
+                live[p.id] = p
+            } else if roll < 7 {
+                let id = live.keys.randomElement(using: &rng)!
+                XCTAssertNotNil(index.remove(id: id))
+                live[id] = nil
+            } else {
+                // A move: near where it was, or onto another party's very spot.
+                var p = live.values.randomElement(using: &rng)!
+                p.origin = roll == 7 ? live.values.randomElement(using: &rng)!.origin
+                    : p.origin.offset(eastMeters: Double.random(in: -300...300, using: &rng), northMeters: Double.random(in: -300...300, using: &rng))
+                index.upsert(p)
+                live[p.id] = p
+            }
+            if step % 800 == 0 {
+                XCTAssertNil(index.invariantViolation(), "step \(step)")
+                assertPathsAgree(index, boxes: boxes, "step \(step)")
+            }
+        }
+        // And the live index answers as a fresh build of the same parties.
+        let fresh = PartyIndex(parties: Array(live.values), radius: 60)
+        var scratch = ClusterQueryScratch()
+        for (box, zoom) in boxes {
+            XCTAssertEqual(lines(index.clusters(in: box, zoom: zoom, scratch: &scratch)), lines(fresh.clusters(in: box, zoom: zoom, scratch: &scratch)), "zoom \(zoom) \(box)")
+        }
+    }
+}
