@@ -26,8 +26,9 @@ release: deps
 	swift build -c release
 
 # Derived data (road graph, place DB) from the sources in data/, rebuilt when absent or older
-# than their sources.
-$(GRAPH): data/osm/seoul-central.osm.pbf
+# than their sources. The graph also follows the file that defines its format version, so a
+# checkout with a new format rebuilds it instead of serving a refusal.
+$(GRAPH): data/osm/seoul-central.osm.pbf Sources/Routing/GraphFile.swift
 	@mkdir -p $(BUILD)
 	$(BIN) import osm $< -o $@
 
