@@ -11,6 +11,7 @@ final class WorkerPool: @unchecked Sendable {
     private let capacity: Int
     private var stopping = false
     private var threads: [Thread] = []
+    /// Jobs being run right now.
     private var running = 0
 
     static let markerKey = "taxipot.http.worker"
@@ -29,6 +30,13 @@ final class WorkerPool: @unchecked Sendable {
             threads.append(t)
             t.start()
         }
+    }
+
+    /// True when no job waits and none is running.
+    var isIdle: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return jobs.count == head && running == 0
     }
 
     /// Number of jobs waiting (not yet picked up by a worker).
@@ -62,8 +70,12 @@ final class WorkerPool: @unchecked Sendable {
                 jobs.removeFirst(head)
                 head = 0
             }
+            running += 1
             condition.unlock()
             job()
+            condition.lock()
+            running -= 1
+            condition.unlock()
         }
     }
 

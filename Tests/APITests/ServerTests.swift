@@ -188,6 +188,25 @@ final class ServerTests: XCTestCase {
         XCTAssertEqual(try threadName(RawHTTPClient(port: plain.port), "/light"), "worker")
     }
 
+    func testWithMoreOpenConnectionsThanWorkersLightRoutesGoToTheWorkers() throws {
+        var options = HTTPServerOptions()
+        options.accessLog = false
+        options.workerThreads = 1
+        let server = HTTPServer(router: Self.threadNameRouter(), options: options)
+        try server.start(host: "127.0.0.1", port: 0)
+        defer { server.stop() }
+        let c = try RawHTTPClient(port: server.port)
+        XCTAssertEqual(try threadName(c, "/light"), "io")
+        // A second open connection (idle, after one request) is more than the one worker.
+        let other = try RawHTTPClient(port: server.port)
+        XCTAssertEqual(try threadName(other, "/light"), "worker")
+        XCTAssertEqual(try threadName(c, "/light"), "worker")
+        // Once it is closed, requests run inline again.
+        other.close()
+        usleep(50_000)
+        XCTAssertEqual(try threadName(c, "/light"), "io")
+    }
+
     func testALightRouteOverItsBudgetGoesToTheWorkersForAWhile() throws {
         var options = HTTPServerOptions()
         options.accessLog = false

@@ -14,7 +14,7 @@ public final class RawHTTPClient {
         public let description: String
     }
 
-    private let fd: Int32
+    private var fd: Int32
     private var buffer: [UInt8] = []
 
     /// Connects to 127.0.0.1:`port`.
@@ -31,12 +31,18 @@ public final class RawHTTPClient {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         guard rc == 0 else {
-            close(fd)
+            Glibc.close(fd)
             throw ClientError(description: "connect to port \(port) failed")
         }
     }
 
-    deinit { close(fd) }
+    deinit { close() }
+
+    /// Closes the connection (also done when the client goes away).
+    public func close() {
+        if fd >= 0 { Glibc.close(fd) }
+        fd = -1
+    }
 
     /// Sends raw bytes.
     public func send(_ bytes: [UInt8]) throws {
