@@ -50,6 +50,12 @@ public enum JSONWriter {
 
     public static func writeString(_ s: String, into out: inout [UInt8]) {
         out.append(0x22)
+        // Most strings (names, polylines) need no escape: copy their bytes in one go.
+        if !s.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) {
+            out.append(contentsOf: s.utf8)
+            out.append(0x22)
+            return
+        }
         for c in s.utf8 {
             switch c {
             case 0x22: out.append(0x5C); out.append(0x22)

@@ -76,5 +76,8 @@ final class GeoTests: XCTestCase {
         let deep = String(repeating: "[", count: 100) + String(repeating: "]", count: 100)
         XCTAssertThrowsError(try JSONParser.parse(deep))
         XCTAssertEqual(JSONWriter.string(["s": "a\"b\n", "n": 3, "f": 0.5]), #"{"s":"a\"b\n","n":3,"f":0.5}"#)
+        // Strings with nothing to escape are copied whole; the others byte by byte.
+        XCTAssertEqual(JSONWriter.string(.string("광화문 Gwanghwamun_~")), "\"광화문 Gwanghwamun_~\"")
+        XCTAssertEqual(JSONWriter.string(.string("a\u{01}b\\c\td")), #""a\u0001b\\c\td""#)
     }
 }
