@@ -1,4 +1,5 @@
 import Foundation
+import Geo
 
 /// In-process throughput of the batch API, for `taxipot-bench`.
 public enum CoordinatesBenchmark {
@@ -41,11 +42,8 @@ public enum CoordinatesBenchmark {
 
     /// Reproducible pseudo-random WGS84 points over Seoul (126.76–127.20°E, 37.41–37.71°N).
     public static func seoulPoints(count: Int, seed: UInt64 = 2024) -> (xs: [Double], ys: [Double]) {
-        var state = seed
-        func next() -> Double {
-            state = state &* 6364136223846793005 &+ 1442695040888963407
-            return Double(state >> 11) / Double(1 << 53)
-        }
+        var random = SplitMix64(seed: seed)
+        func next() -> Double { Double(random.next() >> 11) / Double(1 << 53) }
         var xs = [Double](repeating: 0, count: count), ys = [Double](repeating: 0, count: count)
         for i in 0..<count {
             xs[i] = 126.76 + 0.44 * next()

@@ -44,11 +44,8 @@ extension CoordinateTransformer {
                 ys.append(box.minY + (box.maxY - box.minY) * Double(j) / Double(side - 1))
             }
         }
-        var state: UInt64 = 0x5EED_C00D
-        func next() -> Double {
-            state = state &* 6364136223846793005 &+ 1442695040888963407
-            return Double(state >> 11) / Double(1 << 53)
-        }
+        var random = SplitMix64(seed: 0x5EED_C00D)
+        func next() -> Double { Double(random.next() >> 11) / Double(1 << 53) }
         for _ in 0..<2000 {
             xs.append(box.minX + (box.maxX - box.minX) * next())
             ys.append(box.minY + (box.maxY - box.minY) * next())

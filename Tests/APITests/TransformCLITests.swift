@@ -1,5 +1,6 @@
 import Foundation
 import TestSupport
+import Geo
 import XCTest
 
 /// `taxipot transform` writes the same bytes, messages and exit status with the closed-form kernels
@@ -7,12 +8,10 @@ import XCTest
 final class TransformCLITests: XCTestCase {
     func testKernelsAndPROJAloneWriteTheSameBytes() throws {
         var text = ""
-        var state: UInt64 = 17
+        var random = SplitMix64(seed: 17)
         for i in 0..<3000 {
-            state = state &* 6364136223846793005 &+ 1442695040888963407
-            let u = Double(state >> 11) / Double(1 << 53)
-            state = state &* 6364136223846793005 &+ 1442695040888963407
-            let v = Double(state >> 11) / Double(1 << 53)
+            let u = Double(random.next() >> 11) / Double(1 << 53)
+            let v = Double(random.next() >> 11) / Double(1 << 53)
             text += String(format: "%.8f,%.8f\n", 124 + 8 * u, 33 + 6 * v)
             if i == 1500 { text += "127,91\n" }
         }

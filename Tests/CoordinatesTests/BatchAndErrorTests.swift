@@ -7,19 +7,7 @@ import XCTest
 final class BatchAndErrorTests: XCTestCase {
     /// Pseudo-random points over Seoul and its surroundings, reproducible.
     static func seoulPoints(_ count: Int, seed: UInt64 = 42) -> (xs: [Double], ys: [Double]) {
-        var state = seed
-        func next() -> Double {
-            state = state &* 6364136223846793005 &+ 1442695040888963407
-            return Double(state >> 11) / Double(1 << 53)
-        }
-        var xs = [Double](), ys = [Double]()
-        xs.reserveCapacity(count)
-        ys.reserveCapacity(count)
-        for _ in 0..<count {
-            xs.append(126.76 + 0.44 * next())
-            ys.append(37.41 + 0.30 * next())
-        }
-        return (xs, ys)
+        CoordinatesBenchmark.seoulPoints(count: count, seed: seed)
     }
 
     // MARK: Unknown and unusable CRS names

@@ -1,5 +1,6 @@
 @testable import Coordinates
 import Foundation
+import Geo
 import XCTest
 
 /// Number parsing and formatting of the CSV path agree with the C library.
@@ -17,11 +18,8 @@ final class CoordinateTextTests: XCTestCase {
     }
 
     func testParsingMatchesStrtodBitForBit() {
-        var state: UInt64 = 12345
-        func next() -> UInt64 {
-            state = state &* 6364136223846793005 &+ 1442695040888963407
-            return state >> 11
-        }
+        var random = SplitMix64(seed: 12345)
+        func next() -> UInt64 { random.next() >> 11 }
         for _ in 0..<20_000 {
             let whole = next() % 2_000_000
             let decimals = Int(next() % 12)

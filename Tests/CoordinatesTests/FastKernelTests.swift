@@ -1,4 +1,5 @@
 import Coordinates
+import Geo
 import XCTest
 
 /// The closed-form kernels (Krüger transverse Mercator, geocentric conversion, Helmert) against
@@ -12,11 +13,8 @@ final class FastKernelTests: XCTestCase {
 
     /// Reproducible pseudo-random lon/lat points over 124–132°E, 33–39°N.
     static func koreaPoints(_ count: Int, seed: UInt64 = 7) -> [XYPoint] {
-        var state = seed
-        func next() -> Double {
-            state = state &* 6364136223846793005 &+ 1442695040888963407
-            return Double(state >> 11) / Double(1 << 53)
-        }
+        var random = SplitMix64(seed: seed)
+        func next() -> Double { Double(random.next() >> 11) / Double(1 << 53) }
         return (0..<count).map { _ in XYPoint(x: 124 + 8 * next(), y: 33 + 6 * next()) }
     }
 
