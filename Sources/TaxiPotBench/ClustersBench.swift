@@ -27,7 +27,9 @@ enum ClustersBench {
         let (xs, ys) = try readPairs(ctx.input("parties_1m.f64"))
         let all = parties(xs, ys)
         let views = try viewports(ctx)
-        let sizes = ctx.quick ? [100_000] : [100_000, 1_000_000]
+        var sizes = ctx.quick ? [100_000] : [100_000, 1_000_000]
+        // `--clusters-sizes 1m` (or 100k): only that size (quicker runs while tuning).
+        if let only = options["clusters-sizes"] { sizes = sizes.filter { only.split(separator: ",").contains(Substring($0 == 100_000 ? "100k" : "1m")) } }
         for size in sizes {
             let label = size == 100_000 ? "100k" : "1m"
             let slice = Array(all.prefix(size))
@@ -41,10 +43,12 @@ enum ClustersBench {
                                 better: "lower", samples: builds, n: size, conditions: base))
             var scratch = ClusterQueryScratch()
             var features = 0
-            let (p50, p99) = latencyRounds(views, rounds: ctx.runs) { v in
+            // `--clusters-query-rounds N`: more rounds of viewport queries (for profiling them).
+            let rounds = options["clusters-query-rounds"].flatMap { Int($0) } ?? ctx.runs
+            let (p50, p99) = latencyRounds(views, rounds: rounds) { v in
                 features += index.clusters(in: v.box, zoom: v.zoom, filter: PartyFilter(), scratch: &scratch).count
             }
-            let perAnswer = Double(features) / Double(views.count * (ctx.runs + 1))
+            let perAnswer = Double(features) / Double(views.count * (rounds + 1))
             let qc = base + String(format: "; %d phone viewports (412x915 px) at zooms 6-16, mean %.0f features per answer", views.count, perAnswer)
             ctx.add(BenchRecord(key: "clusters.\(label).query_p50", impl: "taxipot PartyIndex", metric: "viewport query p50", unit: "µs",
                                 better: "lower", samples: p50, n: views.count, conditions: qc))
@@ -72,7 +76,10 @@ enum ClustersBench {
                                 better: "lower", samples: opMedians, n: 2 * extra.count,
                                 conditions: base + "; median over 10,000 inserts and 10,000 deletes, in memory, no rebuild"))
         }
-        try restart(ctx, Array(all.prefix(ctx.quick ? 100_000 : 1_000_000)), label: ctx.quick ? "100k" : "1m")
+        // `--clusters-restart no` skips the restart figure (quicker runs while tuning queries).
+        if options["clusters-restart"] != "no" {
+            try restart(ctx, Array(all.prefix(ctx.quick ? 100_000 : 1_000_000)), label: ctx.quick ? "100k" : "1m")
+        }
     }
 
     /// Writes the parties to a party store under bench-out/state (the HTTP benchmark serves it),
