@@ -14,12 +14,64 @@ public struct ClusterID: Sendable, Hashable, CustomStringConvertible {
     /// The least cell (by `y`, then `x`).
     public let first: Cell
     /// The other cells, sorted by `y` then `x`, no repeats (usually none).
-    public let others: [Cell]
+    public var others: [Cell] {
+        guard packed.count > 0 else { return spilled }
+        return (0..<packed.count).map { packed.cell($0, after: first) }
+    }
+
+    /// The other cells when there are at most `Packed.capacity` of them, each within
+    /// `maxOffset` of `first` (the usual case: no allocation per id); otherwise empty and
+    /// the cells are in `spilled`. The form is canonical, so ids compare by their fields.
+    private let packed: Packed
+    private let spilled: [Cell]
 
     /// All the cells, sorted by `y` then `x`.
     public var cells: [Cell] { [first] + others }
     /// Number of cells.
-    public var cellCount: Int { 1 + others.count }
+    public var cellCount: Int { 1 + (packed.count > 0 ? packed.count : spilled.count) }
+
+    /// Up to `capacity` cell offsets from the first cell, 17 bits each (dx + 255: 9 bits,
+    /// dy: 8 bits; the first cell is the least, so dy ≥ 0), three to a word, and their count.
+    struct Packed: Hashable, Sendable {
+        var low: UInt64 = 0
+        var high: UInt64 = 0
+        /// Number of offsets held (0: none, or the cells are spilled).
+        var count: Int { Int(high >> 56) }
+        static let capacity = 6
+
+        /// The offsets of `cells` (sorted, after `first`) when they fit; nil when not.
+        init?(_ cells: UnsafeBufferPointer<Cell>, after first: Cell) {
+            guard cells.count <= Packed.capacity else { return nil }
+            for (i, c) in cells.enumerated() {
+                let dx = c.x - first.x, dy = c.y - first.y
+                guard abs(dx) <= ClusterID.maxOffset, (0...ClusterID.maxOffset).contains(dy) else { return nil }
+                let v = UInt64(dx + ClusterID.maxOffset) | UInt64(dy) << 9
+                if i < 3 { low |= v << UInt64(17 * i) } else { high |= v << UInt64(17 * (i - 3)) }
+            }
+            high |= UInt64(cells.count) << 56
+        }
+
+        init() {}
+
+        /// The `i`th further cell.
+        func cell(_ i: Int, after first: Cell) -> Cell {
+            let v = (i < 3 ? low >> UInt64(17 * i) : high >> UInt64(17 * (i - 3))) & 0x1FFFF
+            return Cell(x: first.x + Int(v & 0x1FF) - ClusterID.maxOffset, y: first.y + Int(v >> 9))
+        }
+    }
+
+    /// An id of `first` and `others` (sorted, no repeats, all after `first`).
+    private init(zoom: Int, first: Cell, others: UnsafeBufferPointer<Cell>) {
+        self.zoom = zoom
+        self.first = first
+        if let p = Packed(others, after: first) {
+            packed = p
+            spilled = []
+        } else {
+            packed = Packed()
+            spilled = Array(others)
+        }
+    }
 
     /// A grid cell at the cluster's zoom (cells are `radius` pixels square).
     public struct Cell: Sendable, Hashable, Comparable {
@@ -42,7 +94,8 @@ public struct ClusterID: Sendable, Hashable, CustomStringConvertible {
     public init(zoom: Int, cell: Cell) {
         self.zoom = zoom
         first = cell
-        others = []
+        packed = Packed()
+        spilled = []
     }
 
     /// An id for `cells` (sorted and de-duplicated here) at `zoom`; nil when `cells` is empty.
@@ -54,13 +107,11 @@ public struct ClusterID: Sendable, Hashable, CustomStringConvertible {
             sorted[k] = sorted[i]
             k += 1
         }
-        self.zoom = zoom
-        first = sorted[0]
-        others = Array(sorted[1..<k])
+        self = sorted.withUnsafeBufferPointer { ClusterID(zoom: zoom, first: $0[0], others: .init(rebasing: $0[1..<k])) }
     }
 
     /// An id for `cells` (not empty) at `zoom`, sorting and de-duplicating them in place (a scratch buffer):
-    /// the same id as `init(zoom:cells:)` with one allocation instead of three, for answers.
+    /// the same id as `init(zoom:cells:)` without allocating (unless it has many cells), for answers.
     init(zoom: Int, sortingInPlace buffer: UnsafeMutableBufferPointer<Cell>) {
         var cells = buffer
         cells.sort()
@@ -69,9 +120,7 @@ public struct ClusterID: Sendable, Hashable, CustomStringConvertible {
             cells[k] = cells[i]
             k += 1
         }
-        self.zoom = zoom
-        first = cells[0]
-        others = Array(cells[1..<k])
+        self.init(zoom: zoom, first: cells[0], others: UnsafeBufferPointer(rebasing: cells[1..<k]))
     }
 
     public var description: String {
@@ -110,8 +159,7 @@ public struct ClusterID: Sendable, Hashable, CustomStringConvertible {
         guard Set(cells).count == cells.count, cells.allSatisfy({ $0.x >= 0 && $0.y >= 0 }) else { return nil }
         // The text form is canonical: the first cell must be the least one.
         guard cells.dropFirst().allSatisfy({ head < $0 }) else { return nil }
-        self.zoom = zoom
-        first = head
-        others = cells.dropFirst().sorted()
+        let others = cells.dropFirst().sorted()
+        self = others.withUnsafeBufferPointer { ClusterID(zoom: zoom, first: head, others: $0) }
     }
 }

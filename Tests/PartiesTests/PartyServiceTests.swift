@@ -161,4 +161,32 @@ final class PartyServiceTests: XCTestCase {
             XCTAssertNil(ClusterID(bad), bad)
         }
     }
+
+    /// Ids of up to six further cells near the first are kept packed, longer or wider ones in
+    /// an array: both forms give back their cells, text form and equality.
+    func testClusterIDPackedAndSpilledForms() {
+        var rng = SplitMix64(seed: 7)
+        for round in 0..<400 {
+            let count = 1 + round % 12
+            let spread = round % 3 == 0 ? 300 : 4
+            var cells = Set<ClusterID.Cell>()
+            while cells.count < count {
+                cells.insert(.init(x: 1000 + Int.random(in: -spread...spread, using: &rng), y: 500 + Int.random(in: 0...spread, using: &rng)))
+            }
+            let sorted = cells.sorted()
+            let id = ClusterID(zoom: 15, cells: sorted.shuffled(using: &rng))!
+            XCTAssertEqual(id.cells, sorted)
+            XCTAssertEqual(id.cellCount, count)
+            XCTAssertEqual(id.first, sorted[0])
+            XCTAssertEqual(id.others, Array(sorted.dropFirst()))
+            XCTAssertEqual(ClusterID(zoom: 15, cells: sorted + sorted), id)
+            XCTAssertEqual(Set([id, ClusterID(zoom: 15, cells: sorted)!]).count, 1)
+            if sorted.allSatisfy({ abs($0.x - sorted[0].x) <= ClusterID.maxOffset && $0.y - sorted[0].y <= ClusterID.maxOffset }) {
+                XCTAssertEqual(ClusterID(id.description), id, id.description)
+            }
+            if count > 1 {
+                XCTAssertNotEqual(ClusterID(zoom: 15, cells: Array(sorted.dropLast()))!, id)
+            }
+        }
+    }
 }
