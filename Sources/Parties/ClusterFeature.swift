@@ -51,6 +51,19 @@ public struct ClusterQueryScratch: Sendable {
     var current: [CellRef] = []
     var deeper: [CellRef] = []
     var deeperAggregates: [(count: Int, sumX: Double, sumY: Double)] = []
+    /// The features of one split check (`PartyIndex.splitsAtNextZoom`, `splitsBelow`,
+    /// `mergedCount`): `ClusterMerger.smallCapacity` of them are too large for a stack
+    /// buffer, which would then be allocated on the heap each time.
+    var splitBuffer: [ClusterMerger.SmallFeature] = []
+
+    /// Makes `splitBuffer` `ClusterMerger.smallCapacity` long.
+    mutating func reserveSplitBuffer() {
+        if splitBuffer.count < ClusterMerger.smallCapacity { splitBuffer = ClusterQueryScratch.newSplitBuffer() }
+    }
+
+    static func newSplitBuffer() -> [ClusterMerger.SmallFeature] {
+        Array(repeating: ClusterMerger.SmallFeature(key: 0, w: 0, sx: 0, sy: 0), count: ClusterMerger.smallCapacity)
+    }
 
     public init() {}
 }

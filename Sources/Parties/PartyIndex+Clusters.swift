@@ -86,6 +86,9 @@ extension PartyIndex {
         sc.pendingCells.removeAll(keepingCapacity: true)
         sc.below.removeAll(keepingCapacity: true)
         let merger = sc.merger, kept = sc.kept
+        // The split checks' buffer (its own variable: `sc` is in use while it is).
+        sc.reserveSplitBuffer()
+        var splitBuffer = sc.splitBuffer
         merger.withGroups { items, groups in
             kept.withUnsafeBufferPointer { kept in
                 for g32 in groups {
@@ -107,7 +110,7 @@ extension PartyIndex {
                             continue
                         }
                     }
-                    let quick = unfiltered && zoom < PartyIndex.maxZoom && splitsAtNextZoom(leader: g, items, kept, zoom: zoom)
+                    let quick = unfiltered && zoom < PartyIndex.maxZoom && splitsAtNextZoom(leader: g, items, kept, zoom: zoom, buffer: &splitBuffer)
                     var m = Int32(g)
                     while m >= 0 {
                         let r = kept[Int(m)]
@@ -120,6 +123,7 @@ extension PartyIndex {
                 }
             }
         }
+        sc.splitBuffer = splitBuffer
         sc.aggregates.removeAll(keepingCapacity: true)
         for r in sc.below { sc.aggregates.append(aggregate(r, filter: filter)) }
         for c in sc.pending {
@@ -145,14 +149,15 @@ extension PartyIndex {
     /// filter; `items` the merger's) form two or more features one zoom deeper, merged among
     /// themselves; false when they do not, or when they fill more than
     /// `ClusterMerger.smallCapacity` cells there (the caller then searches the general way).
-    /// Reads the child nodes straight into a stack buffer; a child's key is its parent's
-    /// Morton key and its quadrant.
+    /// Reads the child nodes straight into `buffer` (at least `ClusterMerger.smallCapacity`
+    /// long, kept between answers: too large for the stack, it would be allocated each
+    /// time); a child's key is its parent's Morton key and its quadrant.
     func splitsAtNextZoom(leader g: Int, _ items: UnsafeBufferPointer<ClusterMerger.Item>,
-                          _ kept: UnsafeBufferPointer<CellRef>, zoom: Int) -> Bool
+                          _ kept: UnsafeBufferPointer<CellRef>, zoom: Int, buffer: inout [ClusterMerger.SmallFeature]) -> Bool
     {
         let shift = Int32(PartyIndex.maxZoom - zoom - 1)
         let capacity = ClusterMerger.smallCapacity
-        return withUnsafeTemporaryAllocation(of: ClusterMerger.SmallFeature.self, capacity: capacity) { f in
+        return buffer.withUnsafeMutableBufferPointer { f in
             withUnsafeTemporaryAllocation(of: Int32.self, capacity: capacity / 4) { members in
                 // The members in key order (so their children come out in key order).
                 var k = 0
@@ -205,7 +210,8 @@ extension PartyIndex {
         let scale = PartyIndex.worldPixels(zoom: zoom + 1)
         if children.count <= ClusterMerger.smallCapacity {
             let below = sc.below, aggregates = sc.aggregates
-            return withUnsafeTemporaryAllocation(of: ClusterMerger.SmallFeature.self, capacity: ClusterMerger.smallCapacity) { f in
+            sc.reserveSplitBuffer()
+            return sc.splitBuffer.withUnsafeMutableBufferPointer { f in
                 var n = 0
                 for k in children where aggregates[k].count > 0 {
                     let a = aggregates[k]
@@ -242,7 +248,7 @@ extension PartyIndex {
                 sc.current.append(r)
                 sc.deeperAggregates.append(a)
             }
-            if sc.current.count > 1 && mergedCount(sc.current, sc.deeperAggregates, zoom: z, small: &sc.small) > 1 { return z }
+            if sc.current.count > 1 && mergedCount(sc.current, sc.deeperAggregates, zoom: z, small: &sc.small, buffer: &sc.splitBuffer) > 1 { return z }
         }
         return PartyIndex.maxZoom + 1
     }
@@ -250,11 +256,12 @@ extension PartyIndex {
     /// How many features the cells `refs` (at `zoom`, aggregated in `aggregates`) form merged
     /// among themselves: on the stack when they are few, else with `small`.
     func mergedCount(_ refs: [CellRef], _ aggregates: [(count: Int, sumX: Double, sumY: Double)], zoom: Int,
-                     small: inout ClusterMerger) -> Int
+                     small: inout ClusterMerger, buffer: inout [ClusterMerger.SmallFeature]) -> Int
     {
         let scale = PartyIndex.worldPixels(zoom: zoom)
         if refs.count <= ClusterMerger.smallCapacity {
-            return withUnsafeTemporaryAllocation(of: ClusterMerger.SmallFeature.self, capacity: ClusterMerger.smallCapacity) { f in
+            if buffer.count < ClusterMerger.smallCapacity { buffer = ClusterQueryScratch.newSplitBuffer() }
+            return buffer.withUnsafeMutableBufferPointer { f in
                 for k in 0..<refs.count {
                     let a = aggregates[k]
                     ClusterMerger.insertSorted(.init(key: refs[k].key(zoom: zoom), w: Double(a.count), sx: a.sumX, sy: a.sumY),

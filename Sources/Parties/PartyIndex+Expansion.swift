@@ -107,7 +107,7 @@ extension PartyIndex {
         appendChildren(of: CellRef(node: n, depth: Int32(d), x: Int32(cell.x), y: Int32(cell.y)), zoom: d, into: &sc.current)
         sc.deeperAggregates.removeAll(keepingCapacity: true)
         for r in sc.current { sc.deeperAggregates.append(aggregate(r, filter: PartyFilter())) }
-        if sc.current.count > 1 && mergedCount(sc.current, sc.deeperAggregates, zoom: d + 1, small: &sc.small) > 1 { return d + 1 }
+        if sc.current.count > 1 && mergedCount(sc.current, sc.deeperAggregates, zoom: d + 1, small: &sc.small, buffer: &sc.splitBuffer) > 1 { return d + 1 }
         return expansionZoom(zoom: d + 1, filter: PartyFilter(), scratch: &sc)
     }
 

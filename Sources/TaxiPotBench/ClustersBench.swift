@@ -36,7 +36,8 @@ enum ClustersBench {
             let base = "\(label) parties around 12 Korean cities (the points pysupercluster gets), radius 60 px of 256-px tiles, zooms 0-20"
             var index = PartyIndex(parties: slice, radius: 60)  // warm-up build
             var builds: [Double] = []
-            for _ in 0..<ctx.runs {
+            // `--clusters-builds N`: fewer timed builds (for profiling the queries under valgrind).
+            for _ in 0..<(options["clusters-builds"].flatMap { Int($0) } ?? ctx.runs) {
                 builds.append(seconds { index = PartyIndex(parties: slice, radius: 60) })
             }
             ctx.add(BenchRecord(key: "clusters.\(label).build_s", impl: "taxipot PartyIndex", metric: "index build", unit: "s",
