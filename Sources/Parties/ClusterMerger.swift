@@ -20,6 +20,9 @@ struct ClusterMerger {
         var key: UInt64
         var nextMember: Int32
         var lastMember: Int32
+        /// The grid cell the feature stands for (the merge's first round reads its neighbours).
+        var cellX: Int32
+        var cellY: Int32
     }
 
     private(set) var items: [Item] = []
@@ -30,6 +33,12 @@ struct ClusterMerger {
     private var alive: [Bool] = []
     private var order: [Int32] = []
     private var grid = Grid()
+    /// The features by cell over their cells' extent, for the first round (see `CellTable`).
+    private var table: [Int32] = []
+    /// False: the first round always builds the grid (for tests comparing the two ways).
+    var allowsCellTable = true
+    /// Whether the last `merge` read the first round's neighbours from the table (for tests).
+    private(set) var usedCellTable = false
     /// The features that absorbed in the last round (so moved), and the next round's.
     private var moved: [Int32] = []
     private var movedNext: [Int32] = []
@@ -54,10 +63,12 @@ struct ClusterMerger {
         order.reserveCapacity(n)
     }
 
-    /// Adds a feature of `count` parties whose normalised positions sum to (`sumX`, `sumY`);
-    /// `key` orders the features (distinct keys give an order independent of input order).
-    mutating func add(count c: Int, sumX sx: Double, sumY sy: Double, key k: UInt64) {
-        items.append(Item(count: c, sumX: sx, sumY: sy, key: k, nextMember: -1, lastMember: Int32(items.count)))
+    /// Adds a feature of `count` parties whose normalised positions sum to (`sumX`, `sumY`),
+    /// the parties of grid cell (`cellX`, `cellY`) at the zoom merged (cells `radius` px
+    /// square); `key` orders the features (distinct keys give an order independent of input order).
+    mutating func add(count c: Int, sumX sx: Double, sumY sy: Double, key k: UInt64, cellX: Int32, cellY: Int32) {
+        items.append(Item(count: c, sumX: sx, sumY: sy, key: k, nextMember: -1, lastMember: Int32(items.count),
+                          cellX: cellX, cellY: cellY))
     }
 
     /// Count of feature `i` (after `merge`, of the group it leads).
@@ -85,7 +96,8 @@ struct ClusterMerger {
         }
         guard n > 0 else { return }
         // The work happens on locals (the closures must not reach `self` while its arrays are borrowed).
-        var it = items, xs = px, ys = py, al = alive, ord = order, heads = edgeHead, g = grid
+        var it = items, xs = px, ys = py, al = alive, ord = order, heads = edgeHead, g = grid, tab = table
+        table = []
         items = []
         px = []
         py = []
@@ -105,7 +117,7 @@ struct ClusterMerger {
                         ord.withUnsafeMutableBufferPointer { ord in
                             heads.withUnsafeMutableBufferPointer { heads in
                                 ClusterMerger.run(Buffers(it: it, px: px, py: py, alive: alive, ord: ord, edgeHead: heads), n: n,
-                                                  radius: radius, scale: scale, grid: &g, scratch: &scratch)
+                                                  radius: radius, scale: scale, grid: &g, table: &tab, useTable: allowsCellTable, scratch: &scratch)
                             }
                         }
                     }
@@ -119,6 +131,8 @@ struct ClusterMerger {
         order = ord
         edgeHead = heads
         grid = g
+        table = tab
+        usedCellTable = scratch.usedTable
         moved = scratch.moved
         movedNext = scratch.movedNext
         edgeNext = scratch.edgeNext
@@ -142,6 +156,7 @@ struct ClusterMerger {
         var movedNext: [Int32]
         var edgeNext: [Int32]
         var edgeTo: [Int32]
+        var usedTable = false
 
         /// Records that features `a` and `b` are within the radius (both directions).
         @inline(__always)
@@ -156,7 +171,9 @@ struct ClusterMerger {
     }
 
     /// `merge` on borrowed buffers; returns the number of features left.
-    private static func run(_ b: Buffers, n: Int, radius: Double, scale: Double, grid: inout Grid, scratch sc: inout Scratch) -> Int {
+    private static func run(_ b: Buffers, n: Int, radius: Double, scale: Double, grid: inout Grid, table: inout [Int32],
+                            useTable: Bool, scratch sc: inout Scratch) -> Int
+    {
         let it = b.it, px = b.px, py = b.py, alive = b.alive, ord = b.ord, heads = b.edgeHead
         var sorted = true
         for i in 0..<n {
@@ -182,7 +199,9 @@ struct ClusterMerger {
         // Round one: every feature against its neighbours. A seed's position is fixed for its
         // turn, so it lists what it absorbs first (without branching on each distance), then
         // absorbs them in that order.
-        let useGrid = n > 24
+        let cells = n > 24 && useTable ? CellTable(it, px, py, n: n, perCell: perCell, table: &table) : nil
+        sc.usedTable = cells != nil
+        let useGrid = n > 24 && cells == nil
         if useGrid { grid.build(px, py, alive, n: n, perCell: perCell) }
         withUnsafeTemporaryAllocation(of: Int32.self, capacity: n) { hits in
             for k in 0..<n {
@@ -190,7 +209,22 @@ struct ClusterMerger {
                 guard alive[i] else { continue }
                 let x = px[i], y = py[i]
                 var h = 0
-                if useGrid {
+                if let cells {
+                    // As the grid's scan below: its buckets would be these cells, one feature each.
+                    let gx = Int(it[i].cellX) - cells.originX, gy = Int(it[i].cellY) - cells.originY
+                    table.withUnsafeBufferPointer { t in
+                        for ny in max(gy - 1, 0)..<min(gy + 2, cells.height) {
+                            for nx in max(gx - 1, 0)..<min(gx + 2, cells.width) {
+                                let j = t[ny &* cells.width &+ nx]
+                                guard j >= 0 else { continue }
+                                let ji = Int(j)
+                                let dx = px[ji] - x, dy = py[ji] - y
+                                hits[h] = j
+                                h &+= (dx * dx + dy * dy < r2 ? 1 : 0) & (alive[ji] ? 1 : 0) & (ji != i ? 1 : 0)
+                            }
+                        }
+                    }
+                } else if useGrid {
                     let gx = Int(x * perCell) - grid.originX, gy = Int(y * perCell) - grid.originY
                     for ny in max(gy - 1, 0)..<min(gy + 2, grid.height) {
                         for nx in max(gx - 1, 0)..<min(gx + 2, grid.width) {
@@ -325,6 +359,52 @@ struct ClusterMerger {
         while m >= 0 {
             body(Int(m))
             m = items[Int(m)].nextMember
+        }
+    }
+}
+
+extension ClusterMerger {
+    /// The features by their cells, over the extent of the cells, for the first round: each
+    /// position lies in its own cell (checked), so the grid of positions would hold the same
+    /// single feature per bucket, and reading the table's nine cells around a feature finds
+    /// what the grid's nine buckets would, in the same order, without building the grid.
+    struct CellTable {
+        let originX: Int
+        let originY: Int
+        let width: Int
+        let height: Int
+
+        /// Fills `table`; nil when some feature's position lies outside its cell (rounding
+        /// at a cell border), two features share a cell, or the extent is too sparse: the
+        /// caller then builds the grid.
+        init?(_ it: UnsafeMutableBufferPointer<Item>, _ px: UnsafeMutableBufferPointer<Double>, _ py: UnsafeMutableBufferPointer<Double>,
+              n: Int, perCell: Double, table: inout [Int32])
+        {
+            var minX = Int.max, minY = Int.max, maxX = Int.min, maxY = Int.min
+            var inside = true
+            for i in 0..<n {
+                let cx = Int(it[i].cellX), cy = Int(it[i].cellY)
+                minX = min(minX, cx); maxX = max(maxX, cx)
+                minY = min(minY, cy); maxY = max(maxY, cy)
+                inside = inside && Int(px[i] * perCell) == cx && Int(py[i] * perCell) == cy
+            }
+            let w = maxX - minX + 1, h = maxY - minY + 1
+            guard inside, w * h <= 4 * n + 64 else { return nil }
+            if table.count < w * h { table.append(contentsOf: repeatElement(-1, count: w * h - table.count)) }
+            let unique = table.withUnsafeMutableBufferPointer { t -> Bool in
+                for k in 0..<(w * h) { t[k] = -1 }
+                for i in 0..<n {
+                    let k = (Int(it[i].cellY) - minY) &* w &+ (Int(it[i].cellX) - minX)
+                    guard t[k] < 0 else { return false }
+                    t[k] = Int32(i)
+                }
+                return true
+            }
+            guard unique else { return nil }
+            originX = minX
+            originY = minY
+            width = w
+            height = h
         }
     }
 }

@@ -74,7 +74,7 @@ extension PartyIndex {
         for r in sc.refs {
             let a = aggregate(r, filter: filter)
             guard a.count > 0 else { continue }
-            sc.merger.add(count: a.count, sumX: a.sumX, sumY: a.sumY, key: r.key(zoom: zoom))
+            sc.merger.add(count: a.count, sumX: a.sumX, sumY: a.sumY, key: r.key(zoom: zoom), cellX: r.x, cellY: r.y)
             sc.kept.append(r)
         }
         sc.merger.merge(radius: radius, scale: PartyIndex.worldPixels(zoom: zoom))
@@ -225,7 +225,7 @@ extension PartyIndex {
         sc.small.reset()
         for k in children where sc.aggregates[k].count > 0 {
             let a = sc.aggregates[k]
-            sc.small.add(count: a.count, sumX: a.sumX, sumY: a.sumY, key: sc.below[k].key(zoom: zoom + 1))
+            sc.small.add(count: a.count, sumX: a.sumX, sumY: a.sumY, key: sc.below[k].key(zoom: zoom + 1), cellX: sc.below[k].x, cellY: sc.below[k].y)
         }
         guard sc.small.inputCount > 1 else { return false }
         sc.small.merge(radius: radius, scale: scale)
@@ -273,7 +273,7 @@ extension PartyIndex {
         small.reset()
         for k in 0..<refs.count {
             let a = aggregates[k]
-            small.add(count: a.count, sumX: a.sumX, sumY: a.sumY, key: refs[k].key(zoom: zoom))
+            small.add(count: a.count, sumX: a.sumX, sumY: a.sumY, key: refs[k].key(zoom: zoom), cellX: refs[k].x, cellY: refs[k].y)
         }
         small.merge(radius: radius, scale: scale)
         return small.groupCount
