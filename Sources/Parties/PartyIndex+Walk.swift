@@ -111,6 +111,17 @@ extension PartyIndex {
             if xs.contains(cx) && ys.contains(cy) { out.append(CellRef(node: n, depth: Int32(depth), x: Int32(cx), y: Int32(cy))) }
             return
         }
+        if depth + 1 == zoom {
+            // The children are cells at the zoom: those in range, without a call each.
+            for q in 0..<4 {
+                let c = nd.child(q)
+                let cx = x * 2 + (q & 1), cy = y * 2 + (q >> 1)
+                if c >= 0 && xs.contains(cx) && ys.contains(cy) {
+                    out.append(CellRef(node: c, depth: Int32(zoom), x: Int32(cx), y: Int32(cy)))
+                }
+            }
+            return
+        }
         for q in 0..<4 {
             let c = nd.child(q)
             if c >= 0 {
