@@ -16,10 +16,9 @@ extension LineConverter {
 
     func convertPlainFast(_ bytes: UnsafeBufferPointer<UInt8>) -> ConvertedPart? {
         guard columns == nil, let base = bytes.baseAddress, decimals <= 9 else { return nil }
-        // At most one line more than line ends (the last line may lack one).
-        var lineEnds = 0
-        for byte in bytes { lineEnds &+= byte == 10 ? 1 : 0 }  // branch-free: vectorised
-        let capacity = lineEnds + 1
+        // Every line holds at least "0,0" and a line end (the last one may lack it). The scratch
+        // buffers are reused, so room they never touch costs nothing.
+        let capacity = (bytes.count + 1) / 4 + 1
         return scratchPool.withScratch(capacity: capacity) { scratch -> ConvertedPart? in
             let (x, y, inputX, inputY) = (scratch.x, scratch.y, scratch.inputX, scratch.inputY)
             guard let lines = Self.parsePairs(base, bytes.count, x, y, capacity) else { return nil }

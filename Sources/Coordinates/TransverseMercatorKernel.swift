@@ -180,7 +180,8 @@ struct TransverseMercatorKernel: Sendable, Equatable {
     {
         let lambda0 = self.lambda0, kA = self.kA, x0 = self.x0, y0 = self.y0, xi0 = self.xi0
         let alpha = self.alpha, toConformal = self.toConformal
-        for i in 0..<n { sines[i] = sin(y[i]) }
+        let sinMid = Self.sinMid, cosMid = Self.cosMid
+        for i in 0..<n { sines[i] = Self.sinMidLatitude(y[i], sinMid: sinMid, cosMid: cosMid) }
         // Conformal latitude and the spherical transverse Mercator of (χ, λ):
         // tan ξ′ = tan χ / cos λ, tanh η′ = t = cos χ sin λ. `sines` then holds sin χ.
         for i in 0..<n {
@@ -202,7 +203,7 @@ struct TransverseMercatorKernel: Sendable, Equatable {
         }
         for i in 0..<n {
             let sChi = sines[i], u = us[i], t = ts[i]
-            let etaP = atanh(t)
+            let etaP = Self.atanhSmall(t)
             // sin²χ + u² = 1 − t²: one division gives sin 2ξ′, cos 2ξ′, sinh 2η′ and cosh 2η′.
             let inv = 1 / ((1 - t) * (1 + t))
             let s2 = 2 * sChi * u * inv, c2 = (u - sChi) * (u + sChi) * inv
@@ -211,6 +212,43 @@ struct TransverseMercatorKernel: Sendable, Equatable {
             x[i] = x0 + kA * (etaP + deta)
             y[i] = y0 + kA * ((xis[i] - xi0) + dxi)
         }
+    }
+
+    /// The latitude the mid-latitude sine is expanded around (36.1°), and its sine and cosine (passed
+    /// to `sinMidLatitude` by the caller, read once per block).
+    static let midLatitude = 0.63
+    static let sinMid = sin(midLatitude)
+    static let cosMid = cos(midLatitude)
+
+    /// sin φ: as sin(c + d) = sin c cos d + cos c sin d with the Taylor sine and cosine of d = φ − c
+    /// when |d| ≤ 0.25 rad (latitudes 21.8°–50.4°: Korea and its neighbours), libm elsewhere. The
+    /// polynomials' first dropped terms are below 1e-19, so it is within 2 units in the last place
+    /// of libm's correctly rounded sine.
+    @inline(__always)
+    static func sinMidLatitude(_ phi: Double, sinMid: Double, cosMid: Double) -> Double {
+        let d = phi - midLatitude
+        guard abs(d) <= 0.25 else { return sin(phi) }
+        let (sd, _, omcd) = sinCosNearZero(d)
+        return sinMid - sinMid * omcd + cosMid * sd
+    }
+
+    /// atanh t = t + t³/3 + t⁵/5 + … for |t| ≤ 0.125 (eleven terms: the first dropped one is below
+    /// 1e-21 × |t|; t = cos χ sin λ stays this small within ±7° of the central meridian), libm beyond.
+    @inline(__always)
+    static func atanhSmall(_ t: Double) -> Double {
+        guard abs(t) <= 0.125 else { return atanh(t) }
+        let t2 = t * t
+        var sum = 1.0 / 21
+        sum = 1.0 / 19 + t2 * sum
+        sum = 1.0 / 17 + t2 * sum
+        sum = 1.0 / 15 + t2 * sum
+        sum = 1.0 / 13 + t2 * sum
+        sum = 1.0 / 11 + t2 * sum
+        sum = 1.0 / 9 + t2 * sum
+        sum = 1.0 / 7 + t2 * sum
+        sum = 1.0 / 5 + t2 * sum
+        sum = 1.0 / 3 + t2 * sum
+        return t + t * (t2 * sum)
     }
 
     /// atan d for |d| ≤ 0.02 (the first dropped term is below 1e-23).
