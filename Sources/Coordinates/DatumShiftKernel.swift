@@ -6,7 +6,8 @@ import Foundation
 /// Forward: N = a / √(1 − e² sin²φ), X = (N + h) cos φ cos λ, Y = (N + h) cos φ sin λ,
 /// Z = (N (1 − e²) + h) sin φ. Inverse: Bowring's closed form (one step from the parametric
 /// latitude, exact to ≈1e-15 rad for heights within tens of kilometres of the surface), the same
-/// formula PROJ's `cart` uses, so that both agree to rounding.
+/// formula PROJ's `cart` uses, so that both agree to rounding. Sines, cosines and arctangents of
+/// Korean latitudes and longitudes come from `ReferenceAngle`'s polynomials.
 struct GeocentricKernel: Sendable, Equatable {
     let a: Double
     let b: Double
@@ -24,11 +25,12 @@ struct GeocentricKernel: Sendable, Equatable {
     /// x = λ, y = φ, z = h on entry; X, Y, Z on return.
     func forward(x: UnsafeMutablePointer<Double>, y: UnsafeMutablePointer<Double>, z: UnsafeMutablePointer<Double>, count: Int) {
         let a = self.a, es = self.es
+        let latitude = ReferenceAngle.koreanLatitude, longitude = ReferenceAngle.koreanLongitude
         for i in 0..<count {
-            let sp = sin(y[i])
+            let sp = latitude.sin(y[i])
             // cos φ ≥ 0: from sin φ while that keeps full precision (|φ| < 64°).
             let cp = abs(sp) < 0.9 ? ((1 - sp) * (1 + sp)).squareRoot() : cos(y[i])
-            let sl = sin(x[i]), cl = cos(x[i])
+            let (sl, cl) = longitude.sinCos(x[i])
             let h = z[i]
             let n = a / (1 - es * sp * sp).squareRoot()
             x[i] = (n + h) * cp * cl
@@ -42,6 +44,7 @@ struct GeocentricKernel: Sendable, Equatable {
                  height: Bool = true)
     {
         let a = self.a, b = self.b, es = self.es, secondES = self.secondES
+        let latitude = ReferenceAngle.koreanLatitude, longitude = ReferenceAngle.koreanLongitude
         for i in 0..<count {
             let px = x[i], py = y[i], pz = z[i]
             let p = (px * px + py * py).squareRoot()
@@ -49,11 +52,11 @@ struct GeocentricKernel: Sendable, Equatable {
             let za = pz * a, pb = p * b
             let r = (za * za + pb * pb).squareRoot()
             let st = za / r, ct = pb / r
-            let phi = atan2(pz + secondES * b * st * st * st, p - es * a * ct * ct * ct)
-            x[i] = atan2(py, px)
+            let phi = latitude.atan2(pz + secondES * b * st * st * st, p - es * a * ct * ct * ct)
+            x[i] = longitude.atan2(py, px)
             y[i] = phi
             if height {
-                let sp = sin(phi), cp = cos(phi)
+                let (sp, cp) = latitude.sinCos(phi)
                 let n = a / (1 - es * sp * sp).squareRoot()
                 z[i] = abs(cp) < 1e-6 ? abs(pz) / abs(sp) - n * (1 - es) : p / cp - n
             }

@@ -180,8 +180,8 @@ struct TransverseMercatorKernel: Sendable, Equatable {
     {
         let lambda0 = self.lambda0, kA = self.kA, x0 = self.x0, y0 = self.y0, xi0 = self.xi0
         let alpha = self.alpha, toConformal = self.toConformal
-        let sinMid = Self.sinMid, cosMid = Self.cosMid
-        for i in 0..<n { sines[i] = Self.sinMidLatitude(y[i], sinMid: sinMid, cosMid: cosMid) }
+        let latitude = ReferenceAngle.koreanLatitude
+        for i in 0..<n { sines[i] = latitude.sin(y[i]) }
         // Conformal latitude and the spherical transverse Mercator of (χ, λ):
         // tan ξ′ = tan χ / cos λ, tanh η′ = t = cos χ sin λ. `sines` then holds sin χ.
         for i in 0..<n {
@@ -212,24 +212,6 @@ struct TransverseMercatorKernel: Sendable, Equatable {
             x[i] = x0 + kA * (etaP + deta)
             y[i] = y0 + kA * ((xis[i] - xi0) + dxi)
         }
-    }
-
-    /// The latitude the mid-latitude sine is expanded around (36.1°), and its sine and cosine (passed
-    /// to `sinMidLatitude` by the caller, read once per block).
-    static let midLatitude = 0.63
-    static let sinMid = sin(midLatitude)
-    static let cosMid = cos(midLatitude)
-
-    /// sin φ: as sin(c + d) = sin c cos d + cos c sin d with the Taylor sine and cosine of d = φ − c
-    /// when |d| ≤ 0.25 rad (latitudes 21.8°–50.4°: Korea and its neighbours), libm elsewhere. The
-    /// polynomials' first dropped terms are below 1e-19, so it is within 2 units in the last place
-    /// of libm's correctly rounded sine.
-    @inline(__always)
-    static func sinMidLatitude(_ phi: Double, sinMid: Double, cosMid: Double) -> Double {
-        let d = phi - midLatitude
-        guard abs(d) <= 0.25 else { return sin(phi) }
-        let (sd, _, omcd) = sinCosNearZero(d)
-        return sinMid - sinMid * omcd + cosMid * sd
     }
 
     /// atanh t = t + t³/3 + t⁵/5 + … for |t| ≤ 0.125 (eleven terms: the first dropped one is below
