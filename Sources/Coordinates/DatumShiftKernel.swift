@@ -128,9 +128,10 @@ struct WebMercatorKernel: Sendable, Equatable {
     /// x = λ, y = φ (radians) on entry; easting, northing on return.
     func forward(x: UnsafeMutablePointer<Double>, y: UnsafeMutablePointer<Double>, count: Int) {
         let a = self.a, lambda0 = self.lambda0, x0 = self.x0, y0 = self.y0
+        let latitude = ReferenceAngle.koreanLatitude
         for i in 0..<count {
             x[i] = x0 + a * (x[i] - lambda0)
-            y[i] = y0 + a * atanh(sin(y[i]))
+            y[i] = y0 + a * latitude.atanhOfSine(latitude.sin(y[i]))
         }
     }
 

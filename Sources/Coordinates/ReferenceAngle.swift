@@ -12,11 +12,14 @@ struct ReferenceAngle: Sendable, Equatable {
     let angle: Double
     let sine: Double
     let cosine: Double
+    /// atanh(sin angle): the spherical Mercator ordinate of the angle as a latitude.
+    let atanhSine: Double
 
     init(_ angle: Double) {
         self.angle = angle
         sine = Foundation.sin(angle)
         cosine = Foundation.cos(angle)
+        atanhSine = Foundation.atanh(sine)
     }
 
     /// 36.1°N in radians: the middle of the Korean latitudes.
@@ -40,6 +43,15 @@ struct ReferenceAngle: Sendable, Equatable {
         guard abs(d) <= 0.25 else { return (Foundation.sin(x), Foundation.cos(x)) }
         let (sd, _, omcd) = TransverseMercatorKernel.sinCosNearZero(d)
         return (sine - sine * omcd + cosine * sd, cosine - cosine * omcd - sine * sd)
+    }
+
+    /// atanh(s) for s = sin φ near sin(angle): atanh s₀ + atanh((s − s₀) / (1 − s s₀)) with s₀ =
+    /// sin(angle), the second by its series while the argument is at most 0.125 (latitudes within
+    /// about ±5.7° of the angle); libm elsewhere.
+    @inline(__always)
+    func atanhOfSine(_ s: Double) -> Double {
+        let u = (s - sine) / (1 - s * sine)
+        return abs(u) <= 0.125 ? atanhSine + TransverseMercatorKernel.atanhSmall(u) : Foundation.atanh(s)
     }
 
     /// atan2(y, x).
