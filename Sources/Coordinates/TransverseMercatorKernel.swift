@@ -184,7 +184,7 @@ struct TransverseMercatorKernel: Sendable, Equatable {
         for i in 0..<n { sines[i] = latitude.sin(y[i]) }
         // Conformal latitude and the spherical transverse Mercator of (χ, λ):
         // tan ξ′ = tan χ / cos λ, tanh η′ = t = cos χ sin λ. `sines` then holds sin χ.
-        for i in 0..<n {
+        @inline(__always) func sphere(_ i: Int) {
             let phi = y[i], sp = sines[i]
             // cos φ ≥ 0 for |φ| ≤ 90°: from sin φ while that keeps full precision (|φ| < 64°).
             let cp = abs(sp) < 0.9 ? ((1 - sp) * (1 + sp)).squareRoot() : cos(phi)
@@ -201,7 +201,35 @@ struct TransverseMercatorKernel: Sendable, Equatable {
             us[i] = u
             ts[i] = cChi * sl
         }
-        for i in 0..<n {
+        // Two points at a time in SIMD registers while both take the polynomial branches (the
+        // same operations as `sphere`, lane by lane); a pair that does not goes through `sphere`.
+        var i = 0
+        while i + 1 < n {
+            let phi = Pair.load(y + i), sp = Pair.load(sines + i), lambda = Pair.load(x + i) - lambda0
+            if all(Pair.abs(sp) .< 0.9), all(Pair.abs(lambda) .<= 0.25) {
+                let cp = ((1 - sp) * (1 + sp)).squareRoot()
+                let delta = Pair.sineSeries(toConformal, 2 * sp * cp, (cp - sp) * (cp + sp))
+                let (sd, cd) = Pair.smallSinCos(delta)
+                let sChi = sp * cd + cp * sd, cChi = cp * cd - sp * sd
+                let (sl, oneMinusCl) = Pair.sinCosNearZero(lambda)
+                let u = cChi * (1 - oneMinusCl)
+                let d = sChi * cChi * oneMinusCl / (1 - cChi * cChi * oneMinusCl)
+                if all(Pair.abs(d) .<= 0.02) {
+                    Pair.store((phi + delta) + Pair.smallAtan(d), xis + i)
+                    Pair.store(sChi, sines + i)
+                    Pair.store(u, us + i)
+                    Pair.store(cChi * sl, ts + i)
+                    i += 2
+                    continue
+                }
+            }
+            sphere(i)
+            sphere(i + 1)
+            i += 2
+        }
+        if i < n { sphere(i) }
+
+        @inline(__always) func ellipsoid(_ i: Int) {
             let sChi = sines[i], u = us[i], t = ts[i]
             let etaP = Self.atanhSmall(t)
             // sin²χ + u² = 1 − t²: one division gives sin 2ξ′, cos 2ξ′, sinh 2η′ and cosh 2η′.
@@ -212,6 +240,26 @@ struct TransverseMercatorKernel: Sendable, Equatable {
             x[i] = x0 + kA * (etaP + deta)
             y[i] = y0 + kA * ((xis[i] - xi0) + dxi)
         }
+        i = 0
+        while i + 1 < n {
+            let t = Pair.load(ts + i)
+            guard all(Pair.abs(t) .<= 0.125) else {
+                ellipsoid(i)
+                ellipsoid(i + 1)
+                i += 2
+                continue
+            }
+            let sChi = Pair.load(sines + i), u = Pair.load(us + i)
+            let etaP = Pair.atanhSmall(t)
+            let inv = 1 / ((1 - t) * (1 + t))
+            let s2 = 2 * sChi * u * inv, c2 = (u - sChi) * (u + sChi) * inv
+            let sh2 = 2 * t * inv, ch2 = (1 + t * t) * inv
+            let (dxi, deta) = Pair.complexSineSeries(alpha, s2: s2, c2: c2, sh2: sh2, ch2: ch2)
+            Pair.store(x0 + kA * (etaP + deta), x + i)
+            Pair.store(y0 + kA * ((Pair.load(xis + i) - xi0) + dxi), y + i)
+            i += 2
+        }
+        if i < n { ellipsoid(i) }
     }
 
     /// atanh t = t + t³/3 + t⁵/5 + … for |t| ≤ 0.125 (eleven terms: the first dropped one is below
