@@ -26,7 +26,7 @@ struct GeocentricKernel: Sendable, Equatable {
     func forward(x: UnsafeMutablePointer<Double>, y: UnsafeMutablePointer<Double>, z: UnsafeMutablePointer<Double>, count: Int) {
         let a = self.a, es = self.es
         let latitude = ReferenceAngle.koreanLatitude, longitude = ReferenceAngle.koreanLongitude
-        for i in 0..<count {
+        @inline(__always) func one(_ i: Int) {
             let sp = latitude.sin(y[i])
             // cos φ ≥ 0: from sin φ while that keeps full precision (|φ| < 64°).
             let cp = abs(sp) < 0.9 ? ((1 - sp) * (1 + sp)).squareRoot() : cos(y[i])
@@ -37,6 +37,31 @@ struct GeocentricKernel: Sendable, Equatable {
             y[i] = (n + h) * cp * sl
             z[i] = (n * (1 - es) + h) * sp
         }
+        // Pairs of points in SIMD registers while both are near the reference angles (see `Pair`).
+        var i = 0
+        while i + 1 < count {
+            let phi = Pair.load(y + i), lambda = Pair.load(x + i)
+            let dPhi = phi - latitude.angle, dLambda = lambda - longitude.angle
+            guard all(Pair.abs(dPhi) .<= 0.25), all(Pair.abs(dLambda) .<= 0.25) else {
+                one(i)
+                one(i + 1)
+                i += 2
+                continue
+            }
+            let (sdp, omcp) = Pair.sinCosNearZero(dPhi)
+            let sp = latitude.sine - latitude.sine * omcp + latitude.cosine * sdp
+            let (sdl, omcl) = Pair.sinCosNearZero(dLambda)
+            let sl = longitude.sine - longitude.sine * omcl + longitude.cosine * sdl
+            let cl = longitude.cosine - longitude.cosine * omcl - longitude.sine * sdl
+            let cp = ((1 - sp) * (1 + sp)).squareRoot()  // |sp| < 0.9 within ±0.25 rad of 36.1°
+            let h = Pair.load(z + i)
+            let n = a / (1 - es * sp * sp).squareRoot()
+            Pair.store((n + h) * cp * cl, x + i)
+            Pair.store((n + h) * cp * sl, y + i)
+            Pair.store((n * (1 - es) + h) * sp, z + i)
+            i += 2
+        }
+        if i < count { one(i) }
     }
 
     /// x = X, y = Y, z = Z on entry; λ, φ and (when `height`, else z is left as it was) h on return.
@@ -45,7 +70,7 @@ struct GeocentricKernel: Sendable, Equatable {
     {
         let a = self.a, b = self.b, es = self.es, secondES = self.secondES
         let latitude = ReferenceAngle.koreanLatitude, longitude = ReferenceAngle.koreanLongitude
-        for i in 0..<count {
+        @inline(__always) func one(_ i: Int) {
             let px = x[i], py = y[i], pz = z[i]
             let p = (px * px + py * py).squareRoot()
             // Parametric latitude θ of the point's projection (tan θ = z a / (p b)), then one Bowring step.
@@ -61,6 +86,30 @@ struct GeocentricKernel: Sendable, Equatable {
                 z[i] = abs(cp) < 1e-6 ? abs(pz) / abs(sp) - n * (1 - es) : p / cp - n
             }
         }
+        guard !height else {
+            for i in 0..<count { one(i) }
+            return
+        }
+        // Pairs of points in SIMD registers while both are near the reference angles (see `Pair`).
+        var i = 0
+        while i + 1 < count {
+            let px = Pair.load(x + i), py = Pair.load(y + i), pz = Pair.load(z + i)
+            let p = (px * px + py * py).squareRoot()
+            let za = pz * a, pb = p * b
+            let r = (za * za + pb * pb).squareRoot()
+            let st = za / r, ct = pb / r
+            let num = pz + secondES * b * st * st * st, den = p - es * a * ct * ct * ct
+            guard let phi = Pair.atan2(num, den, near: latitude), let lambda = Pair.atan2(py, px, near: longitude) else {
+                one(i)
+                one(i + 1)
+                i += 2
+                continue
+            }
+            Pair.store(lambda, x + i)
+            Pair.store(phi, y + i)
+            i += 2
+        }
+        if i < count { one(i) }
     }
 }
 

@@ -1,5 +1,6 @@
-/// Two points at once: the polynomial parts of `TransverseMercatorKernel.forward` on SIMD pairs of
-/// doubles (one SSE register), operation for operation as the scalar versions.
+/// Two points at once: the polynomial parts of the kernels (`TransverseMercatorKernel.forward`,
+/// `GeocentricKernel`) on SIMD pairs of doubles (one SSE register), operation for operation as the
+/// scalar versions.
 enum Pair {
     typealias V = SIMD2<Double>
 
@@ -115,5 +116,25 @@ enum Pair {
         sum = 1.0 / 5 + t2 * sum
         sum = 1.0 / 3 + t2 * sum
         return t + t * (t2 * sum)
+    }
+
+    /// `ReferenceAngle.atan2` for both lanes, or nil when a lane is not near the reference (the
+    /// caller then takes the scalar path).
+    @inline(__always)
+    static func atan2(_ y: V, _ x: V, near reference: ReferenceAngle) -> V? {
+        let xr = x * reference.cosine + y * reference.sine, yr = y * reference.cosine - x * reference.sine
+        guard all(xr .> 0), all(abs(yr) .<= 0.12 * xr) else { return nil }
+        let q = yr / xr, q2 = q * q
+        var sum = V(repeating: 1.0 / 21)
+        sum = 1.0 / 19 - q2 * sum
+        sum = 1.0 / 17 - q2 * sum
+        sum = 1.0 / 15 - q2 * sum
+        sum = 1.0 / 13 - q2 * sum
+        sum = 1.0 / 11 - q2 * sum
+        sum = 1.0 / 9 - q2 * sum
+        sum = 1.0 / 7 - q2 * sum
+        sum = 1.0 / 5 - q2 * sum
+        sum = 1.0 / 3 - q2 * sum
+        return reference.angle + (q - q * (q2 * sum))
     }
 }
