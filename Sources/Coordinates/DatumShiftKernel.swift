@@ -178,10 +178,29 @@ struct WebMercatorKernel: Sendable, Equatable {
     func forward(x: UnsafeMutablePointer<Double>, y: UnsafeMutablePointer<Double>, count: Int) {
         let a = self.a, lambda0 = self.lambda0, x0 = self.x0, y0 = self.y0
         let latitude = ReferenceAngle.koreanLatitude
-        for i in 0..<count {
-            x[i] = x0 + a * (x[i] - lambda0)
+        for i in 0..<count { x[i] = x0 + a * (x[i] - lambda0) }
+        @inline(__always) func one(_ i: Int) {
             y[i] = y0 + a * latitude.atanhOfSine(latitude.sin(y[i]))
         }
+        // Pairs of points in SIMD registers while both are near the reference latitude (see `Pair`).
+        var i = 0
+        while i + 1 < count {
+            let d = Pair.load(y + i) - latitude.angle
+            if all(Pair.abs(d) .<= 0.25) {
+                let (sd, omcd) = Pair.sinCosNearZero(d)
+                let s = latitude.sine - latitude.sine * omcd + latitude.cosine * sd
+                let u = (s - latitude.sine) / (1 - s * latitude.sine)
+                if all(Pair.abs(u) .<= 0.125) {
+                    Pair.store(y0 + a * (latitude.atanhSine + Pair.atanhSmall(u)), y + i)
+                    i += 2
+                    continue
+                }
+            }
+            one(i)
+            one(i + 1)
+            i += 2
+        }
+        if i < count { one(i) }
     }
 
     /// Easting, northing on entry; x = λ, y = φ (radians) on return.
