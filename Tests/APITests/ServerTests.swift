@@ -224,6 +224,36 @@ final class ServerTests: XCTestCase {
         XCTAssertEqual(try threadName(c, "/light"), "io")
     }
 
+    func testALightRouteOverItsCPUBudgetGoesToTheWorkersForAWhile() throws {
+        // 20 ms of CPU on the I/O thread (no sleep): over the 2 ms budget as well.
+        let router = Router()
+        final class Once: @unchecked Sendable {
+            private let lock = NSLock()
+            private var done = false
+            func first() -> Bool { lock.lock(); defer { lock.unlock() }; let f = !done; done = true; return f }
+        }
+        let once = Once()
+        router.add("GET", "/light", OperationDoc("light"), cost: .light) { _ in
+            if once.first() {
+                let end = DispatchTime.now().uptimeNanoseconds + 20_000_000
+                while DispatchTime.now().uptimeNanoseconds < end {}
+            }
+            return .json(["thread": .string(HTTPServer.isWorkerThread ? "worker" : "io")])
+        }
+        var options = HTTPServerOptions()
+        options.accessLog = false
+        options.inlineBudgetSeconds = 0.002
+        options.inlinePenaltyRequests = 3
+        let server = HTTPServer(router: router, options: options)
+        try server.start(host: "127.0.0.1", port: 0)
+        defer { server.stop() }
+        let c = try RawHTTPClient(port: server.port)
+        XCTAssertEqual(try threadName(c, "/light"), "io")
+        for _ in 0..<3 { XCTAssertEqual(try threadName(c, "/light"), "worker") }
+        usleep(60_000)
+        XCTAssertEqual(try threadName(c, "/light"), "io")
+    }
+
     func testABusyIOThreadHandsLightRoutesToTheWorkers() throws {
         // Light requests of 1 ms each, back to back: the I/O thread's share of recent time in
         // handlers passes inlineMaxShare, so some go to the workers (every core serves under load).
