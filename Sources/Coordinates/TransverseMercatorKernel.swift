@@ -7,8 +7,9 @@ import Foundation
 /// Forward: geodetic latitude φ → conformal latitude χ (a sine series in 2φ), the spherical
 /// transverse Mercator (ξ′, η′) of (χ, λ), then ξ + iη = ζ′ + Σ αₖ sin 2kζ′ (complex Clenshaw sum).
 /// Inverse: ζ′ = ζ − Σ βₖ sin 2kζ, the spherical inverse gives (χ, λ), then φ = χ + Σ dₖ sin 2kχ.
-/// Small angle corrections are applied through Taylor sines and cosines, so a point costs a handful
-/// of libm calls. Angles are radians; eastings and northings are in the ellipsoid's unit (metres).
+/// Small angle corrections are applied through Taylor sines and cosines; forward, sin φ (near Korean
+/// latitudes, `ReferenceAngle`) and atanh (of small arguments) are polynomials too, and pairs of
+/// points share SIMD registers (`Pair`), so a Korean point costs no libm call at all. Angles are radians; eastings and northings are in the ellipsoid's unit (metres).
 /// The parameters come from PROJ (see `KernelRecipe`); a transformer uses the kernel only after
 /// comparing it with PROJ (see `CoordinateTransformer.verifiedKernel`).
 struct TransverseMercatorKernel: Sendable, Equatable {
