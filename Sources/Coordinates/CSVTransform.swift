@@ -101,7 +101,8 @@ public final class CSVCoordinateTransform: Sendable {
         var reported = 0
 
         if let xName = options.xColumn, let yName = options.yColumn {
-            guard let header = try input.firstLine(read) else { throw .missingHeader }
+            guard var header = try input.firstLine(read) else { throw .missingHeader }
+            if header.last == 13 { header.removeLast() }  // a CRLF line end (else the last name would end in CR)
             let names = CoordinateText.headerNames(header) ?? []
             func find(_ name: String, _ option: String) throws(CSVTransformError) -> Int {
                 if let i = names.firstIndex(of: name) { return i }
@@ -111,7 +112,6 @@ public final class CSVCoordinateTransform: Sendable {
             columns = (try find(xName, "x-col"), try find(yName, "y-col"))
             var out = header
             if out.starts(with: [0xEF, 0xBB, 0xBF]) { out.removeFirst(3) }
-            if out.last == 13 { out.removeLast() }
             out.append(10)
             write(out)
             summary.lines = 1
