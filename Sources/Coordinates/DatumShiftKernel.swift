@@ -76,7 +76,8 @@ struct GeocentricKernel: Sendable, Equatable {
             // Parametric latitude θ of the point's projection (tan θ = z a / (p b)), then one Bowring step.
             let za = pz * a, pb = p * b
             let r = (za * za + pb * pb).squareRoot()
-            let st = za / r, ct = pb / r
+            let inverseR = 1 / r  // as in the pairs below: same bits whichever way a point goes
+            let st = za * inverseR, ct = pb * inverseR
             let phi = latitude.atan2(pz + secondES * b * st * st * st, p - es * a * ct * ct * ct)
             x[i] = longitude.atan2(py, px)
             y[i] = phi
@@ -97,7 +98,8 @@ struct GeocentricKernel: Sendable, Equatable {
             let p = (px * px + py * py).squareRoot()
             let za = pz * a, pb = p * b
             let r = (za * za + pb * pb).squareRoot()
-            let st = za / r, ct = pb / r
+            let inverseR = 1 / r
+            let st = za * inverseR, ct = pb * inverseR
             let num = pz + secondES * b * st * st * st, den = p - es * a * ct * ct * ct
             guard let phi = Pair.atan2(num, den, near: latitude), let lambda = Pair.atan2(py, px, near: longitude) else {
                 one(i)
@@ -156,9 +158,10 @@ struct HelmertKernel: Sendable, Equatable {
     }
 
     func inverse(x: UnsafeMutablePointer<Double>, y: UnsafeMutablePointer<Double>, z: UnsafeMutablePointer<Double>, count: Int) {
-        let m = r, s = scale, tx = self.tx, ty = self.ty, tz = self.tz
+        // × (1 / s): within an ulp of PROJ's division, and no division per coordinate.
+        let m = r, inverseScale = 1 / scale, tx = self.tx, ty = self.ty, tz = self.tz
         for i in 0..<count {
-            let px = (x[i] - tx) / s, py = (y[i] - ty) / s, pz = (z[i] - tz) / s
+            let px = (x[i] - tx) * inverseScale, py = (y[i] - ty) * inverseScale, pz = (z[i] - tz) * inverseScale
             x[i] = m.0 * px + m.3 * py + m.6 * pz
             y[i] = m.1 * px + m.4 * py + m.7 * pz
             z[i] = m.2 * px + m.5 * py + m.8 * pz
