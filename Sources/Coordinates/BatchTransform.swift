@@ -70,9 +70,11 @@ extension CoordinateTransformer {
                          range: Range<Int>) throws(CoordinateError) -> [PointIssue]
     {
         var invalid: [PointIssue] = []
-        for i in range {
-            if let reason = inputProblem(x: x[i * stride], y: y[i * stride]) {
-                invalid.append(PointIssue(index: i, kind: .invalidInput(reason)))
+        if !allValid(x: x, y: y, stride: stride, range: range) {
+            for i in range {
+                if let reason = inputProblem(x: x[i * stride], y: y[i * stride]) {
+                    invalid.append(PointIssue(index: i, kind: .invalidInput(reason)))
+                }
             }
         }
         let px = x + range.lowerBound * stride, py = y + range.lowerBound * stride
@@ -93,6 +95,7 @@ extension CoordinateTransformer {
             try pool.withWorker { worker in worker.transform(x: px, y: py, stride: stride, count: range.count) }
         }
         // Merge the invalid inputs with the points PROJ failed on; both become NaN.
+        if invalid.isEmpty, allFinite(x: x, y: y, stride: stride, range: range) { return [] }
         var issues: [PointIssue] = []
         issues.reserveCapacity(invalid.count)
         var next = 0
@@ -110,6 +113,29 @@ extension CoordinateTransformer {
             y[o] = .nan
         }
         return issues
+    }
+
+    /// True when every point of `range` is finite and, for degrees, within ±180 / ±90: one pass
+    /// without branches (`inputProblem` then has nothing to say about any of them).
+    private func allValid(x: UnsafeMutablePointer<Double>, y: UnsafeMutablePointer<Double>, stride: Int,
+                          range: Range<Int>) -> Bool
+    {
+        let (maxX, maxY) = sourceIsDegrees ? (180.0, 90.0) : (Double.greatestFiniteMagnitude, .greatestFiniteMagnitude)
+        var bad: UInt8 = 0
+        for i in range {
+            // NaN fails every comparison; infinities exceed the largest finite magnitude.
+            bad |= (abs(x[i * stride]) <= maxX ? 0 : 1) | (abs(y[i * stride]) <= maxY ? 0 : 1)
+        }
+        return bad == 0
+    }
+
+    /// True when every point of `range` is finite.
+    private func allFinite(x: UnsafeMutablePointer<Double>, y: UnsafeMutablePointer<Double>, stride: Int,
+                           range: Range<Int>) -> Bool
+    {
+        var bad: UInt8 = 0
+        for i in range { bad |= (x[i * stride].isFinite ? 0 : 1) | (y[i * stride].isFinite ? 0 : 1) }
+        return bad == 0
     }
 
     /// Why an input point is not a position in the source CRS, or nil when it is one.

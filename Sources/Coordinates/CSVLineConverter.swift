@@ -18,6 +18,8 @@ struct LineConverter: Sendable {
     var allowsFastPath = true
     /// Recomputes with PROJ alone the points printed near a rounding boundary (see `RoundingTies`).
     let ties: RoundingTies
+    /// Working buffers of the plain fast path, reused between parts.
+    let scratchPool = PlainScratchPool()
 
     init(transformer: CoordinateTransformer, columns: (x: Int, y: Int)?, decimals: Int) {
         self.transformer = transformer

@@ -7,7 +7,7 @@ public struct CSVTransformOptions: Sendable {
     public var xColumn: String?
     public var yColumn: String?
     /// Bytes read per block; each block's lines are split across cores. Memory stays within a few blocks.
-    public var blockBytes = 2 << 20
+    public var blockBytes = 512 << 10
     /// The longest line accepted.
     public var maxLineBytes = 1 << 20
     /// Bad lines reported one by one; later ones are only counted.
@@ -101,7 +101,8 @@ public final class CSVCoordinateTransform: Sendable {
         var reported = 0
 
         if let xName = options.xColumn, let yName = options.yColumn {
-            guard let header = try input.firstLine(read) else { throw .missingHeader }
+            guard var header = try input.firstLine(read) else { throw .missingHeader }
+            if header.last == 13 { header.removeLast() }  // a CRLF line end (else the last name would end in CR)
             let names = CoordinateText.headerNames(header) ?? []
             func find(_ name: String, _ option: String) throws(CSVTransformError) -> Int {
                 if let i = names.firstIndex(of: name) { return i }
@@ -111,7 +112,6 @@ public final class CSVCoordinateTransform: Sendable {
             columns = (try find(xName, "x-col"), try find(yName, "y-col"))
             var out = header
             if out.starts(with: [0xEF, 0xBB, 0xBF]) { out.removeFirst(3) }
-            if out.last == 13 { out.removeLast() }
             out.append(10)
             write(out)
             summary.lines = 1
@@ -142,6 +142,7 @@ public final class CSVCoordinateTransform: Sendable {
             }
         } catch {
             while !inFlight.isEmpty { finishOldest() }
+            if case .lineTooLong(_, let limit) = error { throw .lineTooLong(line: summary.lines + 1, limit: limit) }
             throw error
         }
         while !inFlight.isEmpty { finishOldest() }
@@ -196,78 +197,85 @@ private final class BlockJob: @unchecked Sendable {
 }
 
 /// Reads the input in blocks that end at a line end (the last block may not).
+///
+/// Each block is a new array that the input is read straight into, after the unfinished line the
+/// previous block left over: no byte is copied twice, and blocks can be handed to other threads.
 struct BlockReader {
-    private var buffer: [UInt8]
-    private var filled = 0
+    /// The start of a line that the previous read did not finish.
+    private var carry: [UInt8] = []
     private var atEnd = false
+    /// Bytes per block now: `capacity`, grown (doubling, up to `maxLine`) while one line fills a block.
+    private var size: Int
     private let capacity: Int
     private let maxLine: Int
-    /// Complete lines handed out so far (for the number of an overlong line).
-    private var linesHandedOut = 0
 
     init(capacity: Int, maxLine: Int) {
         self.capacity = capacity
         self.maxLine = maxLine
-        buffer = [UInt8](repeating: 0, count: capacity)
+        size = capacity
     }
 
-    private mutating func fill(_ read: (UnsafeMutableRawBufferPointer) -> Int) throws(CSVTransformError) {
-        while !atEnd, filled < buffer.count {
-            let n = buffer.withUnsafeMutableBytes { raw in
-                read(UnsafeMutableRawBufferPointer(rebasing: raw[filled...]))
+    /// The carried bytes and then fresh input, up to `size` bytes (fewer only at the end of the input).
+    private mutating func fill(_ read: (UnsafeMutableRawBufferPointer) -> Int) throws(CSVTransformError) -> [UInt8] {
+        let carried = carry
+        carry = []
+        let size = max(self.size, carried.count)
+        var ended = atEnd
+        var failure: Int32? = nil
+        let block = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
+            guard let base = buffer.baseAddress else { count = 0; return }
+            var filled = carried.count
+            carried.withUnsafeBytes { c in
+                if let from = c.baseAddress { UnsafeMutableRawPointer(base).copyMemory(from: from, byteCount: c.count) }
             }
-            if n < 0 { throw .readFailed(String(cString: strerror(errno))) }
-            if n == 0 { atEnd = true }
-            filled += n
+            while !ended, filled < size {
+                let n = read(UnsafeMutableRawBufferPointer(start: base + filled, count: size - filled))
+                if n < 0 {
+                    failure = errno
+                    break
+                }
+                if n == 0 { ended = true }
+                filled += n
+            }
+            count = filled
         }
+        atEnd = ended
+        if let failure { throw .readFailed(String(cString: strerror(failure))) }
+        return block
     }
 
     /// The first line (without its line end), or nil for empty input.
     mutating func firstLine(_ read: (UnsafeMutableRawBufferPointer) -> Int) throws(CSVTransformError) -> [UInt8]? {
-        try fill(read)
-        guard filled > 0 else { return nil }
-        guard let nl = buffer[0..<filled].firstIndex(of: 10) else {
-            if !atEnd { throw .lineTooLong(line: 1, limit: buffer.count) }
-            let line = Array(buffer[0..<filled])
-            filled = 0
-            return line
+        let block = try fill(read)
+        guard !block.isEmpty else { return nil }
+        guard let nl = block.firstIndex(of: 10) else {
+            if !atEnd { throw .lineTooLong(line: 1, limit: block.count) }
+            return block
         }
-        let line = Array(buffer[0..<nl])
-        linesHandedOut = 1
-        buffer.withUnsafeMutableBytes { raw in
-            guard let base = raw.baseAddress else { return }
-            memmove(base, base + nl + 1, filled - nl - 1)
-        }
-        filled -= nl + 1
-        return line
+        carry = Array(block[(nl + 1)...])
+        return Array(block[..<nl])
     }
 
-    /// The next block of whole lines, or nil at the end.
+    /// The next block of whole lines, or nil at the end. An overlong line throws `lineTooLong` with
+    /// line 0: the reader does not count lines, its caller knows how many went before.
     mutating func nextBlock(_ read: (UnsafeMutableRawBufferPointer) -> Int) throws(CSVTransformError) -> [UInt8]? {
-        try fill(read)
-        guard filled > 0 else { return nil }
-        var cut = filled
-        if !atEnd {
-            guard let nl = buffer[0..<filled].lastIndex(of: 10) else {
-                // One line fills the buffer: grow it up to the line limit.
-                guard buffer.count < maxLine else { throw .lineTooLong(line: linesHandedOut + 1, limit: maxLine) }
-                buffer += [UInt8](repeating: 0, count: min(buffer.count, maxLine - buffer.count))
-                return try nextBlock(read)
+        while true {
+            var block = try fill(read)
+            guard !block.isEmpty else { return nil }
+            if atEnd { return block }
+            // The last line end (lines are short: a few bytes back).
+            var cut = block.count
+            while cut > 0, block[cut - 1] != 10 { cut -= 1 }
+            if cut > 0 {
+                carry = Array(block[cut...])
+                block.removeLast(block.count - cut)
+                size = capacity
+                return block
             }
-            cut = nl + 1
+            // One line fills the block: grow it up to the line limit.
+            guard size < maxLine else { throw .lineTooLong(line: 0, limit: maxLine) }
+            carry = block
+            size = min(size * 2, maxLine)
         }
-        let block = Array(buffer[0..<cut])
-        linesHandedOut += block.withUnsafeBufferPointer { b in
-            var count = 0
-            for byte in b { count &+= byte == 10 ? 1 : 0 }  // branch-free: vectorised
-            return count
-        }
-        buffer.withUnsafeMutableBytes { raw in
-            guard let base = raw.baseAddress else { return }
-            memmove(base, base + cut, filled - cut)
-        }
-        filled -= cut
-        if buffer.count > capacity, filled <= capacity { buffer.removeLast(buffer.count - max(capacity, filled)) }
-        return block
     }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The fast path of `LineConverter` for plain `x,y` lines (no header, no columns): the common case
 /// of `taxipot transform`. It handles a run of lines only when every one is a plain pair of short
 /// decimals and every point converts; anything else (spaces, quotes, exponents, long mantissas,
@@ -14,40 +16,36 @@ extension LineConverter {
 
     func convertPlainFast(_ bytes: UnsafeBufferPointer<UInt8>) -> ConvertedPart? {
         guard columns == nil, let base = bytes.baseAddress, decimals <= 9 else { return nil }
-        // Every line holds at least "0,0" and a line end (the last one may lack it).
+        // Every line holds at least "0,0" and a line end (the last one may lack it). The scratch
+        // buffers are reused, so room they never touch costs nothing.
         let capacity = (bytes.count + 1) / 4 + 1
-        var lines: Int? = nil
-        var ys: [Double] = []
-        var xs = [Double](unsafeUninitializedCapacity: capacity) { bx, xCount in
-            ys = [Double](unsafeUninitializedCapacity: capacity) { by, yCount in
-                lines = Self.parsePairs(base, bytes.count, bx.baseAddress!, by.baseAddress!, capacity)
-                yCount = lines ?? 0
-            }
-            xCount = lines ?? 0
-        }
-        guard let lines else { return nil }
-        let (inputX, inputY) = (xs, ys)
-        guard let report = try? transformer.transform(xs: &xs, ys: &ys), report.issues.isEmpty else { return nil }
-        ties.settle(xs: &xs, ys: &ys, inputX: inputX, inputY: inputY)
+        return scratchPool.withScratch(capacity: capacity) { scratch -> ConvertedPart? in
+            let (x, y, inputX, inputY) = (scratch.x, scratch.y, scratch.inputX, scratch.inputY)
+            guard let lines = Self.parsePairs(base, bytes.count, x, y, capacity) else { return nil }
+            inputX.update(from: x, count: lines)
+            inputY.update(from: y, count: lines)
+            guard let report = try? transformer.transform(x: UnsafeMutableBufferPointer(start: x, count: lines),
+                                                          y: UnsafeMutableBufferPointer(start: y, count: lines)),
+                  report.issues.isEmpty else { return nil }
+            ties.settle(x: x, y: y, inputX: inputX, inputY: inputY, count: lines)
 
-        var ok = true
-        let output = [UInt8](unsafeUninitializedCapacity: lines * (2 * Self.maxNumberBytes + 2)) { out, initialized in
-            guard let o = out.baseAddress else { initialized = 0; return }
-            let k = xs.withUnsafeBufferPointer { bx in
-                ys.withUnsafeBufferPointer { by in
-                    // One loop per decimals value, so that every divisor is a constant.
-                    switch decimals {
-                    case 3: return Self.writeLines(bx, by, decimals: 3, into: o)
-                    case 8: return Self.writeLines(bx, by, decimals: 8, into: o)
-                    default: return Self.writeLines(bx, by, decimals: decimals, into: o)
-                    }
+            var ok = true
+            let output = [UInt8](unsafeUninitializedCapacity: lines * (2 * Self.maxNumberBytes + 2)) { out, initialized in
+                guard let o = out.baseAddress else { initialized = 0; return }
+                let bx = UnsafeBufferPointer(start: x, count: lines), by = UnsafeBufferPointer(start: y, count: lines)
+                // One loop per decimals value, so that every divisor is a constant.
+                let k: Int?
+                switch decimals {
+                case 3: k = Self.writeLines(bx, by, decimals: 3, into: o)
+                case 8: k = Self.writeLines(bx, by, decimals: 8, into: o)
+                default: k = Self.writeLines(bx, by, decimals: decimals, into: o)
                 }
+                ok = k != nil
+                initialized = k ?? 0
             }
-            ok = k != nil
-            initialized = k ?? 0
+            guard ok else { return nil }
+            return ConvertedPart(output: output, lineCount: lines, converted: lines, errors: [])
         }
-        guard ok else { return nil }
-        return ConvertedPart(output: output, lineCount: lines, converted: lines, errors: [])
     }
 
     /// Writes `x,y` lines at `o`: the bytes written, or nil when a number needs the general path.
@@ -131,6 +129,13 @@ extension LineConverter {
         if j < end, p[j] == 46 {
             j += 1
             let fracStart = j
+            // Eight digits at a time while eight bytes are digits (the 8 decimals of degrees at once).
+            while end - j >= 8 {
+                let word = UInt64(littleEndian: UnsafeRawPointer(p + j).loadUnaligned(as: UInt64.self))
+                guard isEightDigits(word) else { break }
+                mantissa = mantissa &* 100_000_000 &+ eightDigitsValue(word)
+                j += 8
+            }
             while j < end, p[j] &- 48 < 10 {
                 mantissa = mantissa &* 10 &+ UInt64(p[j] &- 48)
                 j += 1
@@ -146,17 +151,37 @@ extension LineConverter {
         return negative ? -v : v
     }
 
-    /// The eight decimal digits of `v` (< 10⁸, leading zeros included) as ASCII, the first digit in
-    /// the lowest byte; its four digit pairs are independent of each other.
+    /// True when the eight bytes of `word` (first byte lowest) are all ASCII digits: each byte's
+    /// high nibble is 3 and adding 6 keeps it 3 (no byte carries into the next when that holds).
     @inline(__always)
-    static func eightDigits(_ v: UInt32, _ pairs: UnsafePointer<UInt8>) -> UInt64 {
+    static func isEightDigits(_ word: UInt64) -> Bool {
+        (word & 0xF0F0_F0F0_F0F0_F0F0) | (((word &+ 0x0606_0606_0606_0606) & 0xF0F0_F0F0_F0F0_F0F0) >> 4)
+            == 0x3333_3333_3333_3333
+    }
+
+    /// The value of eight ASCII digits (first digit in the lowest byte): pairs, then fours, then all
+    /// eight combined by multiplications within the word.
+    @inline(__always)
+    static func eightDigitsValue(_ word: UInt64) -> UInt64 {
+        var v = word &- 0x3030_3030_3030_3030
+        v = v &* 10 &+ (v >> 8)  // each even byte: two digits' value (< 100)
+        let pairs = v & 0x0000_00FF_0000_00FF, nextPairs = (v >> 16) & 0x0000_00FF_0000_00FF
+        // (p0 × 100 + p1) × 10⁴ + (p2 × 100 + p3), gathered in the high half.
+        return (pairs &* (100 + (1_000_000 << 32)) &+ nextPairs &* (1 + (10_000 << 32))) >> 32
+    }
+
+    /// The eight decimal digits of `v` (< 10⁸, leading zeros included) as ASCII, the first digit in
+    /// the lowest byte: split into two 4-digit lanes, then four 2-digit lanes, then digits, each by
+    /// a multiplication and shift that divides every lane by 100 or 10 at once (exact for these ranges:
+    /// ⌊x × 10486 / 2²⁰⌋ = ⌊x / 100⌋ for x < 10⁴, ⌊x × 103 / 2¹⁰⌋ = ⌊x / 10⌋ for x < 100).
+    @inline(__always)
+    static func eightDigits(_ v: UInt64) -> UInt64 {
         let high = v / 10000, low = v &- high &* 10000
-        let a = high / 100, b = high &- a &* 100, c = low / 100, d = low &- c &* 100
-        @inline(__always) func pair(_ r: UInt32) -> UInt64 {
-            let i = 2 * Int(truncatingIfNeeded: r)
-            return UInt64(pairs[i]) | UInt64(pairs[i + 1]) << 8
-        }
-        return pair(a) | pair(b) << 16 | pair(c) << 32 | pair(d) << 48
+        let x = high | (low << 32)
+        let hundreds = ((x &* 10486) >> 20) & 0x0000_007F_0000_007F
+        let w = hundreds | ((x &- hundreds &* 100) << 16)
+        let tens = ((w &* 103) >> 10) & 0x000F_000F_000F_000F
+        return (tens | ((w &- tens &* 10) << 8)) | 0x3030_3030_3030_3030
     }
 
     /// Writes `v` with `decimals` digits after the point at `o[k]`, as `CoordinateText.appendFixed`
@@ -167,36 +192,33 @@ extension LineConverter {
                                    into o: UnsafeMutablePointer<UInt8>, at k: inout Int) -> Bool
     {
         let p = v * scale
-        guard abs(p) < 8.9e15 else { return false }  // also false for NaN
-        // Round half away from zero: truncate, then look at the exact remainder.
-        var n = Int64(p)
-        let rest = p - Double(n)
-        if rest >= 0.5 { n += 1 } else if rest <= -0.5 { n -= 1 }
-        if n < 0 {
-            o[k] = 45
-            k += 1
-            n = -n
-        }
-        let m = UInt64(n)
-        let whole: UInt64, frac: UInt32
+        let a = abs(p)
+        guard a < 8.9e15 else { return false }  // also false for NaN
+        // Round half away from zero: truncate |p|, then look at the exact remainder. No branch on
+        // the remainder or the sign (both are coin flips for coordinates): the sign byte is always
+        // stored and kept only for a negative value that does not round to zero. (Signed
+        // conversions: a single instruction each way, unlike UInt64's.)
+        let t = Int64(a)
+        let m = UInt64(t &+ (a - Double(t) >= 0.5 ? 1 : 0))
+        o[k] = 45
+        k &+= p < 0 && m != 0 ? 1 : 0
+        let whole: UInt64, frac: UInt64
         switch decimals {
-        case 3: (whole, frac) = (m / 1000, UInt32(truncatingIfNeeded: m % 1000))
-        case 8: (whole, frac) = (m / 100_000_000, UInt32(truncatingIfNeeded: m % 100_000_000))
+        case 3: (whole, frac) = (m / 1000, m % 1000)
+        case 8: (whole, frac) = (m / 100_000_000, m % 100_000_000)
         default:
             var divisor: UInt64 = 1
             for _ in 0..<decimals { divisor *= 10 }
-            (whole, frac) = (m / divisor, UInt32(truncatingIfNeeded: m % divisor))
+            (whole, frac) = (m / divisor, m % divisor)
         }
         // Integer part, most significant digit first.
         if whole < 100_000_000 {
-            // Eight digits from four independent pairs, leading zeros shifted out, stored at once
+            // Eight digits, leading zeros (the lowest bytes) shifted out but one, stored at once
             // (the bytes past the width are overwritten next; the buffer has room for them).
-            let w = UInt32(truncatingIfNeeded: whole)
-            let width = 1 + (w >= 10 ? 1 : 0) + (w >= 100 ? 1 : 0) + (w >= 1000 ? 1 : 0) + (w >= 10000 ? 1 : 0)
-                + (w >= 100_000 ? 1 : 0) + (w >= 1_000_000 ? 1 : 0) + (w >= 10_000_000 ? 1 : 0)
-            let word = eightDigits(w, pairs) >> UInt64(8 * (8 - width))
-            UnsafeMutableRawPointer(o + k).storeBytes(of: word.littleEndian, as: UInt64.self)
-            k += width
+            let digits = eightDigits(whole)
+            let zeros = min((digits ^ 0x3030_3030_3030_3030).trailingZeroBitCount >> 3, 7)
+            UnsafeMutableRawPointer(o + k).storeBytes(of: (digits >> UInt64(zeros << 3)).littleEndian, as: UInt64.self)
+            k &+= 8 &- zeros
         } else {
             var width = 1
             var bound: UInt64 = 10
@@ -218,18 +240,22 @@ extension LineConverter {
             k += width
         }
         guard decimals > 0 else { return true }
-        o[k] = 46
-        k += 1
         switch decimals {
         case 3:
-            let hundreds = frac / 100
-            let r = Int(truncatingIfNeeded: frac &- hundreds &* 100)
-            o[k] = UInt8(truncatingIfNeeded: 48 &+ hundreds)
-            o[k + 1] = pairs[2 * r]
-            o[k + 2] = pairs[2 * r + 1]
+            // ".ddd" in one store.
+            let d1 = frac / 100, r = frac &- d1 &* 100, d2 = (r &* 103) >> 10, d3 = r &- d2 &* 10
+            let word = UInt32(truncatingIfNeeded: 0x2E | (d1 | 0x30) << 8 | (d2 | 0x30) << 16 | (d3 | 0x30) << 24)
+            UnsafeMutableRawPointer(o + k).storeBytes(of: word.littleEndian, as: UInt32.self)
+            k &+= 4
+            return true
         case 8:
-            UnsafeMutableRawPointer(o + k).storeBytes(of: eightDigits(frac, pairs).littleEndian, as: UInt64.self)
+            o[k] = 46
+            UnsafeMutableRawPointer(o + k + 1).storeBytes(of: eightDigits(frac).littleEndian, as: UInt64.self)
+            k &+= 9
+            return true
         default:
+            o[k] = 46
+            k += 1
             var f = frac
             var at = k + decimals - 1
             while at >= k {
@@ -241,5 +267,55 @@ extension LineConverter {
         }
         k += decimals
         return true
+    }
+}
+
+/// The fast path's working buffers for one part (parsed points, kept inputs), reused by part after
+/// part so that the memory is already faulted in and in cache. Used by one thread at a time.
+final class PlainScratch {
+    private(set) var capacity = 0
+    private(set) var x = UnsafeMutablePointer<Double>.allocate(capacity: 1)
+    private(set) var y = UnsafeMutablePointer<Double>.allocate(capacity: 1)
+    private(set) var inputX = UnsafeMutablePointer<Double>.allocate(capacity: 1)
+    private(set) var inputY = UnsafeMutablePointer<Double>.allocate(capacity: 1)
+
+    /// Makes room for `count` points (contents are not kept).
+    func reserve(_ count: Int) {
+        guard count > capacity else { return }
+        release()
+        capacity = max(count, 2 * capacity)
+        x = .allocate(capacity: capacity)
+        y = .allocate(capacity: capacity)
+        inputX = .allocate(capacity: capacity)
+        inputY = .allocate(capacity: capacity)
+    }
+
+    private func release() {
+        x.deallocate()
+        y.deallocate()
+        inputX.deallocate()
+        inputY.deallocate()
+    }
+
+    deinit { release() }
+}
+
+/// A lock-protected stack of `PlainScratch`, shared by the threads converting parts.
+final class PlainScratchPool: @unchecked Sendable {
+    private let lock = NSLock()
+    private var idle: [PlainScratch] = []
+
+    /// Runs `body` with buffers for `capacity` points that no other thread uses meanwhile.
+    func withScratch<R>(capacity: Int, _ body: (PlainScratch) -> R) -> R {
+        lock.lock()
+        let scratch = idle.popLast() ?? PlainScratch()
+        lock.unlock()
+        defer {
+            lock.lock()
+            if idle.count < 32 { idle.append(scratch) }
+            lock.unlock()
+        }
+        scratch.reserve(capacity)
+        return body(scratch)
     }
 }

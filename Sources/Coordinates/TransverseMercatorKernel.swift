@@ -7,8 +7,9 @@ import Foundation
 /// Forward: geodetic latitude φ → conformal latitude χ (a sine series in 2φ), the spherical
 /// transverse Mercator (ξ′, η′) of (χ, λ), then ξ + iη = ζ′ + Σ αₖ sin 2kζ′ (complex Clenshaw sum).
 /// Inverse: ζ′ = ζ − Σ βₖ sin 2kζ, the spherical inverse gives (χ, λ), then φ = χ + Σ dₖ sin 2kχ.
-/// Small angle corrections are applied through Taylor sines and cosines, so a point costs a handful
-/// of libm calls. Angles are radians; eastings and northings are in the ellipsoid's unit (metres).
+/// Small angle corrections are applied through Taylor sines and cosines; forward, sin φ (near Korean
+/// latitudes, `ReferenceAngle`) and atanh (of small arguments) are polynomials too, and pairs of
+/// points share SIMD registers (`Pair`), so a Korean point costs no libm call at all. Angles are radians; eastings and northings are in the ellipsoid's unit (metres).
 /// The parameters come from PROJ (see `KernelRecipe`); a transformer uses the kernel only after
 /// comparing it with PROJ (see `CoordinateTransformer.verifiedKernel`).
 struct TransverseMercatorKernel: Sendable, Equatable {
@@ -180,10 +181,11 @@ struct TransverseMercatorKernel: Sendable, Equatable {
     {
         let lambda0 = self.lambda0, kA = self.kA, x0 = self.x0, y0 = self.y0, xi0 = self.xi0
         let alpha = self.alpha, toConformal = self.toConformal
-        for i in 0..<n { sines[i] = sin(y[i]) }
+        let latitude = ReferenceAngle.koreanLatitude
+        for i in 0..<n { sines[i] = latitude.sin(y[i]) }
         // Conformal latitude and the spherical transverse Mercator of (χ, λ):
         // tan ξ′ = tan χ / cos λ, tanh η′ = t = cos χ sin λ. `sines` then holds sin χ.
-        for i in 0..<n {
+        @inline(__always) func sphere(_ i: Int) {
             let phi = y[i], sp = sines[i]
             // cos φ ≥ 0 for |φ| ≤ 90°: from sin φ while that keeps full precision (|φ| < 64°).
             let cp = abs(sp) < 0.9 ? ((1 - sp) * (1 + sp)).squareRoot() : cos(phi)
@@ -200,9 +202,37 @@ struct TransverseMercatorKernel: Sendable, Equatable {
             us[i] = u
             ts[i] = cChi * sl
         }
-        for i in 0..<n {
+        // Two points at a time in SIMD registers while both take the polynomial branches (the
+        // same operations as `sphere`, lane by lane); a pair that does not goes through `sphere`.
+        var i = 0
+        while i + 1 < n {
+            let phi = Pair.load(y + i), sp = Pair.load(sines + i), lambda = Pair.load(x + i) - lambda0
+            if all(Pair.abs(sp) .< 0.9), all(Pair.abs(lambda) .<= 0.25) {
+                let cp = ((1 - sp) * (1 + sp)).squareRoot()
+                let delta = Pair.sineSeries(toConformal, 2 * sp * cp, (cp - sp) * (cp + sp))
+                let (sd, cd) = Pair.smallSinCos(delta)
+                let sChi = sp * cd + cp * sd, cChi = cp * cd - sp * sd
+                let (sl, oneMinusCl) = Pair.sinCosNearZero(lambda)
+                let u = cChi * (1 - oneMinusCl)
+                let d = sChi * cChi * oneMinusCl / (1 - cChi * cChi * oneMinusCl)
+                if all(Pair.abs(d) .<= 0.02) {
+                    Pair.store((phi + delta) + Pair.smallAtan(d), xis + i)
+                    Pair.store(sChi, sines + i)
+                    Pair.store(u, us + i)
+                    Pair.store(cChi * sl, ts + i)
+                    i += 2
+                    continue
+                }
+            }
+            sphere(i)
+            sphere(i + 1)
+            i += 2
+        }
+        if i < n { sphere(i) }
+
+        @inline(__always) func ellipsoid(_ i: Int) {
             let sChi = sines[i], u = us[i], t = ts[i]
-            let etaP = atanh(t)
+            let etaP = Self.atanhSmall(t)
             // sin²χ + u² = 1 − t²: one division gives sin 2ξ′, cos 2ξ′, sinh 2η′ and cosh 2η′.
             let inv = 1 / ((1 - t) * (1 + t))
             let s2 = 2 * sChi * u * inv, c2 = (u - sChi) * (u + sChi) * inv
@@ -211,6 +241,45 @@ struct TransverseMercatorKernel: Sendable, Equatable {
             x[i] = x0 + kA * (etaP + deta)
             y[i] = y0 + kA * ((xis[i] - xi0) + dxi)
         }
+        i = 0
+        while i + 1 < n {
+            let t = Pair.load(ts + i)
+            guard all(Pair.abs(t) .<= 0.125) else {
+                ellipsoid(i)
+                ellipsoid(i + 1)
+                i += 2
+                continue
+            }
+            let sChi = Pair.load(sines + i), u = Pair.load(us + i)
+            let etaP = Pair.atanhSmall(t)
+            let inv = 1 / ((1 - t) * (1 + t))
+            let s2 = 2 * sChi * u * inv, c2 = (u - sChi) * (u + sChi) * inv
+            let sh2 = 2 * t * inv, ch2 = (1 + t * t) * inv
+            let (dxi, deta) = Pair.complexSineSeries(alpha, s2: s2, c2: c2, sh2: sh2, ch2: ch2)
+            Pair.store(x0 + kA * (etaP + deta), x + i)
+            Pair.store(y0 + kA * ((Pair.load(xis + i) - xi0) + dxi), y + i)
+            i += 2
+        }
+        if i < n { ellipsoid(i) }
+    }
+
+    /// atanh t = t + t³/3 + t⁵/5 + … for |t| ≤ 0.125 (eleven terms: the first dropped one is below
+    /// 1e-21 × |t|; t = cos χ sin λ stays this small within ±7° of the central meridian), libm beyond.
+    @inline(__always)
+    static func atanhSmall(_ t: Double) -> Double {
+        guard abs(t) <= 0.125 else { return atanh(t) }
+        let t2 = t * t
+        var sum = 1.0 / 21
+        sum = 1.0 / 19 + t2 * sum
+        sum = 1.0 / 17 + t2 * sum
+        sum = 1.0 / 15 + t2 * sum
+        sum = 1.0 / 13 + t2 * sum
+        sum = 1.0 / 11 + t2 * sum
+        sum = 1.0 / 9 + t2 * sum
+        sum = 1.0 / 7 + t2 * sum
+        sum = 1.0 / 5 + t2 * sum
+        sum = 1.0 / 3 + t2 * sum
+        return t + t * (t2 * sum)
     }
 
     /// atan d for |d| ≤ 0.02 (the first dropped term is below 1e-23).

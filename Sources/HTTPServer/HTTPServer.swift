@@ -23,7 +23,8 @@ public struct HTTPServerOptions: Sendable {
     /// thread hand-offs (a large share of a fast request's round trip) are saved. With more
     /// connections every request goes to the workers, which keeps the throughput of all cores.
     public var inlineLightHandlers = true
-    /// A `.light` handler that takes longer than this on the I/O thread goes to the workers for
+    /// A `.light` handler that takes longer than this on the I/O thread (on the CPU, or waiting
+    /// for something; not while preempted by another process) goes to the workers for
     /// its route's next `inlinePenaltyRequests` requests, so a slow case cannot stall I/O for long.
     public var inlineBudgetSeconds = 0.001
     /// See `inlineBudgetSeconds`.
@@ -195,10 +196,13 @@ public final class HTTPServer: @unchecked Sendable {
            inlineLoad.share(at: DispatchTime.now().uptimeNanoseconds) < options.inlineMaxShare
         {
             let t0 = DispatchTime.now().uptimeNanoseconds
+            let usage0 = ThreadUsage.now()
             let (route, response) = run(work)
             let t1 = DispatchTime.now().uptimeNanoseconds
             inlineLoad.add(busyNanos: t1 - t0, at: t1)
-            if Double(t1 - t0) / 1e9 > options.inlineBudgetSeconds { inlinePenalty[route] = options.inlinePenaltyRequests }
+            if ThreadUsage.now().isOverBudget(since: usage0, wallNanos: t1 - t0, budgetSeconds: options.inlineBudgetSeconds) {
+                inlinePenalty[route] = options.inlinePenaltyRequests
+            }
             finish(state, route, response)
             return queue(connection, response)
         }
@@ -207,7 +211,9 @@ public final class HTTPServer: @unchecked Sendable {
             let (route, response) = self.run(work)
             self.finish(state, route, response)
             state.response = response
-            MHD_resume_connection(connection)
+            // Resumed once this worker no longer counts as running: the client's next request
+            // must find the pool idle, or it would leave the inline path for no reason.
+            return { MHD_resume_connection(connection) }
         }
         if !accepted {
             MHD_resume_connection(connection)

@@ -6,7 +6,10 @@ import Foundation
 /// 503 instead of queueing without bound.
 final class WorkerPool: @unchecked Sendable {
     private let condition = NSCondition()
-    private var jobs: [() -> Void] = []
+    /// A job returns what to do once it no longer counts as running (the hand-back of its
+    /// result), so whoever receives the result already sees the pool idle.
+    typealias Job = () -> (() -> Void)?
+    private var jobs: [Job] = []
     private var head = 0
     private let capacity: Int
     private var stopping = false
@@ -47,7 +50,7 @@ final class WorkerPool: @unchecked Sendable {
     }
 
     /// Enqueues `job`; false when the queue already holds `queueCapacity` jobs.
-    func submit(_ job: @escaping () -> Void) -> Bool {
+    func submit(_ job: @escaping Job) -> Bool {
         condition.lock()
         defer { condition.unlock() }
         guard !stopping, jobs.count - head < capacity else { return false }
@@ -72,10 +75,11 @@ final class WorkerPool: @unchecked Sendable {
             }
             running += 1
             condition.unlock()
-            job()
+            let handBack = job()
             condition.lock()
             running -= 1
             condition.unlock()
+            handBack?()
         }
     }
 

@@ -145,8 +145,9 @@ final class ServerTests: XCTestCase {
         server.stop()
     }
 
-    /// A router whose routes answer the name of the thread that ran them.
-    static func threadNameRouter(sleepOnceMicros: Int32 = 0) -> Router {
+    /// A router whose routes answer the name of the thread that ran them; the first `/light`
+    /// request first sleeps `sleepOnceMicros` (blocked) or spins `spinOnceMicros` (on the CPU).
+    static func threadNameRouter(sleepOnceMicros: Int32 = 0, spinOnceMicros: UInt64 = 0) -> Router {
         final class Once: @unchecked Sendable {
             private let lock = NSLock()
             private var done = false
@@ -156,7 +157,11 @@ final class ServerTests: XCTestCase {
         let once = Once()
         let name: HTTPHandler = { _ in .json(["thread": .string(HTTPServer.isWorkerThread ? "worker" : "io")]) }
         router.add("GET", "/light", OperationDoc("light"), cost: .light) { req in
-            if once.first() && sleepOnceMicros > 0 { usleep(UInt32(sleepOnceMicros)) }
+            if once.first() {
+                if sleepOnceMicros > 0 { usleep(UInt32(sleepOnceMicros)) }
+                let end = DispatchTime.now().uptimeNanoseconds + spinOnceMicros * 1000
+                while DispatchTime.now().uptimeNanoseconds < end {}
+            }
             return try name(req)
         }
         router.add("GET", "/heavy", OperationDoc("heavy"), name)
@@ -208,20 +213,23 @@ final class ServerTests: XCTestCase {
     }
 
     func testALightRouteOverItsBudgetGoesToTheWorkersForAWhile() throws {
-        var options = HTTPServerOptions()
-        options.accessLog = false
-        options.inlineBudgetSeconds = 0.002
-        options.inlinePenaltyRequests = 3
-        let server = HTTPServer(router: Self.threadNameRouter(sleepOnceMicros: 20_000), options: options)
-        try server.start(host: "127.0.0.1", port: 0)
-        defer { server.stop() }
-        let c = try RawHTTPClient(port: server.port)
-        // The first run sleeps 20 ms on the I/O thread: the next 3 go to workers, then inline again
-        // once the I/O thread's recent-load share has decayed below inlineMaxShare.
-        XCTAssertEqual(try threadName(c, "/light"), "io")
-        for _ in 0..<3 { XCTAssertEqual(try threadName(c, "/light"), "worker") }
-        usleep(60_000)
-        XCTAssertEqual(try threadName(c, "/light"), "io")
+        // The first run takes 20 ms on the I/O thread, blocked in a sleep or busy on the CPU:
+        // over the 2 ms budget either way, so the next 3 go to workers, then inline again once
+        // the I/O thread's recent-load share has decayed below inlineMaxShare.
+        for (sleep, spin) in [(Int32(20_000), UInt64(0)), (0, 20_000)] {
+            var options = HTTPServerOptions()
+            options.accessLog = false
+            options.inlineBudgetSeconds = 0.002
+            options.inlinePenaltyRequests = 3
+            let server = HTTPServer(router: Self.threadNameRouter(sleepOnceMicros: sleep, spinOnceMicros: spin), options: options)
+            try server.start(host: "127.0.0.1", port: 0)
+            defer { server.stop() }
+            let c = try RawHTTPClient(port: server.port)
+            XCTAssertEqual(try threadName(c, "/light"), "io")
+            for _ in 0..<3 { XCTAssertEqual(try threadName(c, "/light"), "worker", "sleep \(sleep) µs, spin \(spin) µs") }
+            usleep(60_000)
+            XCTAssertEqual(try threadName(c, "/light"), "io")
+        }
     }
 
     func testABusyIOThreadHandsLightRoutesToTheWorkers() throws {

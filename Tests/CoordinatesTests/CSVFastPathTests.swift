@@ -164,3 +164,125 @@ final class FastDecimalTests: XCTestCase {
         }
     }
 }
+
+/// The fast path's digit kernels and edge cases, against the standard library (`strtod`, `%.*f`).
+final class FastDigitsTests: XCTestCase {
+    /// Every 8-byte word classified like a byte-by-byte check; digit words valued like `Int(String)`.
+    func testEightDigitWords() {
+        var random = SplitMix64(seed: 21)
+        var words: [UInt64] = [0x3030_3030_3030_3030, 0x3939_3939_3939_3939, 0x2F30_3030_3030_3030, 0x3A30_3030_3030_3030,
+                               0x3030_3030_3030_302F, 0x3030_3030_3030_303A, 0, .max, 0x3939_3939_3939_39FF]
+        for _ in 0..<200_000 {
+            let r = random.next()
+            words.append(r)
+            // Mostly digits, with one byte now and then replaced by a neighbour of '0'…'9' or anything.
+            var w: UInt64 = 0
+            for b in 0..<8 {
+                var byte = UInt64(48 + (r >> (b * 5)) % 10)
+                if (r >> (40 + b)) & 7 == 0 { byte = [0x2F, 0x3A, 0x2E, 0x2C, 0xB0, 0xF6, 0x00, 0x7F][Int((r >> (b * 3)) & 7)] }
+                w |= byte << (8 * b)
+            }
+            words.append(w)
+        }
+        for w in words {
+            let bytes = (0..<8).map { UInt8(truncatingIfNeeded: w >> (8 * $0)) }
+            let digits = bytes.allSatisfy { $0 >= 48 && $0 <= 57 }
+            XCTAssertEqual(LineConverter.isEightDigits(w), digits, String(w, radix: 16))
+            if digits {
+                XCTAssertEqual(LineConverter.eightDigitsValue(w), UInt64(String(decoding: bytes, as: UTF8.self)))
+            }
+        }
+    }
+
+    /// `eightDigits(v)` is `%08d` for every magnitude and many values below 10⁸.
+    func testEightDigitsText() {
+        var values: [UInt64] = [0, 1, 9, 10, 99, 100, 999, 1000, 9999, 10000, 99_999_999, 12_345_678, 10_000_001]
+        var random = SplitMix64(seed: 22)
+        for _ in 0..<100_000 { values.append(random.next() % 100_000_000) }
+        for e in 0..<8 {
+            let p = UInt64(pow(10.0, Double(e)))
+            values += [p - 1, p, p + 1, 9 * p]
+        }
+        for v in values where v < 100_000_000 {
+            let word = LineConverter.eightDigits(v)
+            let text = String(decoding: (0..<8).map { UInt8(truncatingIfNeeded: word >> (8 * $0)) }, as: UTF8.self)
+            XCTAssertEqual(text, String(format: "%08llu", v))
+        }
+    }
+
+    /// The fast reader gives `strtod`'s double whenever it takes a number, on random decimals of every
+    /// length (8-digit chunk boundaries included) and on edge cases; it leaves to the general path
+    /// what it cannot read exactly.
+    func testDecimalsAgainstStrtod() {
+        var texts = ["0", "-0", "0.00000000", "-0.00000000", "-0.0", "1.12345678", "1.123456789", "12345678.12345678",
+                     "0.1234567890123456", "123456789012345.6", "9007199254740991", "9007199254740992", "9007199254740993",
+                     "4503599627370496.5", "4503599627370497.5", "0.0000000000000000000001", "0.00000000000000000000001",
+                     "1.00000000000000000000", "179.99999999", "-179.99999999", "89.999999995", "0.5", "2.5", "1e5",
+                     "1E-5", "1e308", "1e-320", "12345678901234567890", "1.2345678a", "123.4567890,1", "00000000.00000001",
+                     "99999999.99999999", "127.", ".12345678", "-.12345678"]
+        var random = SplitMix64(seed: 23)
+        for _ in 0..<60_000 {
+            let u = Double(random.next() >> 11) / Double(1 << 53)
+            let digits = Int(random.next() % 20)
+            texts.append(String(format: "%.\(digits)f", (u - 0.5) * pow(10, Double(random.next() % 12))))
+            texts.append(String(format: "%.17g", u * 1e6))
+        }
+        LineConverter.powersOfTen.withUnsafeBufferPointer { powers in
+            for text in texts {
+                let bytes = Array(text.utf8)
+                let expected = strtod(text, nil)
+                var end = 0
+                let fast = bytes.withUnsafeBufferPointer { b in
+                    b.baseAddress.flatMap { LineConverter.decimal($0, &end, b.count, powers.baseAddress!) }
+                }
+                guard let fast else {
+                    // Left to the general path: more than 19 digits, a mantissa of 2⁵³ or more,
+                    // exponents, nothing numeric.
+                    let plain = bytes.allSatisfy { ($0 >= 48 && $0 <= 57) || $0 == 46 || $0 == 45 }
+                    let digitCount = bytes.filter { $0 >= 48 && $0 <= 57 }.count
+                    XCTAssertTrue(!plain || digitCount > 15 || digitCount == 0 || text.filter({ $0 == "." }).count > 1, text)
+                    continue
+                }
+                // It read a prefix; `strtod` of the same prefix is the same double, sign of zero included.
+                let prefix = String(decoding: bytes[..<end], as: UTF8.self)
+                XCTAssertEqual(fast.bitPattern, strtod(prefix, nil).bitPattern, text)
+                if end == bytes.count { XCTAssertEqual(fast.bitPattern, expected.bitPattern, text) }
+            }
+        }
+    }
+
+    /// `writeFixed` prints what `%.3f`/`%.8f` print whenever v × 10^decimals is not within 1e-6 of a
+    /// half (there `%f` rounds the exact binary value half-even, the writer its product half away from
+    /// zero like `appendFixed`, checked in `FixedFormatTests`); no "-" on a value that prints as zero.
+    func testFixedAgainstPrintf() {
+        var values: [Double] = [0, -0.0, 1e-300, -1e-300, 0.0004, -0.0004, 0.0006, -0.0006, 99_999_999.9994, 99_999_999.9996,
+                                100_000_000, -100_000_000, 123_456_789.123, 8.8e12, -8.8e12, 12_345_678.87654321, 1, 10, 100]
+        var random = SplitMix64(seed: 24)
+        for _ in 0..<50_000 {
+            let u = Double(random.next() >> 11) / Double(1 << 53)
+            values.append((u - 0.5) * pow(10, Double(random.next() % 14)))
+            values.append((u - 0.5) * 400)
+        }
+        for decimals in [3, 8] {
+            var scale = 1.0
+            for _ in 0..<decimals { scale *= 10 }
+            LineConverter.digitPairs.withUnsafeBufferPointer { pairs in
+                let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: 64)
+                defer { buffer.deallocate() }
+                for v in values {
+                    var k = 0
+                    guard LineConverter.writeFixed(v, scale: scale, decimals: decimals, pairs: pairs.baseAddress!, into: buffer, at: &k) else {
+                        XCTAssertGreaterThanOrEqual(abs(v * scale), 8.9e15, "\(v)")
+                        continue
+                    }
+                    let text = String(decoding: UnsafeBufferPointer(start: buffer, count: k), as: UTF8.self)
+                    let p = abs(v * scale)
+                    guard abs(p - p.rounded(.down) - 0.5) > 1e-6 else { continue }
+                    var expected = String(format: "%.\(decimals)f", v)
+                    if expected.hasPrefix("-"), expected.dropFirst().allSatisfy({ $0 == "0" || $0 == "." }) { expected.removeFirst() }
+                    XCTAssertEqual(text, expected, "\(v) with \(decimals) decimals")
+                }
+            }
+        }
+    }
+}

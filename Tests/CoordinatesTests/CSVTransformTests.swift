@@ -129,4 +129,28 @@ final class CSVTransformTests: XCTestCase {
             XCTAssertEqual(error as? CSVTransformError, .lineTooLong(line: 2, limit: 8192))
         }
     }
+
+    /// An overlong line after many blocks of lines (and a header) is named by its own line number:
+    /// the reader does not count lines, the stream does from the blocks before it.
+    func testOverlongLineAfterManyBlocksIsNamedByItsNumber() {
+        var options = CSVTransformOptions(xColumn: "lon", yColumn: "lat")
+        options.blockBytes = 4096
+        options.maxLineBytes = 8192
+        let stream = CSVCoordinateTransform(transformer: try! CoordinateTransformer(from: "WGS84", to: "UTMK"), options: options)
+        var text = "id,lon,lat\r\n"
+        for i in 0..<3000 { text += "\(i),127.\(i % 97),37.\(i % 89)\r\n" }
+        text += "x," + String(repeating: "1", count: 9000) + ",37\n127,37\n"
+        let input = Array(text.utf8)
+        var position = 0
+        var written = 0
+        XCTAssertThrowsError(try stream.run(read: { buffer in
+            let n = min(buffer.count, 1000, input.count - position)
+            for i in 0..<n { buffer[i] = input[position + i] }
+            position += n
+            return n
+        }, write: { written += $0.count }, report: { _ in })) { error in
+            XCTAssertEqual(error as? CSVTransformError, .lineTooLong(line: 3002, limit: 8192))
+        }
+        XCTAssertGreaterThan(written, 3000 * 20, "the lines before it were written")
+    }
 }
