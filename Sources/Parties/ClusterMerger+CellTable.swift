@@ -16,15 +16,14 @@ extension ClusterMerger {
               n: Int, perCell: Double, table: inout [Int32])
         {
             var minX = Int.max, minY = Int.max, maxX = Int.min, maxY = Int.min
-            var inside = true
             for i in 0..<n {
                 let cx = Int(it[i].cellX), cy = Int(it[i].cellY)
                 minX = min(minX, cx); maxX = max(maxX, cx)
                 minY = min(minY, cy); maxY = max(maxY, cy)
-                inside = inside && Int(px[i] * perCell) == cx && Int(py[i] * perCell) == cy
+                if Int(px[i] * perCell) != cx || Int(py[i] * perCell) != cy { return nil }
             }
             let w = maxX - minX + 1, h = maxY - minY + 1
-            guard inside, w * h <= 4 * n + 64 else { return nil }
+            guard w * h <= 4 * n + 64 else { return nil }
             if table.count < w * h { table.append(contentsOf: repeatElement(-1, count: w * h - table.count)) }
             let unique = table.withUnsafeMutableBufferPointer { t -> Bool in
                 for k in 0..<(w * h) { t[k] = -1 }
