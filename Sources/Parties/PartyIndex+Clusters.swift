@@ -71,11 +71,20 @@ extension PartyIndex {
         sc.merger.reset()
         sc.merger.reserve(sc.refs.count)
         sc.kept.removeAll(keepingCapacity: true)
-        for r in sc.refs {
-            let a = aggregate(r, filter: filter)
-            guard a.count > 0 else { continue }
-            sc.merger.add(count: a.count, sumX: a.sumX, sumY: a.sumY, key: r.key(zoom: zoom), cellX: r.x, cellY: r.y)
-            sc.kept.append(r)
+        if filter.isEmpty {
+            // Every cell gathered holds parties: all are kept (the buffers trade places).
+            for r in sc.refs {
+                let a = aggregate(r, filter: filter)
+                sc.merger.add(count: a.count, sumX: a.sumX, sumY: a.sumY, key: r.key(zoom: zoom), cellX: r.x, cellY: r.y)
+            }
+            swap(&sc.kept, &sc.refs)
+        } else {
+            for r in sc.refs {
+                let a = aggregate(r, filter: filter)
+                guard a.count > 0 else { continue }
+                sc.merger.add(count: a.count, sumX: a.sumX, sumY: a.sumY, key: r.key(zoom: zoom), cellX: r.x, cellY: r.y)
+                sc.kept.append(r)
+            }
         }
         sc.merger.merge(radius: radius, scale: PartyIndex.worldPixels(zoom: zoom))
         var out = [ClusterFeature]()
