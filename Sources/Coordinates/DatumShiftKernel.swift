@@ -48,9 +48,9 @@ struct GeocentricKernel: Sendable, Equatable {
                 i += 2
                 continue
             }
-            let (sdp, omcp) = Pair.sinCosNearZero(dPhi)
+            let (sdp, omcp) = TransverseMercatorKernel.sinCosSeries(dPhi)
             let sp = latitude.sine - latitude.sine * omcp + latitude.cosine * sdp
-            let (sdl, omcl) = Pair.sinCosNearZero(dLambda)
+            let (sdl, omcl) = TransverseMercatorKernel.sinCosSeries(dLambda)
             let sl = longitude.sine - longitude.sine * omcl + longitude.cosine * sdl
             let cl = longitude.cosine - longitude.cosine * omcl - longitude.sine * sdl
             let cp = ((1 - sp) * (1 + sp)).squareRoot()  // |sp| < 0.9 within ±0.25 rad of 36.1°
@@ -190,11 +190,11 @@ struct WebMercatorKernel: Sendable, Equatable {
         while i + 1 < count {
             let d = Pair.load(y + i) - latitude.angle
             if all(Pair.abs(d) .<= 0.25) {
-                let (sd, omcd) = Pair.sinCosNearZero(d)
+                let (sd, omcd) = TransverseMercatorKernel.sinCosSeries(d)
                 let s = latitude.sine - latitude.sine * omcd + latitude.cosine * sd
                 let u = (s - latitude.sine) / (1 - s * latitude.sine)
                 if all(Pair.abs(u) .<= 0.125) {
-                    Pair.store(y0 + a * (latitude.atanhSine + Pair.atanhSmall(u)), y + i)
+                    Pair.store(y0 + a * (latitude.atanhSine + TransverseMercatorKernel.atanhSeries(u)), y + i)
                     i += 2
                     continue
                 }

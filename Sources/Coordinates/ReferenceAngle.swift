@@ -59,9 +59,15 @@ struct ReferenceAngle: Sendable, Equatable {
     func atan2(_ y: Double, _ x: Double) -> Double {
         let xr = x * cosine + y * sine, yr = y * cosine - x * sine
         guard xr > 0, abs(yr) <= 0.12 * xr else { return Foundation.atan2(y, x) }
-        let q = yr / xr, q2 = q * q
+        return angle + Self.atanSeries(yr / xr)
+    }
+
+    /// atan q by its series, for |q| ≤ 0.12 (the caller checks; the first dropped term is below 1e-20).
+    @inline(__always)
+    static func atanSeries<V: KernelValue>(_ q: V) -> V {
+        let q2 = q * q
         // atan q = q − q³ (1/3 − q² (1/5 − q² (1/7 − …)))
-        var sum = 1.0 / 21
+        var sum = V(repeating: 1.0 / 21)
         sum = 1.0 / 19 - q2 * sum
         sum = 1.0 / 17 - q2 * sum
         sum = 1.0 / 15 - q2 * sum
@@ -71,6 +77,6 @@ struct ReferenceAngle: Sendable, Equatable {
         sum = 1.0 / 7 - q2 * sum
         sum = 1.0 / 5 - q2 * sum
         sum = 1.0 / 3 - q2 * sum
-        return angle + (q - q * (q2 * sum))
+        return q - q * (q2 * sum)
     }
 }

@@ -84,9 +84,9 @@ struct TransverseMercatorKernel: Sendable, Equatable {
 
     /// Σₖ c[k] sin 2kθ by Clenshaw's recurrence, from sin 2θ and cos 2θ.
     @inline(__always)
-    static func sineSeries(_ c: Six, _ s2: Double, _ c2: Double) -> Double {
+    static func sineSeries<V: KernelValue>(_ c: Six, _ s2: V, _ c2: V) -> V {
         let x = 2 * c2
-        let b6 = c.c6
+        let b6 = V(repeating: c.c6)
         let b5 = c.c5 + x * b6
         let b4 = c.c4 + x * b5 - b6
         let b3 = c.c3 + x * b4 - b5
@@ -98,10 +98,11 @@ struct TransverseMercatorKernel: Sendable, Equatable {
     /// Σₖ c[k] sin 2kζ for complex ζ = ξ + iη, from sin 2ξ, cos 2ξ, sinh 2η and cosh 2η:
     /// (real part, imaginary part).
     @inline(__always)
-    static func complexSineSeries(_ c: Six, s2: Double, c2: Double, sh2: Double, ch2: Double) -> (Double, Double) {
+    static func complexSineSeries<V: KernelValue>(_ c: Six, s2: V, c2: V, sh2: V, ch2: V) -> (V, V) {
         // 2 cos 2ζ = 2 (cos 2ξ cosh 2η − i sin 2ξ sinh 2η)
         let xr = 2 * c2 * ch2, xi = -2 * s2 * sh2
-        var b1r = 0.0, b1i = 0.0, b2r = 0.0, b2i = 0.0
+        let zero = V(repeating: 0)
+        var b1r = zero, b1i = zero, b2r = zero, b2i = zero
         @inline(__always) func step(_ ck: Double) {
             let b0r = ck + xr * b1r - xi * b1i - b2r
             let b0i = xr * b1i + xi * b1r - b2i
@@ -123,10 +124,14 @@ struct TransverseMercatorKernel: Sendable, Equatable {
 
     /// sin d and cos d for |d| ≲ 0.01 (error below 1e-19).
     @inline(__always)
-    static func smallSinCos(_ d: Double) -> (Double, Double) {
+    static func smallSinCos<V: KernelValue>(_ d: V) -> (V, V) {
         let d2 = d * d
-        let s = d * (1 - d2 * (1.0 / 6) * (1 - d2 * (1.0 / 20) * (1 - d2 * (1.0 / 42))))
-        let c = 1 - d2 * (1.0 / 2) * (1 - d2 * (1.0 / 12) * (1 - d2 * (1.0 / 30)))
+        var s: V = 1 - d2 * (1.0 / 42)
+        s = 1 - d2 * (1.0 / 20) * s
+        s = d * (1 - d2 * (1.0 / 6) * s)
+        var c: V = 1 - d2 * (1.0 / 30)
+        c = 1 - d2 * (1.0 / 12) * c
+        c = 1 - d2 * (1.0 / 2) * c
         return (s, c)
     }
 
@@ -138,11 +143,33 @@ struct TransverseMercatorKernel: Sendable, Equatable {
             let c = cos(x)
             return (sin(x), c, 1 - c)
         }
-        let x2 = x * x
-        // sin: x − x³/3! + … − x¹⁵/15!; 1 − cos: x²/2! − x⁴/4! + … − x¹⁶/16!
-        let s = x * (1 - x2 * (1.0 / 6) * (1 - x2 * (1.0 / 20) * (1 - x2 * (1.0 / 42) * (1 - x2 * (1.0 / 72) * (1 - x2 * (1.0 / 110) * (1 - x2 * (1.0 / 156) * (1 - x2 * (1.0 / 210))))))))
-        let omc = x2 * (1.0 / 2) * (1 - x2 * (1.0 / 12) * (1 - x2 * (1.0 / 30) * (1 - x2 * (1.0 / 56) * (1 - x2 * (1.0 / 90) * (1 - x2 * (1.0 / 132) * (1 - x2 * (1.0 / 182) * (1 - x2 * (1.0 / 240))))))))
+        let (s, omc) = sinCosSeries(x)
         return (s, 1 - omc, omc)
+    }
+
+    /// (sin x, 1 − cos x) by their Taylor polynomials, for |x| ≤ 0.25 (the caller checks):
+    /// sin: x − x³/3! + … − x¹⁵/15!; 1 − cos: x²/2! − x⁴/4! + … − x¹⁶/16!.
+    @inline(__always)
+    static func sinCosSeries<V: KernelValue>(_ x: V) -> (V, V) {
+        let x2 = x * x
+        // Nested products, innermost first.
+        var s: V = 1 - x2 * (1.0 / 210)
+        s = 1 - x2 * (1.0 / 156) * s
+        s = 1 - x2 * (1.0 / 110) * s
+        s = 1 - x2 * (1.0 / 72) * s
+        s = 1 - x2 * (1.0 / 42) * s
+        s = 1 - x2 * (1.0 / 20) * s
+        s = 1 - x2 * (1.0 / 6) * s
+        s = x * s
+        var omc: V = 1 - x2 * (1.0 / 240)
+        omc = 1 - x2 * (1.0 / 182) * omc
+        omc = 1 - x2 * (1.0 / 132) * omc
+        omc = 1 - x2 * (1.0 / 90) * omc
+        omc = 1 - x2 * (1.0 / 56) * omc
+        omc = 1 - x2 * (1.0 / 30) * omc
+        omc = 1 - x2 * (1.0 / 12) * omc
+        omc = x2 * (1.0 / 2) * omc
+        return (s, omc)
     }
 
     /// sinh d and cosh d for |d| ≲ 0.01.
@@ -209,14 +236,14 @@ struct TransverseMercatorKernel: Sendable, Equatable {
             let phi = Pair.load(y + i), sp = Pair.load(sines + i), lambda = Pair.load(x + i) - lambda0
             if all(Pair.abs(sp) .< 0.9), all(Pair.abs(lambda) .<= 0.25) {
                 let cp = ((1 - sp) * (1 + sp)).squareRoot()
-                let delta = Pair.sineSeries(toConformal, 2 * sp * cp, (cp - sp) * (cp + sp))
-                let (sd, cd) = Pair.smallSinCos(delta)
+                let delta = Self.sineSeries(toConformal, 2 * sp * cp, (cp - sp) * (cp + sp))
+                let (sd, cd) = Self.smallSinCos(delta)
                 let sChi = sp * cd + cp * sd, cChi = cp * cd - sp * sd
-                let (sl, oneMinusCl) = Pair.sinCosNearZero(lambda)
+                let (sl, oneMinusCl) = Self.sinCosSeries(lambda)
                 let u = cChi * (1 - oneMinusCl)
                 let d = sChi * cChi * oneMinusCl / (1 - cChi * cChi * oneMinusCl)
                 if all(Pair.abs(d) .<= 0.02) {
-                    Pair.store((phi + delta) + Pair.smallAtan(d), xis + i)
+                    Pair.store((phi + delta) + Self.smallAtan(d), xis + i)
                     Pair.store(sChi, sines + i)
                     Pair.store(u, us + i)
                     Pair.store(cChi * sl, ts + i)
@@ -251,11 +278,11 @@ struct TransverseMercatorKernel: Sendable, Equatable {
                 continue
             }
             let sChi = Pair.load(sines + i), u = Pair.load(us + i)
-            let etaP = Pair.atanhSmall(t)
+            let etaP = Self.atanhSeries(t)
             let inv = 1 / ((1 - t) * (1 + t))
             let s2 = 2 * sChi * u * inv, c2 = (u - sChi) * (u + sChi) * inv
             let sh2 = 2 * t * inv, ch2 = (1 + t * t) * inv
-            let (dxi, deta) = Pair.complexSineSeries(alpha, s2: s2, c2: c2, sh2: sh2, ch2: ch2)
+            let (dxi, deta) = Self.complexSineSeries(alpha, s2: s2, c2: c2, sh2: sh2, ch2: ch2)
             Pair.store(x0 + kA * (etaP + deta), x + i)
             Pair.store(y0 + kA * ((Pair.load(xis + i) - xi0) + dxi), y + i)
             i += 2
@@ -268,8 +295,14 @@ struct TransverseMercatorKernel: Sendable, Equatable {
     @inline(__always)
     static func atanhSmall(_ t: Double) -> Double {
         guard abs(t) <= 0.125 else { return atanh(t) }
+        return atanhSeries(t)
+    }
+
+    /// The series of `atanhSmall`, for |t| ≤ 0.125 (the caller checks).
+    @inline(__always)
+    static func atanhSeries<V: KernelValue>(_ t: V) -> V {
         let t2 = t * t
-        var sum = 1.0 / 21
+        var sum = V(repeating: 1.0 / 21)
         sum = 1.0 / 19 + t2 * sum
         sum = 1.0 / 17 + t2 * sum
         sum = 1.0 / 15 + t2 * sum
@@ -284,9 +317,13 @@ struct TransverseMercatorKernel: Sendable, Equatable {
 
     /// atan d for |d| ≤ 0.02 (the first dropped term is below 1e-23).
     @inline(__always)
-    static func smallAtan(_ d: Double) -> Double {
+    static func smallAtan<V: KernelValue>(_ d: V) -> V {
         let d2 = d * d
-        return d * (1 - d2 * (1.0 / 3 - d2 * (1.0 / 5 - d2 * (1.0 / 7 - d2 * (1.0 / 9 - d2 * (1.0 / 11))))))
+        var q: V = 1.0 / 9 - d2 * (1.0 / 11)
+        q = 1.0 / 7 - d2 * q
+        q = 1.0 / 5 - d2 * q
+        q = 1.0 / 3 - d2 * q
+        return d * (1 - d2 * q)
     }
 
     /// Unprojects `count` points in place: x holds eastings, y northings on entry, and longitudes,

@@ -107,22 +107,13 @@ final class FixedFormatTests: XCTestCase {
             values.append(Double(Int64(u * 1e9)) / 1000 + 0.0005)  // exact-ish halfway cases
             values.append((u - 0.5) * 400)
         }
-        for decimals in [3, 8] {
-            var scale = 1.0
-            for _ in 0..<decimals { scale *= 10 }
-            LineConverter.digitPairs.withUnsafeBufferPointer { pairs in
-                let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: 64)
-                defer { buffer.deallocate() }
-                for v in values {
-                    var expected: [UInt8] = []
-                    CoordinateText.appendFixed(v, decimals: decimals, into: &expected)
-                    var k = 0
-                    if LineConverter.writeFixed(v, scale: scale, decimals: decimals, pairs: pairs.baseAddress!, into: buffer, at: &k) {
-                        XCTAssertEqual(Array(UnsafeBufferPointer(start: buffer, count: k)), expected, "\(v) with \(decimals) decimals")
-                    } else {
-                        XCTAssertGreaterThanOrEqual(abs(v * scale), 8.9e15, "\(v) left to the general path")
-                    }
-                }
+        forEachFixedText(values) { v, decimals, written in
+            var expected: [UInt8] = []
+            CoordinateText.appendFixed(v, decimals: decimals, into: &expected)
+            if let written {
+                XCTAssertEqual(written, expected, "\(v) with \(decimals) decimals")
+            } else {
+                XCTAssertGreaterThanOrEqual(abs(v * pow(10, Double(decimals))), 8.9e15, "\(v) left to the general path")
             }
         }
     }
@@ -263,25 +254,34 @@ final class FastDigitsTests: XCTestCase {
             values.append((u - 0.5) * pow(10, Double(random.next() % 14)))
             values.append((u - 0.5) * 400)
         }
-        for decimals in [3, 8] {
-            var scale = 1.0
-            for _ in 0..<decimals { scale *= 10 }
-            LineConverter.digitPairs.withUnsafeBufferPointer { pairs in
-                let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: 64)
-                defer { buffer.deallocate() }
-                for v in values {
-                    var k = 0
-                    guard LineConverter.writeFixed(v, scale: scale, decimals: decimals, pairs: pairs.baseAddress!, into: buffer, at: &k) else {
-                        XCTAssertGreaterThanOrEqual(abs(v * scale), 8.9e15, "\(v)")
-                        continue
-                    }
-                    let text = String(decoding: UnsafeBufferPointer(start: buffer, count: k), as: UTF8.self)
-                    let p = abs(v * scale)
-                    guard abs(p - p.rounded(.down) - 0.5) > 1e-6 else { continue }
-                    var expected = String(format: "%.\(decimals)f", v)
-                    if expected.hasPrefix("-"), expected.dropFirst().allSatisfy({ $0 == "0" || $0 == "." }) { expected.removeFirst() }
-                    XCTAssertEqual(text, expected, "\(v) with \(decimals) decimals")
-                }
+        forEachFixedText(values) { v, decimals, written in
+            guard let written else {
+                XCTAssertGreaterThanOrEqual(abs(v * pow(10, Double(decimals))), 8.9e15, "\(v)")
+                return
+            }
+            let text = String(decoding: written, as: UTF8.self)
+            let p = abs(v * pow(10, Double(decimals)))
+            guard abs(p - p.rounded(.down) - 0.5) > 1e-6 else { return }
+            var expected = String(format: "%.\(decimals)f", v)
+            if expected.hasPrefix("-"), expected.dropFirst().allSatisfy({ $0 == "0" || $0 == "." }) { expected.removeFirst() }
+            XCTAssertEqual(text, expected, "\(v) with \(decimals) decimals")
+        }
+    }
+}
+
+/// Writes each of `values` with 3 and then 8 decimals through the fast writer and hands over
+/// the bytes it wrote, or nil when it left the value to the general path.
+func forEachFixedText(_ values: [Double], _ body: (Double, Int, [UInt8]?) -> Void) {
+    for decimals in [3, 8] {
+        var scale = 1.0
+        for _ in 0..<decimals { scale *= 10 }
+        LineConverter.digitPairs.withUnsafeBufferPointer { pairs in
+            let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: 64)
+            defer { buffer.deallocate() }
+            for v in values {
+                var k = 0
+                let ok = LineConverter.writeFixed(v, scale: scale, decimals: decimals, pairs: pairs.baseAddress!, into: buffer, at: &k)
+                body(v, decimals, ok ? Array(UnsafeBufferPointer(start: buffer, count: k)) : nil)
             }
         }
     }
