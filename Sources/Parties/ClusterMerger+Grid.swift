@@ -19,6 +19,22 @@ extension ClusterMerger {
             usesMap ? map[y &* width &+ x] ?? -1 : head[y &* width &+ x]
         }
 
+        /// Calls `body` with every feature bucketed in the 3 × 3 cells around position (`x`, `y`)
+        /// (in `radius` units scaled by `perCell`): every feature that can lie within the radius.
+        @inline(__always)
+        func forEachNear(_ x: Double, _ y: Double, perCell: Double, _ body: (Int) -> Void) {
+            let gx = Int(x * perCell) - originX, gy = Int(y * perCell) - originY
+            for ny in max(gy - 1, 0)..<min(gy + 2, height) {
+                for nx in max(gx - 1, 0)..<min(gx + 2, width) {
+                    var j = bucket(nx, ny)
+                    while j >= 0 {
+                        body(Int(j))
+                        j = next[Int(j)]
+                    }
+                }
+            }
+        }
+
         /// Buckets the living features among the first `n`.
         mutating func build(_ px: UnsafeMutableBufferPointer<Double>, _ py: UnsafeMutableBufferPointer<Double>,
                             _ alive: UnsafeMutableBufferPointer<Bool>, n: Int, perCell: Double)

@@ -225,18 +225,10 @@ struct ClusterMerger {
                         }
                     }
                 } else if useGrid {
-                    let gx = Int(x * perCell) - grid.originX, gy = Int(y * perCell) - grid.originY
-                    for ny in max(gy - 1, 0)..<min(gy + 2, grid.height) {
-                        for nx in max(gx - 1, 0)..<min(gx + 2, grid.width) {
-                            var j = grid.bucket(nx, ny)
-                            while j >= 0 {
-                                let ji = Int(j)
-                                let dx = px[ji] - x, dy = py[ji] - y
-                                hits[h] = j
-                                h &+= (dx * dx + dy * dy < r2 ? 1 : 0) & (alive[ji] ? 1 : 0) & (ji != i ? 1 : 0)
-                                j = grid.next[ji]
-                            }
-                        }
+                    grid.forEachNear(x, y, perCell: perCell) { ji in
+                        let dx = px[ji] - x, dy = py[ji] - y
+                        hits[h] = Int32(ji)
+                        h &+= (dx * dx + dy * dy < r2 ? 1 : 0) & (alive[ji] ? 1 : 0) & (ji != i ? 1 : 0)
                     }
                 } else {
                     for k2 in (k + 1)..<n {
@@ -273,19 +265,10 @@ struct ClusterMerger {
                 let i = Int(m)
                 let x = px[i], y = py[i]
                 if useGrid {
-                    let gx = Int(x * perCell) - grid.originX, gy = Int(y * perCell) - grid.originY
-                    for ny in max(gy - 1, 0)..<min(gy + 2, grid.height) {
-                        for nx in max(gx - 1, 0)..<min(gx + 2, grid.width) {
-                            var j = grid.bucket(nx, ny)
-                            while j >= 0 {
-                                let ji = Int(j)
-                                if ji != i {
-                                    let dx = px[ji] - x, dy = py[ji] - y
-                                    if dx * dx + dy * dy < r2 { sc.addPair(i, ji, heads) }
-                                }
-                                j = grid.next[ji]
-                            }
-                        }
+                    grid.forEachNear(x, y, perCell: perCell) { ji in
+                        guard ji != i else { return }
+                        let dx = px[ji] - x, dy = py[ji] - y
+                        if dx * dx + dy * dy < r2 { sc.addPair(i, ji, heads) }
                     }
                 } else {
                     for j in 0..<n where j != i && alive[j] {

@@ -5,6 +5,18 @@ protocol NodePotential {
     func callAsFunction(_ v: Int) -> UInt32
 }
 
+extension NodePotential {
+    /// The largest potential a search gets (sums with distances stay within 32 bits).
+    static var cap: UInt32 { UInt32.max / 2 }
+
+    /// A lower bound in lower-bound units turned into this query's units by `scale`, capped.
+    @inline(__always)
+    static func scaled(_ bound: Int64, by scale: Double) -> UInt32 {
+        if scale == 1 { return UInt32(min(bound, Int64(cap))) }
+        return UInt32(min(Double(bound) * scale, Double(cap)))
+    }
+}
+
 /// No estimate: A* becomes Dijkstra.
 struct ZeroPotential: NodePotential {
     @inline(__always) func callAsFunction(_ v: Int) -> UInt32 { 0 }
@@ -99,9 +111,8 @@ struct CHPotential: NodePotential {
     @inline(__always)
     func callAsFunction(_ v: Int) -> UInt32 {
         let d = distance(v)
-        if d == CHScratch.unreachable { return UInt32.max / 2 }
-        if scale == 1 { return min(d, UInt32.max / 2) }
-        return UInt32(min(Double(d) * scale, Double(UInt32.max / 2)))
+        if d == CHScratch.unreachable { return Self.cap }
+        return Self.scaled(Int64(d), by: scale)
     }
 
     /// The lower-bound distance from node `v` to the nearest target (`CHScratch.unreachable` when none).

@@ -119,8 +119,7 @@ struct LandmarkPotential: NodePotential {
             let b = Int64(row[landmarkCount &+ k]) &- toBound[i]
             best = max(best, a, b)
         }
-        if scale == 1 { return UInt32(min(best, Int64(UInt32.max / 2))) }
-        return UInt32(min(Double(best) * scale, Double(UInt32.max / 2)))
+        return Self.scaled(best, by: scale)
     }
 }
 
