@@ -1,4 +1,4 @@
-"""Our side through the `taxipot` CLI, timed from outside with /usr/bin/time -v (wall, peak RSS).
+"""Our side through the `taxipot` CLI, timed from outside (wall clock around the child, peak RSS from wait4).
 
   cli_bench.py coords BIN            taxipot transform WGS84 -> UTMK over the 1M points as x,y lines
   cli_bench.py batch BIN FILE RUNS   taxipot batch FILE -o bench-out/batch-out.csv
@@ -16,10 +16,22 @@ import osrm
 
 
 def time_v(cmd, stdout=subprocess.DEVNULL, stdin=None):
-    p = subprocess.run(["/usr/bin/time", "-v"] + cmd, stdout=stdout, stdin=stdin, stderr=subprocess.PIPE)
-    err = p.stderr.decode(errors="replace")
-    secs, mb = osrm.parse_time_v(err)
-    return p.returncode, secs, mb, err
+    """Runs cmd; returns (exit code, wall seconds, peak RSS in MB, stderr text).
+
+    Wall time is taken with a monotonic clock around the child alone (GNU time's elapsed
+    figure has 10 ms steps, too coarse for runs of 50-100 ms); the peak RSS is the child's
+    own, from wait4."""
+    import tempfile
+    import time
+    with tempfile.TemporaryFile() as errf:
+        t0 = time.perf_counter()
+        p = subprocess.Popen(cmd, stdout=stdout, stdin=stdin, stderr=errf)
+        _, status, usage = os.wait4(p.pid, 0)
+        secs = time.perf_counter() - t0
+        p.returncode = os.waitstatus_to_exitcode(status)
+        errf.seek(0)
+        err = errf.read().decode(errors="replace")
+    return p.returncode, secs, usage.ru_maxrss / 1024.0, err
 
 
 def coords(binary):
