@@ -46,7 +46,8 @@ public struct ClusterQueryScratch: Sendable {
     var below: [CellRef] = []
     var aggregates: [(count: Int, sumX: Double, sumY: Double)] = []
     /// Clusters awaiting their expansion zoom (−1 until known).
-    var pending: [(count: Int, sumX: Double, sumY: Double, cells: Range<Int>, children: Range<Int>, expansion: Int)] = []
+    var pending = Pending()
+    typealias Pending = [(count: Int, sumX: Double, sumY: Double, cells: Range<Int>, children: Range<Int>, expansion: Int)]
     var pendingCells: [ClusterID.Cell] = []
     var current: [CellRef] = []
     var deeper: [CellRef] = []

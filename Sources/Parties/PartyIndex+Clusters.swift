@@ -94,10 +94,17 @@ extension PartyIndex {
         sc.pending.removeAll(keepingCapacity: true)
         sc.pendingCells.removeAll(keepingCapacity: true)
         sc.below.removeAll(keepingCapacity: true)
-        let merger = sc.merger, kept = sc.kept
-        // The split checks' buffer (its own variable: `sc` is in use while it is).
+        // The merger, the cells, the split checks' buffer and the lists filled below, moved out
+        // of `sc` for the loop (not copied: a copy retains every buffer) and back after it.
         sc.reserveSplitBuffer()
-        var splitBuffer = sc.splitBuffer
+        var merger = ClusterMerger(), kept = [CellRef](), splitBuffer = [ClusterMerger.SmallFeature]()
+        var pending = ClusterQueryScratch.Pending(), pendingCells = [ClusterID.Cell](), below = [CellRef]()
+        swap(&merger, &sc.merger)
+        swap(&kept, &sc.kept)
+        swap(&splitBuffer, &sc.splitBuffer)
+        swap(&pending, &sc.pending)
+        swap(&pendingCells, &sc.pendingCells)
+        swap(&below, &sc.below)
         merger.withGroups { items, groups in
             kept.withUnsafeBufferPointer { kept in
                 for g32 in groups {
@@ -108,14 +115,14 @@ extension PartyIndex {
                         out.append(.party(p))
                         continue
                     }
-                    let firstCell = sc.pendingCells.count, firstChild = sc.below.count
+                    let firstCell = pendingCells.count, firstChild = below.count
                     let sums = (x: items[g].sumX, y: items[g].sumY)
                     if unfiltered && items[g].nextMember < 0 && Int(r.depth) == zoom {
                         // One cell: its node may keep the expansion zoom.
                         let kept = Int(node(zoom, r.node).expansion)
                         if kept >= 0 {
-                            sc.pendingCells.append(ClusterID.Cell(x: Int(r.x), y: Int(r.y)))
-                            sc.pending.append((n, sums.x, sums.y, firstCell..<sc.pendingCells.count, firstChild..<firstChild, kept))
+                            pendingCells.append(ClusterID.Cell(x: Int(r.x), y: Int(r.y)))
+                            pending.append((n, sums.x, sums.y, firstCell..<pendingCells.count, firstChild..<firstChild, kept))
                             continue
                         }
                     }
@@ -123,16 +130,21 @@ extension PartyIndex {
                     var m = Int32(g)
                     while m >= 0 {
                         let r = kept[Int(m)]
-                        sc.pendingCells.append(ClusterID.Cell(x: Int(r.x), y: Int(r.y)))
-                        if !quick { appendChildren(of: r, zoom: zoom, into: &sc.below) }
+                        pendingCells.append(ClusterID.Cell(x: Int(r.x), y: Int(r.y)))
+                        if !quick { appendChildren(of: r, zoom: zoom, into: &below) }
                         m = items[Int(m)].nextMember
                     }
-                    sc.pending.append((n, sums.x, sums.y, firstCell..<sc.pendingCells.count, firstChild..<sc.below.count,
+                    pending.append((n, sums.x, sums.y, firstCell..<pendingCells.count, firstChild..<below.count,
                                        quick ? zoom + 1 : -1))
                 }
             }
         }
-        sc.splitBuffer = splitBuffer
+        swap(&merger, &sc.merger)
+        swap(&kept, &sc.kept)
+        swap(&splitBuffer, &sc.splitBuffer)
+        swap(&pending, &sc.pending)
+        swap(&pendingCells, &sc.pendingCells)
+        swap(&below, &sc.below)
         sc.aggregates.removeAll(keepingCapacity: true)
         for r in sc.below { sc.aggregates.append(aggregate(r, filter: filter)) }
         for c in sc.pending {

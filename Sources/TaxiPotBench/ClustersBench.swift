@@ -49,6 +49,33 @@ enum ClustersBench {
             let (p50, p99) = latencyRounds(views, rounds: rounds) { v in
                 features += index.clusters(in: v.box, zoom: v.zoom, filter: PartyFilter(), scratch: &scratch).count
             }
+            // `--clusters-stages yes`: the p50 of the answer taken only so far (see `PartiesBenchmark.QueryStage`), as notes.
+            if options["clusters-stages"] == "yes" {
+                for stage in PartiesBenchmark.QueryStage.allCases {
+                    var items = 0
+                    let (p50, _) = latencyRounds(views, rounds: rounds) { v in
+                        items += PartiesBenchmark.run(stage, index, box: v.box, zoom: v.zoom, scratch: &scratch)
+                    }
+                    ctx.note(String(format: "clusters.%@ query up to %@: p50 median %.2f µs (min %.2f, %d runs), mean %.1f items",
+                                    label, stage.rawValue, percentile(p50, 50), p50.min() ?? 0, p50.count,
+                                    Double(items) / Double(views.count * (rounds + 1))))
+                }
+            }
+            // `--clusters-dump FILE`: every answer, one feature a line (to check a change keeps them identical).
+            if let path = options["clusters-dump"] {
+                var text = ""
+                for v in views {
+                    text += "view \(v.zoom) \(v.box.west) \(v.box.south) \(v.box.east) \(v.box.north)\n"
+                    for f in index.clusters(in: v.box, zoom: v.zoom, filter: PartyFilter(), scratch: &scratch) {
+                        switch f {
+                        case .party(let p): text += "party \(p.id)\n"
+                        case .cluster(let c):
+                            text += "cluster \(c.id) \(c.count) \(c.expansionZoom) \(c.coordinate.lon.bitPattern) \(c.coordinate.lat.bitPattern)\n"
+                        }
+                    }
+                }
+                try text.write(toFile: path, atomically: true, encoding: .utf8)
+            }
             let perAnswer = Double(features) / Double(views.count * (rounds + 1))
             let qc = base + String(format: "; %d phone viewports (412x915 px) at zooms 6-16, mean %.0f features per answer", views.count, perAnswer)
             ctx.add(BenchRecord(key: "clusters.\(label).query_p50", impl: "taxipot PartyIndex", metric: "viewport query p50", unit: "µs",
