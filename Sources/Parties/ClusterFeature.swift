@@ -62,6 +62,20 @@ public struct ClusterQueryScratch: Sendable {
         if splitBuffer.count < ClusterMerger.smallCapacity { splitBuffer = ClusterQueryScratch.newSplitBuffer() }
     }
 
+    /// Swaps the buffers an answer's group loop works on with the caller's variables: once to
+    /// move them out (so the loop holds them without copying, which would retain every buffer),
+    /// once to put them back.
+    mutating func trade(_ merger: inout ClusterMerger, _ kept: inout [CellRef], _ splitBuffer: inout [ClusterMerger.SmallFeature],
+                        _ pending: inout Pending, _ pendingCells: inout [ClusterID.Cell], _ below: inout [CellRef])
+    {
+        swap(&merger, &self.merger)
+        swap(&kept, &self.kept)
+        swap(&splitBuffer, &self.splitBuffer)
+        swap(&pending, &self.pending)
+        swap(&pendingCells, &self.pendingCells)
+        swap(&below, &self.below)
+    }
+
     static func newSplitBuffer() -> [ClusterMerger.SmallFeature] {
         Array(repeating: ClusterMerger.SmallFeature(key: 0, w: 0, sx: 0, sy: 0), count: ClusterMerger.smallCapacity)
     }

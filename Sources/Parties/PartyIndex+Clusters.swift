@@ -94,17 +94,12 @@ extension PartyIndex {
         sc.pending.removeAll(keepingCapacity: true)
         sc.pendingCells.removeAll(keepingCapacity: true)
         sc.below.removeAll(keepingCapacity: true)
-        // The merger, the cells, the split checks' buffer and the lists filled below, moved out
-        // of `sc` for the loop (not copied: a copy retains every buffer) and back after it.
+        // The merger, the cells, the split checks' buffer and the lists filled below: moved out
+        // of `sc` for the loop and back after it (see `trade`).
         sc.reserveSplitBuffer()
         var merger = ClusterMerger(), kept = [CellRef](), splitBuffer = [ClusterMerger.SmallFeature]()
         var pending = ClusterQueryScratch.Pending(), pendingCells = [ClusterID.Cell](), below = [CellRef]()
-        swap(&merger, &sc.merger)
-        swap(&kept, &sc.kept)
-        swap(&splitBuffer, &sc.splitBuffer)
-        swap(&pending, &sc.pending)
-        swap(&pendingCells, &sc.pendingCells)
-        swap(&below, &sc.below)
+        sc.trade(&merger, &kept, &splitBuffer, &pending, &pendingCells, &below)
         merger.withGroups { items, groups in
             kept.withUnsafeBufferPointer { kept in
                 for g32 in groups {
@@ -139,12 +134,7 @@ extension PartyIndex {
                 }
             }
         }
-        swap(&merger, &sc.merger)
-        swap(&kept, &sc.kept)
-        swap(&splitBuffer, &sc.splitBuffer)
-        swap(&pending, &sc.pending)
-        swap(&pendingCells, &sc.pendingCells)
-        swap(&below, &sc.below)
+        sc.trade(&merger, &kept, &splitBuffer, &pending, &pendingCells, &below)
         sc.aggregates.removeAll(keepingCapacity: true)
         for r in sc.below { sc.aggregates.append(aggregate(r, filter: filter)) }
         for c in sc.pending {
