@@ -41,6 +41,10 @@ public final class RouteEngine: @unchecked Sendable {
     /// Per hour: the factor turning lower-bound times into admissible bounds of that hour's times.
     private let heuristicScale: [Double]
     private let pool: ScratchPool
+    /// Per hour: the first hour of the file's prepare-time profile with the same metric, when the
+    /// hierarchy covers it (its customization is cached under that hour), else nil.
+    private let hierarchyKey: [Int?]
+    private let hierarchyMetrics = CHMetricCache()
     /// Cosine of the graph's middle latitude, for distances in degrees.
     private let cosLat: Double
     /// Street names by id, decoded once.
@@ -67,6 +71,11 @@ public final class RouteEngine: @unchecked Sendable {
         }
         timeFactors = factors
         heuristicScale = scales
+        let combos = graph.comboClass.count
+        hierarchyKey = factors.map { q in
+            guard graph.hasContractionHierarchy, graph.hourQ.count == 24 * combos else { return nil }
+            return (0..<24).first { h in (0..<combos).allSatisfy { graph.hourQ[h * combos + $0] == q[$0] } }
+        }
         pool = ScratchPool(nodeCount: graph.nodeCount)
         cosLat = cos(Double(graph.nodeLat[graph.nodeCount / 2]) * 1e-7 * .pi / 180)
         names = (0..<max(1, graph.nameOffsets.count - 1)).map { graph.name($0) }
@@ -99,6 +108,8 @@ public final class RouteEngine: @unchecked Sendable {
             snapped.append(endpoints)
         }
         let hour = SeoulTime.hour(request.departAt)
+        let hierarchy = request.metric == .time && (request.algorithm == .astar || request.algorithm == .hierarchy)
+            ? hierarchyMetric(hour: hour) : nil
         let outcome: Result<RouteResult, RoutingError> = pool.withScratch { scratch in
             timeFactors[hour].withUnsafeBufferPointer { q in
                 let time = TimeWeights(length: graph.length.baseAddress!, combo: graph.combo.baseAddress!, q: q.baseAddress!)
@@ -108,11 +119,11 @@ public final class RouteEngine: @unchecked Sendable {
                     let outcome: SearchOutcome?
                     switch request.metric {
                     case .time:
-                        outcome = leg(snapped[i], snapped[i + 1], weights: time, landmarks: graph.landmarkTime,
+                        outcome = leg(snapped[i], snapped[i + 1], weights: time, landmarks: graph.landmarkTime, hierarchy: hierarchy,
                                       useHierarchy: graph.hasContractionHierarchy, scale: heuristicScale[hour], algorithm: request.algorithm, scratch: scratch)
                     case .distance:
                         outcome = leg(snapped[i], snapped[i + 1], weights: DistanceWeights(length: graph.length.baseAddress!),
-                                      landmarks: graph.landmarkDistance, useHierarchy: false, scale: 1, algorithm: request.algorithm, scratch: scratch)
+                                      landmarks: graph.landmarkDistance, hierarchy: nil, useHierarchy: false, scale: 1, algorithm: request.algorithm, scratch: scratch)
                     }
                     guard let outcome else { return .failure(.noRoute(from: pointNames[i], to: pointNames[i + 1])) }
                     settled += outcome.settled
@@ -122,6 +133,17 @@ public final class RouteEngine: @unchecked Sendable {
             }
         }
         return try outcome.get()
+    }
+
+    /// The hierarchy customized for `hour`'s travel times, when the file's hierarchy covers them
+    /// (computed on first use of the metric, then cached).
+    func hierarchyMetric(hour: Int) -> CHMetric? {
+        guard let key = hierarchyKey[hour] else { return nil }
+        return hierarchyMetrics.metric(key) {
+            timeFactors[hour].withUnsafeBufferPointer { q in
+                graph.customize(TimeWeights(length: graph.length.baseAddress!, combo: graph.combo.baseAddress!, q: q.baseAddress!))
+            }
+        }
     }
 
     /// Every edge running along the pieces nearest to `p`, with the position of `p` on it.
@@ -145,7 +167,7 @@ public final class RouteEngine: @unchecked Sendable {
 
     /// One leg: sources are the heads of the start edges, targets the tails of the end edges.
     private func leg<W: EdgeWeights>(_ from: [Endpoint], _ to: [Endpoint], weights: W, landmarks: UnsafeBufferPointer<UInt32>,
-                                     useHierarchy: Bool, scale: Double, algorithm: SearchAlgorithm,
+                                     hierarchy: CHMetric?, useHierarchy: Bool, scale: Double, algorithm: SearchAlgorithm,
                                      scratch: SearchScratch) -> SearchOutcome?
     {
         var ends = SearchEnds()
@@ -164,14 +186,17 @@ public final class RouteEngine: @unchecked Sendable {
                 if cost < ends.direct?.cost ?? .max { ends.direct = (cost, i, j) }
             }
         }
-        if useHierarchy && (algorithm == .chPotential || algorithm == .astar && isFar(Int(ends.sources[0].node), Int(ends.targets[0].node))) {
+        if let hierarchy {
+            return graph.hierarchySearch(ends, metric: hierarchy, scratch: scratch.hierarchy)
+        }
+        if useHierarchy && (algorithm == .chPotential || algorithm == .hierarchy || algorithm == .astar && isFar(Int(ends.sources[0].node), Int(ends.targets[0].node))) {
             let potential = graph.chPotential(targets: ends.targets, scale: scale, scratch: scratch)
             return graph.search(ends, weights: weights, potential: potential, scratch: scratch)
         }
         switch algorithm {
         case .dijkstra:
             return graph.search(ends, weights: weights, potential: ZeroPotential(), scratch: scratch)
-        case .astar, .chPotential, .alt:
+        case .astar, .hierarchy, .chPotential, .alt:
             break
         }
         let l = min(graph.landmarkCount, SearchScratch.maxLandmarks)
