@@ -135,6 +135,14 @@ public final class RouteEngine: @unchecked Sendable {
         return try outcome.get()
     }
 
+    /// Customizes the hierarchy for the travel times of `hour` (0-23) now rather than on the
+    /// first query at that hour; whether the graph file's hierarchy covers that hour's times
+    /// (when not, time queries at that hour use A*).
+    @discardableResult
+    public func prepareHierarchy(hour: Int) -> Bool {
+        (0..<24).contains(hour) && hierarchyMetric(hour: hour) != nil
+    }
+
     /// The hierarchy customized for `hour`'s travel times, when the file's hierarchy covers them
     /// (computed on first use of the metric, then cached).
     func hierarchyMetric(hour: Int) -> CHMetric? {
