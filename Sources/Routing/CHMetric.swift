@@ -97,6 +97,9 @@ extension RoadGraph {
                                 let dw = downW[i]
                                 if dw == inf { continue }
                                 let u = downTail[i]
+                                // Heads above u are looked up in u's sorted upward list by walking it along.
+                                var p = Int(upFirst[Int(u)])
+                                let pEnd = Int(upFirst[Int(u) + 1])
                                 for j in upLo..<upHi {
                                     let x = upHead[j]
                                     let uw = upW[j]
@@ -105,8 +108,8 @@ extension RoadGraph {
                                     if sum >= CHMetric.limit { continue }
                                     let s = UInt32(sum)
                                     if u < x {
-                                        let k = sortedIndex(upHead, Int(upFirst[Int(u)]), Int(upFirst[Int(u) + 1]), x)
-                                        if k >= 0 && s < upW[k] { upW[k] = s; upM[k] = UInt32(v) }
+                                        while p < pEnd && upHead[p] < x { p += 1 }
+                                        if p < pEnd && upHead[p] == x && s < upW[p] { upW[p] = s; upM[p] = UInt32(v) }
                                     } else {
                                         let k = sortedIndex(downTail, Int(downFirst[Int(x)]), Int(downFirst[Int(x) + 1]), u)
                                         if k >= 0 && s < downW[k] { downW[k] = s; downM[k] = UInt32(v) }
@@ -151,22 +154,48 @@ extension RoadGraph {
 }
 
 /// The customized hierarchies of one engine, one per distinct hour metric the file's hierarchy
-/// covers, computed on first use and kept (thread-safe).
+/// covers, computed once and kept (thread-safe). A caller that does not wait gets nil while the
+/// metric is being computed (on a thread of its own, started by the first such call).
 final class CHMetricCache: @unchecked Sendable {
-    private let lock = NSLock()
-    private var slots: [Int: CHMetric] = [:]
+    private let condition = NSCondition()
+    private var ready: [Int: CHMetric] = [:]
+    private var failed: Set<Int> = []
+    private var running: Set<Int> = []
 
-    /// The metric stored under `key`, computing it with `make` when absent (outside the lock;
-    /// two threads may both compute it once, the first stored wins).
-    func metric(_ key: Int, _ make: () -> CHMetric?) -> CHMetric? {
-        lock.lock()
-        if let m = slots[key] { lock.unlock(); return m }
-        lock.unlock()
-        guard let made = make() else { return nil }
-        lock.lock()
-        defer { lock.unlock() }
-        if let m = slots[key] { return m }
-        slots[key] = made
-        return made
+    /// The metric stored under `key`; when absent, `make` computes it, on this thread when
+    /// `wait`, else on a new thread (and nil comes back until it is ready).
+    func metric(_ key: Int, wait: Bool, _ make: @escaping @Sendable () -> CHMetric?) -> CHMetric? {
+        condition.lock()
+        defer { condition.unlock() }
+        while true {
+            if let m = ready[key] { return m }
+            if failed.contains(key) { return nil }
+            if !running.contains(key) {
+                running.insert(key)
+                if !wait {
+                    let thread = Thread { [self] in
+                        let m = make()
+                        condition.lock()
+                        finish(key, m)
+                        condition.unlock()
+                    }
+                    thread.start()
+                    return nil
+                }
+                condition.unlock()
+                let m = make()
+                condition.lock()
+                finish(key, m)
+                continue
+            }
+            if !wait { return nil }
+            condition.wait()
+        }
+    }
+
+    private func finish(_ key: Int, _ m: CHMetric?) {
+        running.remove(key)
+        if let m { ready[key] = m } else { failed.insert(key) }
+        condition.broadcast()
     }
 }

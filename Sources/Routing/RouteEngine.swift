@@ -109,7 +109,7 @@ public final class RouteEngine: @unchecked Sendable {
         }
         let hour = SeoulTime.hour(request.departAt)
         let hierarchy = request.metric == .time && (request.algorithm == .astar || request.algorithm == .hierarchy)
-            ? hierarchyMetric(hour: hour) : nil
+            ? hierarchyMetric(hour: hour, wait: request.algorithm == .hierarchy) : nil
         let outcome: Result<RouteResult, RoutingError> = pool.withScratch { scratch in
             timeFactors[hour].withUnsafeBufferPointer { q in
                 let time = TimeWeights(length: graph.length.baseAddress!, combo: graph.combo.baseAddress!, q: q.baseAddress!)
@@ -140,14 +140,15 @@ public final class RouteEngine: @unchecked Sendable {
     /// (when not, time queries at that hour use A*).
     @discardableResult
     public func prepareHierarchy(hour: Int) -> Bool {
-        (0..<24).contains(hour) && hierarchyMetric(hour: hour) != nil
+        (0..<24).contains(hour) && hierarchyMetric(hour: hour, wait: true) != nil
     }
 
-    /// The hierarchy customized for `hour`'s travel times, when the file's hierarchy covers them
-    /// (computed on first use of the metric, then cached).
-    func hierarchyMetric(hour: Int) -> CHMetric? {
+    /// The hierarchy customized for `hour`'s travel times, when the file's hierarchy covers them.
+    /// Customized once per metric: without `wait`, a query finding it not ready starts it on a
+    /// thread of its own and gets nil (it then answers with A*, as exact, rather than wait).
+    func hierarchyMetric(hour: Int, wait: Bool = true) -> CHMetric? {
         guard let key = hierarchyKey[hour] else { return nil }
-        return hierarchyMetrics.metric(key) {
+        return hierarchyMetrics.metric(key, wait: wait) { [self] in
             timeFactors[hour].withUnsafeBufferPointer { q in
                 graph.customize(TimeWeights(length: graph.length.baseAddress!, combo: graph.combo.baseAddress!, q: q.baseAddress!))
             }

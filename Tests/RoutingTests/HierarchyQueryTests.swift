@@ -127,4 +127,25 @@ final class HierarchyQueryTests: XCTestCase {
             XCTAssertEqual(answer.weight, try slower.route(request).weight)
         }
     }
+
+    /// The default search does not wait for a customization: the first query at an hour starts it
+    /// in the background and answers with A*; once it is ready the hierarchy answers, alike.
+    func testDefaultSearchCustomizesInTheBackground() throws {
+        let graph = try RoadGraph.load(path: try SeoulFixture.graphPath())
+        let engine = RouteEngine(graph: graph, profile: try SeoulFixture.profile)
+        let pairs = RoutingBenchmark.randomPairs(graph, count: 20, seed: 31)
+        var request = RouteRequest(from: pairs[0].0, to: pairs[0].1, departAt: night + 14 * 3600)
+        let first = try engine.route(request)
+        XCTAssertEqual(first.hour, 17)
+        XCTAssertTrue(engine.prepareHierarchy(hour: 17))
+        XCTAssertNotNil(engine.hierarchyMetric(hour: 17, wait: false))
+        XCTAssertEqual(try engine.route(request).weight, first.weight)
+        for (a, b) in pairs {
+            request = RouteRequest(from: a, to: b, departAt: night + 14 * 3600)
+            let answer = try engine.route(request)
+            request.algorithm = .dijkstra
+            XCTAssertEqual(answer.weight, try engine.route(request).weight)
+        }
+        XCTAssertFalse(engine.prepareHierarchy(hour: 24))
+    }
 }
