@@ -58,7 +58,7 @@ extension RoadGraph {
     /// Customizes the hierarchy for `weights`; nil when the file has no hierarchy or an
     /// original edge has no arc (a hierarchy that does not belong to this graph).
     func customize<W: EdgeWeights>(_ weights: W) -> CHMetric? {
-        guard hasContractionHierarchy, chUpHead.count < Int(CHMetric.originalEdge), edgeCount < Int(CHMetric.originalEdge) else { return nil }
+        guard hasContractionHierarchy, chUpHead.count < Int(CHMetric.originalEdge), chDownTail.count < Int(CHMetric.originalEdge), edgeCount < Int(CHMetric.originalEdge) else { return nil }
         let n = nodeCount
         let inf = CHMetric.infinity
         var upW = [UInt32](repeating: inf, count: chUpHead.count), downW = [UInt32](repeating: inf, count: chDownTail.count)

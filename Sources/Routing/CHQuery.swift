@@ -40,8 +40,10 @@ extension RoadGraph {
     /// a bidirectional Dijkstra in the hierarchy, upward from the sources and (backward) from
     /// the targets, with stall-on-demand, then the arcs of the best meeting unpacked into
     /// original edges. Same result as `search` with the same weights (the cost; among equal
-    /// routes either may come back).
-    func hierarchySearch(_ ends: SearchEnds, metric: CHMetric, scratch q: CHQueryScratch) -> SearchOutcome? {
+    /// routes either may come back). `nil`: no route; `.some(nil)`: an arc would not unpack
+    /// (a hierarchy that does not match its metric, which a checked file never has), so the
+    /// caller must search otherwise.
+    func hierarchySearch(_ ends: SearchEnds, metric: CHMetric, scratch q: CHQueryScratch) -> SearchOutcome?? {
         q.reset()
         let markBit: UInt32 = 0x8000_0000
         let fw = q.forward, bw = q.backward
@@ -143,7 +145,7 @@ extension RoadGraph {
         }
         guard best != .max else { return nil }
         if meet < 0 {
-            guard let direct = ends.direct else { return nil }
+            guard let direct = ends.direct else { return .some(nil) }
             return SearchOutcome(cost: direct.cost, path: .direct(source: direct.source, target: direct.target), settled: settled)
         }
         // Forward half: upward arcs from a source to the meeting node, collected backwards.
@@ -154,14 +156,14 @@ extension RoadGraph {
             let tail = csrOwner(upFirst, count: nodeCount, e)
             upArcs.append((e, UInt32(tail), UInt32(v)))
             v = tail
-            if upArcs.count > nodeCount { return nil }
+            if upArcs.count > nodeCount { return .some(nil) }
         }
         let source = Int(fw[v].parent & ~markBit)
         var edges = q.edges
         edges.removeAll(keepingCapacity: true)
         defer { q.edges = edges }
         for (e, a, b) in upArcs.reversed() {
-            guard unpack(metric, up: true, arc: e, from: a, to: b, into: &edges, stack: &q.stack) else { return nil }
+            guard unpack(metric, up: true, arc: e, from: a, to: b, into: &edges, stack: &q.stack) else { return .some(nil) }
         }
         // Backward half: downward arcs from the meeting node to a target.
         v = meet
@@ -169,10 +171,10 @@ extension RoadGraph {
         while bw[v].parent & markBit == 0 {
             let e = Int(bw[v].parent)
             let lower = csrOwner(downFirst, count: nodeCount, e)
-            guard unpack(metric, up: false, arc: e, from: UInt32(v), to: UInt32(lower), into: &edges, stack: &q.stack) else { return nil }
+            guard unpack(metric, up: false, arc: e, from: UInt32(v), to: UInt32(lower), into: &edges, stack: &q.stack) else { return .some(nil) }
             v = lower
             steps += 1
-            if steps > nodeCount { return nil }
+            if steps > nodeCount { return .some(nil) }
         }
         let target = ends.targets[Int(bw[v].parent & ~markBit)]
         return SearchOutcome(cost: best, path: .edges(source: source, edges: edges, target: target.endpoint), settled: settled)

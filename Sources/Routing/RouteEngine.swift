@@ -196,7 +196,11 @@ public final class RouteEngine: @unchecked Sendable {
             }
         }
         if let hierarchy {
-            return graph.hierarchySearch(ends, metric: hierarchy, scratch: scratch.hierarchy)
+            switch graph.hierarchySearch(ends, metric: hierarchy, scratch: scratch.hierarchy) {
+            case .none: return nil  // no route: exact, as A* would find
+            case .some(.some(let outcome)): return outcome
+            case .some(.none): break  // an arc that does not unpack: search without the hierarchy
+            }
         }
         if useHierarchy && (algorithm == .chPotential || algorithm == .hierarchy || algorithm == .astar && isFar(Int(ends.sources[0].node), Int(ends.targets[0].node))) {
             let potential = graph.chPotential(targets: ends.targets, scale: scale, scratch: scratch)

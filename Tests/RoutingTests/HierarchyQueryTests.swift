@@ -31,7 +31,9 @@ final class HierarchyQueryTests: XCTestCase {
                 ends.sources = [(s, 0, 0)]
                 ends.targets = [(t, 0, 0)]
                 let reference = g.search(ends, weights: weights, potential: ZeroPotential(), scratch: scratch)
-                let answer = g.hierarchySearch(ends, metric: metric, scratch: scratch.hierarchy)
+                let found = g.hierarchySearch(ends, metric: metric, scratch: scratch.hierarchy)
+                if let found { XCTAssertNotNil(found, "hour \(hour), pair \(i): the path did not unpack") }
+                let answer = found ?? nil
                 XCTAssertEqual(answer?.cost, reference?.cost, "hour \(hour), pair \(i): \(s) → \(t)")
                 guard let answer, case .edges(_, let edges, _) = answer.path else {
                     XCTAssertNotNil(answer, "hour \(hour), pair \(i): no answer")
