@@ -4,7 +4,7 @@ import Foundation
 /// customization: each arc starts at the smallest weight of the original edges it joins (none
 /// for a pure shortcut), then, node by node in increasing rank, every pair of arcs `u → v → x`
 /// through the node lowers the arc `u → x` when the file has it. Each arc remembers what gave
-/// its weight (an original edge, or the middle node) so that a query can unpack it.
+/// its weight (an original edge, or the two arcs of the middle node) so that a query can unpack it.
 ///
 /// Exact for every metric whose edge times relate to the lower bounds as the prepare-time
 /// profile's hours do (the witness margin, `WitnessMargin`): by induction over the contraction,
@@ -15,18 +15,24 @@ final class CHMetric: @unchecked Sendable {
     /// Weight of each upward arc (indexed like `chUpHead`) and of each downward arc (like `chDownTail`).
     let upWeight: [UInt32]
     let downWeight: [UInt32]
-    /// Per arc: `originalEdge | e` for original edge `e`, else the rank of the middle node.
-    let upMiddle: [UInt32]
-    let downMiddle: [UInt32]
+    /// Per arc, what its weight is the weight of: `original(e)` for original edge `e`, else
+    /// `halves(d, u)`: downward arc `d` (into the middle node) then upward arc `u` (out of it).
+    let upUnpack: [UInt64]
+    let downUnpack: [UInt64]
 
-    static let originalEdge: UInt32 = 0x8000_0000
+    /// Arc indices and edge ids stay below this (so `original` never looks like halves).
+    static let maxIndex = 0x8000_0000
     static let infinity = UInt32.max
+    static let none = UInt64.max
+
+    @inline(__always) static func original(_ e: Int) -> UInt64 { 0xFFFF_FFFF_0000_0000 | UInt64(e) }
+    @inline(__always) static func halves(_ down: Int, _ up: Int) -> UInt64 { UInt64(down) << 32 | UInt64(up) }
     /// Sums from here on are not stored (the searches keep distances below `UInt32.max / 2`).
     static let limit = UInt64(UInt32.max / 2)
 
-    init(upWeight: [UInt32], downWeight: [UInt32], upMiddle: [UInt32], downMiddle: [UInt32]) {
+    init(upWeight: [UInt32], downWeight: [UInt32], upUnpack: [UInt64], downUnpack: [UInt64]) {
         self.upWeight = upWeight; self.downWeight = downWeight
-        self.upMiddle = upMiddle; self.downMiddle = downMiddle
+        self.upUnpack = upUnpack; self.downUnpack = downUnpack
     }
 }
 
@@ -58,11 +64,13 @@ extension RoadGraph {
     /// Customizes the hierarchy for `weights`; nil when the file has no hierarchy or an
     /// original edge has no arc (a hierarchy that does not belong to this graph).
     func customize<W: EdgeWeights>(_ weights: W) -> CHMetric? {
-        guard hasContractionHierarchy, chUpHead.count < Int(CHMetric.originalEdge), chDownTail.count < Int(CHMetric.originalEdge), edgeCount < Int(CHMetric.originalEdge) else { return nil }
+        guard hasContractionHierarchy, chUpHead.count < CHMetric.maxIndex, chDownTail.count < CHMetric.maxIndex, edgeCount < CHMetric.maxIndex else {
+            return nil
+        }
         let n = nodeCount
         let inf = CHMetric.infinity
         var upW = [UInt32](repeating: inf, count: chUpHead.count), downW = [UInt32](repeating: inf, count: chDownTail.count)
-        var upM = [UInt32](repeating: inf, count: chUpHead.count), downM = [UInt32](repeating: inf, count: chDownTail.count)
+        var upM = [UInt64](repeating: CHMetric.none, count: chUpHead.count), downM = [UInt64](repeating: CHMetric.none, count: chDownTail.count)
         let rank = chRank.baseAddress!, upFirst = chUpFirst.baseAddress!, upHead = chUpHead.baseAddress!
         let downFirst = chDownFirst.baseAddress!, downTail = chDownTail.baseAddress!
         let ok: Bool = upW.withUnsafeMutableBufferPointer { upWB in
@@ -81,11 +89,11 @@ extension RoadGraph {
                                 if rt < rh {
                                     let i = sortedIndex(upHead, Int(upFirst[Int(rt)]), Int(upFirst[Int(rt) + 1]), rh)
                                     guard i >= 0 else { return false }
-                                    if w < upW[i] { upW[i] = w; upM[i] = CHMetric.originalEdge | UInt32(e) }
+                                    if w < upW[i] { upW[i] = w; upM[i] = CHMetric.original(e) }
                                 } else {
                                     let i = sortedIndex(downTail, Int(downFirst[Int(rh)]), Int(downFirst[Int(rh) + 1]), rt)
                                     guard i >= 0 else { return false }
-                                    if w < downW[i] { downW[i] = w; downM[i] = CHMetric.originalEdge | UInt32(e) }
+                                    if w < downW[i] { downW[i] = w; downM[i] = CHMetric.original(e) }
                                 }
                             }
                         }
@@ -109,10 +117,10 @@ extension RoadGraph {
                                     let s = UInt32(sum)
                                     if u < x {
                                         while p < pEnd && upHead[p] < x { p += 1 }
-                                        if p < pEnd && upHead[p] == x && s < upW[p] { upW[p] = s; upM[p] = UInt32(v) }
+                                        if p < pEnd && upHead[p] == x && s < upW[p] { upW[p] = s; upM[p] = CHMetric.halves(i, j) }
                                     } else {
                                         let k = sortedIndex(downTail, Int(downFirst[Int(x)]), Int(downFirst[Int(x) + 1]), u)
-                                        if k >= 0 && s < downW[k] { downW[k] = s; downM[k] = UInt32(v) }
+                                        if k >= 0 && s < downW[k] { downW[k] = s; downM[k] = CHMetric.halves(i, j) }
                                     }
                                 }
                             }
@@ -123,31 +131,29 @@ extension RoadGraph {
             }
         }
         guard ok else { return nil }
-        return CHMetric(upWeight: upW, downWeight: downW, upMiddle: upM, downMiddle: downM)
+        return CHMetric(upWeight: upW, downWeight: downW, upUnpack: upM, downUnpack: downM)
     }
 
-    /// Appends to `edges` the original edges of the hierarchy arc `a → b` (`up`: an upward arc
-    /// of rank `a`, else a downward arc of rank `b`) with index `arc`, in order.
-    func unpack(_ metric: CHMetric, up: Bool, arc: Int, from a: UInt32, to b: UInt32, into edges: inout [UInt32],
-                stack: inout [(up: Bool, arc: Int, a: UInt32, b: UInt32)]) -> Bool
-    {
-        let upFirst = chUpFirst.baseAddress!, upHead = chUpHead.baseAddress!
-        let downFirst = chDownFirst.baseAddress!, downTail = chDownTail.baseAddress!
+    /// Appends to `edges` the original edges of the hierarchy arc with index `arc` (upward arcs
+    /// when `up`, else downward ones), in order; false when an arc does not unpack.
+    func unpack(_ metric: CHMetric, up: Bool, arc: Int, into edges: inout [UInt32], stack: inout [(up: Bool, arc: Int)]) -> Bool {
         stack.removeAll(keepingCapacity: true)
-        stack.append((up, arc, a, b))
-        while let (isUp, i, a, b) = stack.popLast() {
-            let m = isUp ? metric.upMiddle[i] : metric.downMiddle[i]
-            if m == CHMetric.infinity { return false }
-            if m & CHMetric.originalEdge != 0 {
-                edges.append(m & ~CHMetric.originalEdge)
+        stack.append((up, arc))
+        let upCount = metric.upUnpack.count, downCount = metric.downUnpack.count
+        var steps = 0
+        while let (isUp, i) = stack.popLast() {
+            steps += 1
+            guard steps <= 2 * edgeCount + 1 else { return false }
+            guard i < (isUp ? upCount : downCount) else { return false }
+            let info = isUp ? metric.upUnpack[i] : metric.downUnpack[i]
+            let high = Int(info >> 32), low = Int(info & 0xFFFF_FFFF)
+            if high == 0xFFFF_FFFF {
+                guard low < edgeCount else { return false }
+                edges.append(UInt32(low))
                 continue
             }
-            // a → m is a downward arc of m (m is below both ends), m → b an upward one.
-            let first = sortedIndex(downTail, Int(downFirst[Int(m)]), Int(downFirst[Int(m) + 1]), a)
-            let second = sortedIndex(upHead, Int(upFirst[Int(m)]), Int(upFirst[Int(m) + 1]), b)
-            guard first >= 0, second >= 0, m < a, m < b else { return false }
-            stack.append((true, second, m, b))
-            stack.append((false, first, a, m))
+            stack.append((true, low))
+            stack.append((false, high))
         }
         return true
     }

@@ -15,7 +15,7 @@ final class CHQueryScratch {
     var touchedForward: [UInt32] = [], touchedBackward: [UInt32] = []
     var forwardHeap = PackedMinHeap(capacity: 1024), backwardHeap = PackedMinHeap(capacity: 1024)
     var edges: [UInt32] = []
-    var stack: [(up: Bool, arc: Int, a: UInt32, b: UInt32)] = []
+    var stack: [(up: Bool, arc: Int)] = []
 
     static let unreached = CHLabel(dist: .max, parent: .max)
 
@@ -149,21 +149,20 @@ extension RoadGraph {
             return SearchOutcome(cost: direct.cost, path: .direct(source: direct.source, target: direct.target), settled: settled)
         }
         // Forward half: upward arcs from a source to the meeting node, collected backwards.
-        var upArcs: [(arc: Int, a: UInt32, b: UInt32)] = []
+        var upArcs: [Int] = []
         var v = meet
         while fw[v].parent & markBit == 0 {
             let e = Int(fw[v].parent)
-            let tail = csrOwner(upFirst, count: nodeCount, e)
-            upArcs.append((e, UInt32(tail), UInt32(v)))
-            v = tail
+            upArcs.append(e)
+            v = csrOwner(upFirst, count: nodeCount, e)
             if upArcs.count > nodeCount { return .some(nil) }
         }
         let source = Int(fw[v].parent & ~markBit)
         var edges = q.edges
         edges.removeAll(keepingCapacity: true)
         defer { q.edges = edges }
-        for (e, a, b) in upArcs.reversed() {
-            guard unpack(metric, up: true, arc: e, from: a, to: b, into: &edges, stack: &q.stack) else { return .some(nil) }
+        for e in upArcs.reversed() {
+            guard unpack(metric, up: true, arc: e, into: &edges, stack: &q.stack) else { return .some(nil) }
         }
         // Backward half: downward arcs from the meeting node to a target.
         v = meet
@@ -171,7 +170,7 @@ extension RoadGraph {
         while bw[v].parent & markBit == 0 {
             let e = Int(bw[v].parent)
             let lower = csrOwner(downFirst, count: nodeCount, e)
-            guard unpack(metric, up: false, arc: e, from: UInt32(v), to: UInt32(lower), into: &edges, stack: &q.stack) else { return .some(nil) }
+            guard unpack(metric, up: false, arc: e, into: &edges, stack: &q.stack) else { return .some(nil) }
             v = lower
             steps += 1
             if steps > nodeCount { return .some(nil) }
