@@ -150,4 +150,39 @@ final class HierarchyQueryTests: XCTestCase {
         }
         XCTAssertFalse(engine.prepareHierarchy(hour: 24))
     }
+
+    /// The bounds the witness margin rests on: for every speed combo, hour and edge length,
+    /// `Rmin_h·M0 ≤ Mh ≤ Rmax_h·(M0 + 1) + 1`, and a witness the margin accepts is no longer
+    /// than the shortcut at any hour (here for single-edge witnesses and shortcuts).
+    func testWitnessMarginBounds() throws {
+        let g = try SeoulFixture.engine().graph
+        let combos = g.comboClass.count
+        let hourQ = (0..<24).map { h in Array(g.hourQ[(h * combos)..<((h + 1) * combos)]) }
+        let margin = WitnessMargin.covering(boundQ: Array(g.comboBoundQ), hourQ: hourQ)
+        var rng = SplitMix64(seed: 3)
+        var accepted = 0
+        for h in 0..<24 {
+            let ratios = (0..<combos).map { Double(hourQ[h][$0]) / Double(g.comboBoundQ[$0]) }
+            let lo = ratios.min()!, hi = ratios.max()!
+            for _ in 0..<2000 {
+                let c = Int(rng.next() % UInt64(combos))
+                let len = UInt32(rng.next() % 200_000)
+                let m0 = SpeedFactor.lowerBound(cm: len, q: g.comboBoundQ[c]), mh = SpeedFactor.time(cm: len, q: hourQ[h][c])
+                XCTAssertLessThanOrEqual(lo * Double(m0), Double(mh) + 1e-6)
+                XCTAssertLessThanOrEqual(Double(mh), hi * Double(m0 + 1) + 1 + 1e-6)
+                // A one-edge witness against a one-edge shortcut of another combo.
+                let c2 = Int(rng.next() % UInt64(combos))
+                let len2 = UInt32(rng.next() % 200_000)
+                let s0 = SpeedFactor.lowerBound(cm: len2, q: g.comboBoundQ[c2]), sh = SpeedFactor.time(cm: len2, q: hourQ[h][c2])
+                if margin.witnessSuffices(distance: m0, hops: 1, shortcut: UInt64(s0)) {
+                    accepted += 1
+                    XCTAssertLessThanOrEqual(mh, sh, "hour \(h): combos \(c) (\(len) cm) and \(c2) (\(len2) cm)")
+                }
+            }
+        }
+        XCTAssertGreaterThan(accepted, 1000)
+        XCTAssertFalse(margin.witnessSuffices(distance: 100, hops: WitnessMargin.maxHops + 1, shortcut: 1_000_000))
+        XCTAssertTrue(WitnessMargin.exact.witnessSuffices(distance: 100, hops: 50, shortcut: 100))
+        XCTAssertFalse(WitnessMargin.exact.witnessSuffices(distance: 101, hops: 1, shortcut: 100))
+    }
 }
