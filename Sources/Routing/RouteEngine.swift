@@ -1,8 +1,12 @@
 import Foundation
 import Geo
 
-/// Route queries over a loaded graph: snapping, A* (contraction-hierarchy potentials for
-/// travel time over at least `hierarchyMinMeters`, landmarks otherwise), route assembly.
+/// Route queries over a loaded graph: snapping, search, route assembly. Travel time: a
+/// bidirectional query in the contraction hierarchy customized for the hour (`CHMetric`,
+/// exact because the file's witnesses hold at every hour of the profile it was prepared
+/// with); when the engine's profile differs from that one for the hour, or while the hour's
+/// customization is being computed, A* (contraction-hierarchy potentials for trips over
+/// `hierarchyMinMeters`, landmarks otherwise). Distance: A* with landmarks.
 ///
 /// Safe to call from many threads at once: the graph is read-only and each query borrows
 /// its scratch memory from a lock-protected pool.
