@@ -136,22 +136,29 @@ final class CHRemainingGraph: @unchecked Sendable {
 /// shortcut unnecessary. Stopping early only means more shortcuts, never a wrong distance.
 final class CHWitnessSearch {
     let dist: UnsafeMutablePointer<UInt32>
+    /// Original edges on the path that gave `dist` (saturating).
+    let hops: UnsafeMutablePointer<UInt32>
     let stamp: UnsafeMutablePointer<UInt32>
     let isTarget: UnsafeMutablePointer<UInt32>
     var generation: UInt32 = 0
     var heap = PackedMinHeap(capacity: 1024)
 
     init(nodeCount: Int) {
-        dist = .allocate(capacity: nodeCount); stamp = .allocate(capacity: nodeCount); isTarget = .allocate(capacity: nodeCount)
+        dist = .allocate(capacity: nodeCount); hops = .allocate(capacity: nodeCount)
+        stamp = .allocate(capacity: nodeCount); isTarget = .allocate(capacity: nodeCount)
         stamp.initialize(repeating: 0, count: nodeCount)
         isTarget.initialize(repeating: 0, count: nodeCount)
     }
 
-    deinit { dist.deallocate(); stamp.deallocate(); isTarget.deallocate() }
+    deinit { dist.deallocate(); hops.deallocate(); stamp.deallocate(); isTarget.deallocate() }
 
     /// The distance found from the last search's source to `v` (`.max` when not reached).
     @inline(__always)
     func distance(_ v: Int) -> UInt32 { stamp[v] == generation ? dist[v] : .max }
+
+    /// The number of original edges of a path of length `distance(v)` to `v` (valid when reached).
+    @inline(__always)
+    func hopCount(_ v: Int) -> UInt32 { hops[v] }
 
     /// Searches from `source` avoiding `skip`, up to `limit`, until `targets` are settled or
     /// `settleLimit` nodes are.
@@ -162,7 +169,7 @@ final class CHWitnessSearch {
             generation = 1
         }
         let gen = generation
-        let dist = self.dist, stamp = self.stamp, isTarget = self.isTarget
+        let dist = self.dist, hops = self.hops, stamp = self.stamp, isTarget = self.isTarget
         let pool = g.pool, start = g.start, count = g.count
         do {
             let list = pool + start[skip]
@@ -172,7 +179,7 @@ final class CHWitnessSearch {
         var heap = self.heap
         heap.removeAll()
         defer { self.heap = heap }
-        dist[source] = 0; stamp[source] = gen
+        dist[source] = 0; hops[source] = 0; stamp[source] = gen
         heap.push(key: 0, node: UInt32(source))
         var settled = 0
         while let (key, node) = heap.pop() {
@@ -194,9 +201,12 @@ final class CHWitnessSearch {
                 let nd = UInt64(key) + UInt64(a.forward)
                 if nd > UInt64(limit) { continue }
                 let d = UInt32(nd)
+                let h = min(hops[v] + UInt32(a.forwardHops), UInt32(UInt16.max))
                 if stamp[w] != gen || d < dist[w] {
-                    stamp[w] = gen; dist[w] = d
+                    stamp[w] = gen; dist[w] = d; hops[w] = h
                     heap.push(key: d, node: UInt32(w))
+                } else if d == dist[w] && h < hops[w] {
+                    hops[w] = h
                 }
             }
         }

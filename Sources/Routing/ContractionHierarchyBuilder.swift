@@ -5,8 +5,8 @@ import Foundation
 /// RoutingKit). Priorities are updated lazily: contracting a node only raises its
 /// neighbours' depth and marks them stale; a stale node is re-evaluated when it comes up and
 /// put back if it is no longer the smallest. A shortcut is added unless a bounded witness
-/// search finds a path at least as short; a search that gives up only adds a shortcut, so
-/// every distance stays exact.
+/// search finds a path at least as short (by `WitnessMargin`); a search that gives up only
+/// adds a shortcut, so every distance stays exact.
 enum ContractionHierarchyBuilder {
     /// Settled nodes after which a witness search gives up (adding the shortcut): when
     /// contracting, and when only estimating a node's priority.
@@ -24,7 +24,8 @@ enum ContractionHierarchyBuilder {
     }
 
     /// Simulates (or, with `shortcuts`, performs the witness part of) contracting `v`.
-    static func evaluate(_ g: CHRemainingGraph, _ v: Int, _ ws: CHWitnessSearch, shortcuts: UnsafeMutablePointer<[Shortcut]>?) -> Effect {
+    static func evaluate(_ g: CHRemainingGraph, _ v: Int, _ ws: CHWitnessSearch, margin: WitnessMargin,
+                         shortcuts: UnsafeMutablePointer<[Shortcut]>?) -> Effect {
         var effect = Effect()
         let arcs = g.arcs(v)
         var outCount = 0
@@ -47,7 +48,9 @@ enum ContractionHierarchyBuilder {
             for b in arcs where b.forward != CHRemainingGraph.none && b.other != a.other {
                 let via = UInt64(a.backward) + UInt64(b.forward)
                 guard via < UInt64(CHRemainingGraph.none) else { continue }
-                if UInt64(ws.distance(Int(b.other))) > via {
+                let x = Int(b.other)
+                let witness = ws.distance(x)
+                if witness == .max || !margin.witnessSuffices(distance: witness, hops: ws.hopCount(x), shortcut: via) {
                     let hops = Int(a.backwardHops) + Int(b.forwardHops)
                     effect.added += 1; effect.addedHops += hops
                     shortcuts?.pointee.append(Shortcut(from: UInt32(u), to: b.other, weight: UInt32(via), hops: UInt16(min(hops, 60_000))))
@@ -69,7 +72,11 @@ enum ContractionHierarchyBuilder {
     }
 
     /// The hierarchy of the graph `firstOut`/`head` with edge weights `weight`.
-    static func build(firstOut: [UInt32], head: [UInt32], weight: [UInt32], progress: ((String) -> Void)? = nil) -> ContractionHierarchy {
+    /// The hierarchy of the graph `firstOut`/`head` with edge weights `weight`; `margin` decides
+    /// when a witness path makes a shortcut unnecessary. Each node's upward heads and downward
+    /// tails come sorted by rank (customization looks arcs up by binary search).
+    static func build(firstOut: [UInt32], head: [UInt32], weight: [UInt32], margin: WitnessMargin = .exact,
+                      progress: ((String) -> Void)? = nil) -> ContractionHierarchy {
         let n = firstOut.count - 1
         let g = CHRemainingGraph(firstOut: firstOut, head: head, weight: weight)
         var level = [UInt32](repeating: 0, count: n)
@@ -82,7 +89,7 @@ enum ContractionHierarchyBuilder {
                 let ws = CHWitnessSearch(nodeCount: n)
                 var v = t
                 while v < n {
-                    out[v] = priority(evaluate(g, v, ws, shortcuts: nil), level: 0)
+                    out[v] = priority(evaluate(g, v, ws, margin: margin, shortcuts: nil), level: 0)
                     v += threads
                 }
             }
@@ -109,7 +116,7 @@ enum ContractionHierarchyBuilder {
             let v = Int(node)
             if contracted[v] || key != prio[v] { continue }
             shortcuts.removeAll(keepingCapacity: true)
-            let effect = withUnsafeMutablePointer(to: &shortcuts) { evaluate(g, v, ws, shortcuts: $0) }
+            let effect = withUnsafeMutablePointer(to: &shortcuts) { evaluate(g, v, ws, margin: margin, shortcuts: $0) }
             if stale[v] {
                 stale[v] = false
                 let p = priority(effect, level: level[v])
@@ -161,15 +168,65 @@ enum ContractionHierarchyBuilder {
         var ch = ContractionHierarchy()
         ch.rank = rank
         ch.upFirst.reserveCapacity(n + 1); ch.downFirst.reserveCapacity(n + 1)
+        var arcs: [(other: UInt32, forward: UInt32, backward: UInt32)] = []
         for v in byRank {
-            for i in arcStart[Int(v)]..<arcEnd[Int(v)] {
-                let other = rank[Int(outOther[i])]
-                if outForward[i] != CHRemainingGraph.none { ch.upHead.append(other); ch.upWeight.append(outForward[i]) }
-                if outBackward[i] != CHRemainingGraph.none { ch.downTail.append(other); ch.downWeight.append(outBackward[i]) }
+            arcs.removeAll(keepingCapacity: true)
+            for i in arcStart[Int(v)]..<arcEnd[Int(v)] { arcs.append((rank[Int(outOther[i])], outForward[i], outBackward[i])) }
+            arcs.sort { $0.other < $1.other }
+            for a in arcs {
+                if a.forward != CHRemainingGraph.none { ch.upHead.append(a.other); ch.upWeight.append(a.forward) }
+                if a.backward != CHRemainingGraph.none { ch.downTail.append(a.other); ch.downWeight.append(a.backward) }
             }
             ch.upFirst.append(UInt32(ch.upHead.count))
             ch.downFirst.append(UInt32(ch.downTail.count))
         }
         return ch
+    }
+}
+
+/// When a witness path found on the lower-bound metric makes a shortcut unnecessary.
+///
+/// `exact`: when it is at most as long (the hierarchy is exact for the lower-bound metric only).
+/// A margin for a family of metrics (the profile's hours): each original edge `e` of speed combo
+/// `c` has lower bound `M0(e) = ⌊len·q0(c)/2²⁰⌋` and, at hour h, time `Mh(e) = ⌈len·qh(c)/2²⁰⌉`,
+/// so with `r = qh(c)/q0(c)` in `[Rmin_h, Rmax_h]`, `Rmin_h·M0(e) ≤ Mh(e) ≤ Rmax_h·(M0(e)+1)+1`.
+/// A witness of `k` original edges and lower-bound length `d` therefore beats the shortcut `via` at
+/// every hour when `Rmax_h·(d+k)+k ≤ Rmin_h·via`, which `scale·d + perHop·k ≤ via` implies with
+/// `scale = max_h Rmax_h/Rmin_h` and `perHop = scale + max_h 1/Rmin_h`. Every hour's
+/// customized hierarchy is then exact (see `CHMetric`).
+struct WitnessMargin: Sendable, Equatable {
+    var scale: Double
+    var perHop: Double
+
+    /// A witness must be at most as long as the shortcut.
+    static let exact = WitnessMargin(scale: 1, perHop: 0)
+
+    /// Witnesses of more original edges than this are not trusted (arc hop counts saturate below it).
+    static let maxHops: UInt32 = 59_999
+
+    /// The margin that keeps a hierarchy built on lower bounds `boundQ` exact for every metric of
+    /// `hourQ` (one factor per speed combo each; ms per cm × 2^20).
+    static func covering(boundQ: [UInt64], hourQ: [[UInt64]]) -> WitnessMargin {
+        var scale = 1.0, inverse = 0.0
+        for q in hourQ {
+            var lo = Double.infinity, hi = 0.0
+            for (c, qh) in q.enumerated() {
+                let r = Double(qh) / Double(boundQ[c])
+                lo = min(lo, r); hi = max(hi, r)
+            }
+            guard lo.isFinite, lo > 0 else { continue }
+            scale = max(scale, hi / lo)
+            inverse = max(inverse, 1 / lo)
+        }
+        // Rounded outward, so floating-point error never turns a margin too small.
+        let s = scale * (1 + 1e-9)
+        return WitnessMargin(scale: s, perHop: (s + inverse) * (1 + 1e-9) + 1e-9)
+    }
+
+    @inline(__always)
+    func witnessSuffices(distance d: UInt32, hops k: UInt32, shortcut via: UInt64) -> Bool {
+        if perHop == 0 && scale == 1 { return UInt64(d) <= via }
+        guard k <= Self.maxHops else { return false }
+        return scale * Double(d) + perHop * Double(k) <= Double(via)
     }
 }

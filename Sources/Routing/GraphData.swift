@@ -33,6 +33,9 @@ struct GraphData {
     var comboBoundQ: [UInt64] = []
     /// The per-class speed (km/h) the lower bounds were computed with (fastest hour of the profile).
     var boundSpeedKmh: [Double] = []
+    /// Per hour (24 rows), per speed combo: the time factors of the profile the hierarchy was
+    /// prepared with; its witnesses hold for each of these metrics (see `WitnessMargin`).
+    var hourQ: [UInt64] = []
 
     var nameOffsets: [UInt32] = [0]
     var nameBytes: [UInt8] = []
@@ -76,6 +79,15 @@ enum SpeedFactor {
     @inline(__always)
     static func time(cm: UInt32, q: UInt64) -> UInt32 {
         UInt32(truncatingIfNeeded: min((UInt64(cm) &* q &+ ((1 << shift) - 1)) >> shift, UInt64(UInt32.max >> 2)))
+    }
+
+    /// Per hour, per speed combo (class and speed cap): the factor of the edge times at that hour.
+    static func hourFactors(_ profile: TrafficProfile, comboClass: [UInt8], comboCapKmh: [UInt8]) -> [[UInt64]] {
+        (0..<24).map { h in
+            zip(comboClass, comboCapKmh).map { c, cap in
+                q(kmh: min(profile.speed(RoadClass(rawValue: c) ?? .service, hour: h), Double(cap)))
+            }
+        }
     }
 
     /// Lower-bound travel time in ms of `cm` centimetres, rounded down.

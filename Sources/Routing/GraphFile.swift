@@ -11,7 +11,7 @@ import Foundation
 enum GraphFile {
     static let magic: [UInt8] = Array("TXPGRAPH".utf8)
     /// Bumped whenever the layout or the meaning of a section changes.
-    static let formatVersion: UInt32 = 4
+    static let formatVersion: UInt32 = 5
     static let byteOrderMark: UInt64 = 0x0102_0304_0506_0708
 
     /// Section ids and element sizes.
@@ -21,12 +21,13 @@ enum GraphFile {
         case comboClass, comboCap, comboBoundQ, boundSpeed, nameOffsets, nameBytes
         case landmarkNodes, landmarkTime, landmarkDistance, gridCellFirst, gridItems, gridParams, metadata
         case chRank, chUpFirst, chUpHead, chUpWeight, chDownFirst, chDownTail, chDownWeight
+        case hourQ
 
         var elementSize: Int {
             switch self {
             case .combo: 2
             case .comboClass, .comboCap, .nameBytes, .metadata: 1
-            case .comboBoundQ, .boundSpeed, .gridParams: 8
+            case .comboBoundQ, .boundSpeed, .gridParams, .hourQ: 8
             default: 4
             }
         }
@@ -65,6 +66,7 @@ enum GraphFile {
             blob(.metadata, g.metadata),
             blob(.chRank, g.ch.rank), blob(.chUpFirst, g.ch.upFirst), blob(.chUpHead, g.ch.upHead), blob(.chUpWeight, g.ch.upWeight),
             blob(.chDownFirst, g.ch.downFirst), blob(.chDownTail, g.ch.downTail), blob(.chDownWeight, g.ch.downWeight),
+            blob(.hourQ, g.hourQ),
         ]
         let headerSize = 64 + 24 * blobs.count
         var header = [UInt8](repeating: 0, count: headerSize)

@@ -177,10 +177,15 @@ enum GraphPreparer {
             return UInt64(max(1, q))
         }
         let lowerBoundTime = (0..<g.edgeCount).map { SpeedFactor.lowerBound(cm: g.length[$0], q: g.comboBoundQ[Int(g.combo[$0])]) }
+        // The hierarchy's witnesses must hold at every hour of the profile, so that each hour's
+        // customized weights give exact times.
+        let hourQ = SpeedFactor.hourFactors(profile, comboClass: g.comboClass, comboCapKmh: g.comboCapKmh)
+        g.hourQ = hourQ.flatMap { $0 }
+        let margin = WitnessMargin.covering(boundQ: g.comboBoundQ, hourQ: hourQ)
         progress?("graph: \(n) nodes, \(g.edgeCount) edges; computing \(min(landmarks, n)) landmarks and a contraction hierarchy")
         // The hierarchy is built on its own thread while the landmarks are computed.
         let hierarchy = BackgroundResult { [firstOut = g.firstOut, head = g.head, progress = UncheckedProgress(report: progress)] in
-            ContractionHierarchyBuilder.build(firstOut: firstOut, head: head, weight: lowerBoundTime, progress: progress.report)
+            ContractionHierarchyBuilder.build(firstOut: firstOut, head: head, weight: lowerBoundTime, margin: margin, progress: progress.report)
         }
         let lm = LandmarkBuilder.compute(count: landmarks, firstOut: g.firstOut, head: g.head, lowerBoundTime: lowerBoundTime,
                                          length: g.length, progress: progress)

@@ -32,6 +32,8 @@ public final class RoadGraph: @unchecked Sendable {
     let grid: GridParameters
     /// The contraction hierarchy of lower-bound times (empty sections when the file has none).
     let chRank, chUpFirst, chUpHead, chUpWeight, chDownFirst, chDownTail, chDownWeight: UnsafeBufferPointer<UInt32>
+    /// Per hour, per speed combo: the time factors the hierarchy's witnesses were made to hold for.
+    let hourQ: UnsafeBufferPointer<UInt64>
 
     /// Junctions and restriction copies in the graph.
     public var nodeCount: Int { nodeLat.count }
@@ -148,6 +150,7 @@ public final class RoadGraph: @unchecked Sendable {
         chUpWeight = try section(.chUpWeight, UInt32.self)
         chDownFirst = try section(.chDownFirst, UInt32.self); chDownTail = try section(.chDownTail, UInt32.self)
         chDownWeight = try section(.chDownWeight, UInt32.self)
+        hourQ = try section(.hourQ, UInt64.self)
         let gp = try section(.gridParams, Double.self)
         guard gp.count == 6, gp.allSatisfy(\.isFinite), gp[2] > 0, gp[3] > 0, gp[4] >= 1, gp[5] >= 1, gp[4] * gp[5] < 1e9 else {
             throw fail("corrupt grid parameters")
@@ -168,7 +171,7 @@ public final class RoadGraph: @unchecked Sendable {
         guard head.count == m, length.count == m, combo.count == m, edgePiece.count == m else { return "edge arrays" }
         guard pieceFirstPoint.count == p + 1, pieceName.count == p, pieceFirstEdge.count == p + 1 else { return "piece arrays" }
         guard pointLon.count == points, pointOffset.count == points else { return "point arrays" }
-        guard comboClass.count == comboCap.count, comboBoundQ.count == comboClass.count,
+        guard comboClass.count == comboCap.count, comboBoundQ.count == comboClass.count, hourQ.count == 24 * comboClass.count,
               boundSpeed.count == RoadClass.allCases.count else { return "speed tables" }
         guard landmarkNodes.count == l, l > 0, landmarkTime.count == n * 2 * l, landmarkDistance.count == n * 2 * l
         else { return "landmark arrays" }
@@ -223,6 +226,9 @@ public final class RoadGraph: @unchecked Sendable {
                 guard first[r] <= first[r + 1] else { return "\(name) edge offsets" }
                 for e in Int(first[r])..<Int(first[r + 1]) where Int(other[e]) <= r || Int(other[e]) >= n {
                     return "\(name) edge \(e) does not lead to a higher rank"
+                }
+                for e in Int(first[r])..<Int(first[r + 1]) where e + 1 < Int(first[r + 1]) && other[e] >= other[e + 1] {
+                    return "\(name) edges of rank \(r) are not sorted"
                 }
             }
         }

@@ -1,8 +1,12 @@
 import Foundation
 import Geo
 
-/// Route queries over a loaded graph: snapping, A* (contraction-hierarchy potentials for
-/// travel time over at least `hierarchyMinMeters`, landmarks otherwise), route assembly.
+/// Route queries over a loaded graph: snapping, search, route assembly. Travel time: a
+/// bidirectional query in the contraction hierarchy customized for the hour (`CHMetric`,
+/// exact because the file's witnesses hold at every hour of the profile it was prepared
+/// with); when the engine's profile differs from that one for the hour, or while the hour's
+/// customization is being computed, A* (contraction-hierarchy potentials for trips over
+/// `hierarchyMinMeters`, landmarks otherwise). Distance: A* with landmarks.
 ///
 /// Safe to call from many threads at once: the graph is read-only and each query borrows
 /// its scratch memory from a lock-protected pool.
@@ -41,6 +45,10 @@ public final class RouteEngine: @unchecked Sendable {
     /// Per hour: the factor turning lower-bound times into admissible bounds of that hour's times.
     private let heuristicScale: [Double]
     private let pool: ScratchPool
+    /// Per hour: the first hour of the file's prepare-time profile with the same metric, when the
+    /// hierarchy covers it (its customization is cached under that hour), else nil.
+    private let hierarchyKey: [Int?]
+    private let hierarchyMetrics = CHMetricCache()
     /// Cosine of the graph's middle latitude, for distances in degrees.
     private let cosLat: Double
     /// Street names by id, decoded once.
@@ -67,6 +75,11 @@ public final class RouteEngine: @unchecked Sendable {
         }
         timeFactors = factors
         heuristicScale = scales
+        let combos = graph.comboClass.count
+        hierarchyKey = factors.map { q in
+            guard graph.hasContractionHierarchy, graph.hourQ.count == 24 * combos else { return nil }
+            return (0..<24).first { h in (0..<combos).allSatisfy { graph.hourQ[h * combos + $0] == q[$0] } }
+        }
         pool = ScratchPool(nodeCount: graph.nodeCount)
         cosLat = cos(Double(graph.nodeLat[graph.nodeCount / 2]) * 1e-7 * .pi / 180)
         names = (0..<max(1, graph.nameOffsets.count - 1)).map { graph.name($0) }
@@ -99,6 +112,8 @@ public final class RouteEngine: @unchecked Sendable {
             snapped.append(endpoints)
         }
         let hour = SeoulTime.hour(request.departAt)
+        let hierarchy = request.metric == .time && (request.algorithm == .astar || request.algorithm == .hierarchy)
+            ? hierarchyMetric(hour: hour, wait: request.algorithm == .hierarchy) : nil
         let outcome: Result<RouteResult, RoutingError> = pool.withScratch { scratch in
             timeFactors[hour].withUnsafeBufferPointer { q in
                 let time = TimeWeights(length: graph.length.baseAddress!, combo: graph.combo.baseAddress!, q: q.baseAddress!)
@@ -108,11 +123,11 @@ public final class RouteEngine: @unchecked Sendable {
                     let outcome: SearchOutcome?
                     switch request.metric {
                     case .time:
-                        outcome = leg(snapped[i], snapped[i + 1], weights: time, landmarks: graph.landmarkTime,
+                        outcome = leg(snapped[i], snapped[i + 1], weights: time, landmarks: graph.landmarkTime, hierarchy: hierarchy,
                                       useHierarchy: graph.hasContractionHierarchy, scale: heuristicScale[hour], algorithm: request.algorithm, scratch: scratch)
                     case .distance:
                         outcome = leg(snapped[i], snapped[i + 1], weights: DistanceWeights(length: graph.length.baseAddress!),
-                                      landmarks: graph.landmarkDistance, useHierarchy: false, scale: 1, algorithm: request.algorithm, scratch: scratch)
+                                      landmarks: graph.landmarkDistance, hierarchy: nil, useHierarchy: false, scale: 1, algorithm: request.algorithm, scratch: scratch)
                     }
                     guard let outcome else { return .failure(.noRoute(from: pointNames[i], to: pointNames[i + 1])) }
                     settled += outcome.settled
@@ -122,6 +137,26 @@ public final class RouteEngine: @unchecked Sendable {
             }
         }
         return try outcome.get()
+    }
+
+    /// Customizes the hierarchy for the travel times of `hour` (0-23) now rather than on the
+    /// first query at that hour; whether the graph file's hierarchy covers that hour's times
+    /// (when not, time queries at that hour use A*).
+    @discardableResult
+    public func prepareHierarchy(hour: Int) -> Bool {
+        (0..<24).contains(hour) && hierarchyMetric(hour: hour, wait: true) != nil
+    }
+
+    /// The hierarchy customized for `hour`'s travel times, when the file's hierarchy covers them.
+    /// Customized once per metric: without `wait`, a query finding it not ready starts it on a
+    /// thread of its own and gets nil (it then answers with A*, as exact, rather than wait).
+    func hierarchyMetric(hour: Int, wait: Bool = true) -> CHMetric? {
+        guard let key = hierarchyKey[hour] else { return nil }
+        return hierarchyMetrics.metric(key, wait: wait) { [self] in
+            timeFactors[hour].withUnsafeBufferPointer { q in
+                graph.customize(TimeWeights(length: graph.length.baseAddress!, combo: graph.combo.baseAddress!, q: q.baseAddress!))
+            }
+        }
     }
 
     /// Every edge running along the pieces nearest to `p`, with the position of `p` on it.
@@ -145,7 +180,7 @@ public final class RouteEngine: @unchecked Sendable {
 
     /// One leg: sources are the heads of the start edges, targets the tails of the end edges.
     private func leg<W: EdgeWeights>(_ from: [Endpoint], _ to: [Endpoint], weights: W, landmarks: UnsafeBufferPointer<UInt32>,
-                                     useHierarchy: Bool, scale: Double, algorithm: SearchAlgorithm,
+                                     hierarchy: CHMetric?, useHierarchy: Bool, scale: Double, algorithm: SearchAlgorithm,
                                      scratch: SearchScratch) -> SearchOutcome?
     {
         var ends = SearchEnds()
@@ -164,14 +199,21 @@ public final class RouteEngine: @unchecked Sendable {
                 if cost < ends.direct?.cost ?? .max { ends.direct = (cost, i, j) }
             }
         }
-        if useHierarchy && (algorithm == .chPotential || algorithm == .astar && isFar(Int(ends.sources[0].node), Int(ends.targets[0].node))) {
+        if let hierarchy {
+            switch graph.hierarchySearch(ends, metric: hierarchy, scratch: scratch.hierarchy) {
+            case .none: return nil  // no route: exact, as A* would find
+            case .some(.some(let outcome)): return outcome
+            case .some(.none): break  // an arc that does not unpack: search without the hierarchy
+            }
+        }
+        if useHierarchy && (algorithm == .chPotential || algorithm == .hierarchy || algorithm == .astar && isFar(Int(ends.sources[0].node), Int(ends.targets[0].node))) {
             let potential = graph.chPotential(targets: ends.targets, scale: scale, scratch: scratch)
             return graph.search(ends, weights: weights, potential: potential, scratch: scratch)
         }
         switch algorithm {
         case .dijkstra:
             return graph.search(ends, weights: weights, potential: ZeroPotential(), scratch: scratch)
-        case .astar, .chPotential, .alt:
+        case .astar, .hierarchy, .chPotential, .alt:
             break
         }
         let l = min(graph.landmarkCount, SearchScratch.maxLandmarks)

@@ -19,6 +19,8 @@ final class SearchScratch {
     var heap = PackedMinHeap(capacity: 4096)
     /// Buffers of the CH potential.
     let ch: CHScratch
+    /// Buffers of the bidirectional hierarchy query (allocated on first use).
+    lazy var hierarchy = CHQueryScratch(nodeCount: nodeCount)
     /// Per-query landmark buffers: bounds toward the target for every landmark, then the active ones.
     static let maxLandmarks = 64
     let allFrom: UnsafeMutablePointer<Int64>, allTo: UnsafeMutablePointer<Int64>

@@ -8,14 +8,20 @@ public enum RouteMetric: String, Sendable, CaseIterable {
     case distance
 }
 
-/// The search algorithm; all are exact. `astar` (the default) is A* with the cheaper potential
-/// for the query: the contraction-hierarchy potential for `metric=time` when the file has a
-/// hierarchy and the points are at least `RouteEngine.hierarchyMinMeters` apart, landmarks
-/// otherwise. `chPotential` forces the hierarchy's potential whenever it applies (metric=time
+/// The search algorithm; all are exact. `astar` (the default) is the fastest exact search for
+/// the query: for `metric=time`, the bidirectional query in the hierarchy customized for the
+/// hour when the file's hierarchy covers the hour's metric (see `hierarchy`; the first query
+/// at an hour starts the customization in the background and uses A*); else A* with the
+/// contraction-hierarchy potential when the file has a hierarchy and the points are at least
+/// `RouteEngine.hierarchyMinMeters` apart, landmarks otherwise. `chPotential` forces the hierarchy's potential whenever it applies (metric=time
 /// and a file with a hierarchy), `alt` forces landmarks; `dijkstra` is the plain reference
 /// the tests and benchmarks compare against.
 public enum SearchAlgorithm: String, Sendable {
     case astar
+    /// The bidirectional query in the contraction hierarchy customized for the hour (what
+    /// `astar` uses whenever the file's hierarchy covers the query's metric and its
+    /// customization is ready; this one waits for it); A* with the CH potential otherwise.
+    case hierarchy
     case chPotential
     case alt
     case dijkstra

@@ -13,9 +13,16 @@ enum RoutingBench {
         return RouteEngine(graph: graph, profile: profile)
     }
 
-    /// The search used for metric=time on this engine's graph.
+    /// The search used for metric=time on this engine's graph at the benchmark's hour, after
+    /// customizing the hierarchy for it (timed, reported in the conditions).
     static func searchName(_ engine: RouteEngine) -> String {
-        engine.graph.hasContractionHierarchy
+        let hour = SeoulTime.hour(departAt)
+        var customized = false
+        let customizeSeconds = seconds { customized = engine.prepareHierarchy(hour: hour) }
+        if customized {
+            return String(format: "bidirectional CH query on the hierarchy customized for %d h (customized in %.0f ms)", hour, customizeSeconds * 1000)
+        }
+        return engine.graph.hasContractionHierarchy
             ? String(format: "A* with CH potentials (ALT for points under %.0f km apart)", RouteEngine.hierarchyMinMeters / 1000)
             : "ALT A* (\(engine.graph.landmarkCount) landmarks)"
     }
@@ -43,8 +50,9 @@ enum RoutingBench {
         let loadSeconds = try seconds { _ = try RoadGraph.load(path: graphPath) }
         let engine = try engine(graphPath: graphPath, dataDir: ctx.dataDir)
         let pairs = try readRoutePairs(ctx)
+        let search = searchName(engine)
         let m = measure(engine, pairs, rounds: ctx.runs)
-        let cond = String(format: "%d random node pairs (same as the peers) x %d rounds, metric=time, " + searchName(engine) + ", full result "
+        let cond = String(format: "%d random node pairs (same as the peers) x %d rounds, metric=time, " + search + ", full result "
             + "(geometry, legs, names); graph %d nodes / %d edges, %d landmarks, loaded in %.0f ms; %.0f nodes settled on average; %d failed",
             pairs.count, ctx.runs, engine.graph.nodeCount, engine.graph.edgeCount, engine.graph.landmarkCount,
             loadSeconds * 1000, m.settled, m.failures)
@@ -67,8 +75,9 @@ enum RoutingBench {
         let loadSeconds = try seconds { _ = try RoadGraph.load(path: graphPath) }
         let engine = try engine(graphPath: graphPath, dataDir: ctx.dataDir)
         let pairs = RoutingBenchmark.randomPairs(engine.graph, count: ctx.quick ? 50 : 200, seed: 11)
+        let search = searchName(engine)
         let m = measure(engine, pairs, rounds: ctx.runs)
-        let cond = String(format: "%d random junction pairs x %d rounds, metric=time, " + searchName(engine) + ", full result; graph %d nodes / %d edges, "
+        let cond = String(format: "%d random junction pairs x %d rounds, metric=time, " + search + ", full result; graph %d nodes / %d edges, "
             + "loaded (mmap) in %.0f ms; %.0f nodes settled on average; %d failed",
             pairs.count, ctx.runs, engine.graph.nodeCount, engine.graph.edgeCount, loadSeconds * 1000,
             m.settled, m.failures)
@@ -76,5 +85,11 @@ enum RoutingBench {
                             better: "lower", samples: m.p50, n: pairs.count, conditions: cond))
         ctx.add(BenchRecord(key: "routing.synth.\(label).route_p99", impl: "taxipot RouteEngine", metric: "route p99", unit: "µs",
                             better: "lower", samples: m.p99, n: pairs.count, conditions: cond))
+        if let q = RoutingBenchmark.hierarchyQueryTimes(engine, count: pairs.count, seed: 13, hour: SeoulTime.hour(departAt), rounds: ctx.runs) {
+            ctx.add(BenchRecord(key: "routing.synth.\(label).ch_query_p50", impl: "taxipot RouteEngine", metric: "CH query alone p50", unit: "µs",
+                                better: "lower", samples: q.p50, n: pairs.count,
+                                conditions: String(format: "%d random node pairs x %d rounds, bidirectional CH query on the customized hierarchy, "
+                                    + "with path unpacking, no snapping or route assembly; %.0f nodes settled on average", pairs.count, ctx.runs, q.settled)))
+        }
     }
 }

@@ -90,7 +90,17 @@ final class HierarchyTests: XCTestCase {
 
     func testHierarchySectionRoundTrips() throws {
         let g = try SeoulFixture.engine().graph
-        let built = ContractionHierarchyBuilder.build(firstOut: Array(g.firstOut), head: Array(g.head), weight: lowerBounds(g))
+        let combos = g.comboClass.count
+        let hourQ = (0..<24).map { h in Array(g.hourQ[(h * combos)..<((h + 1) * combos)]) }
+        let margin = WitnessMargin.covering(boundQ: Array(g.comboBoundQ), hourQ: hourQ)
+        // The margin covers each hour's spread of time-to-bound ratios between speed combos.
+        for q in hourQ {
+            let ratios = q.indices.map { Double(q[$0]) / Double(g.comboBoundQ[$0]) }
+            XCTAssertGreaterThanOrEqual(margin.scale, ratios.max()! / ratios.min()!)
+            XCTAssertGreaterThanOrEqual(margin.perHop, margin.scale + 1 / ratios.min()!)
+        }
+        XCTAssertGreaterThan(margin.scale, 1.001)
+        let built = ContractionHierarchyBuilder.build(firstOut: Array(g.firstOut), head: Array(g.head), weight: lowerBounds(g), margin: margin)
         XCTAssertEqual(Array(g.chRank), built.rank)
         XCTAssertEqual(Array(g.chUpFirst), built.upFirst)
         XCTAssertEqual(Array(g.chUpHead), built.upHead)
@@ -165,5 +175,17 @@ final class HierarchyTests: XCTestCase {
         XCTAssertTrue(try refusal(Array(weight.bytes.prefix(weight.offset + 8)), at: weight.path, fixChecksum: false).contains("truncated"))
         g = try RoadGraph.load(path: try SeoulFixture.graphPath())
         XCTAssertTrue(g.hasContractionHierarchy)
+    }
+
+    func testUnsortedHierarchyIsRefused() throws {
+        let up = try seoulCopy(.chUpHead)
+        let g = try SeoulFixture.engine().graph
+        // Swap the first two heads of a rank with two upward arcs (checksum fixed): refused.
+        let r = try XCTUnwrap((0..<g.nodeCount).first { Int(g.chUpFirst[$0 + 1]) - Int(g.chUpFirst[$0]) >= 2 })
+        let first = up.offset + 4 * Int(g.chUpFirst[r])
+        var swapped = up.bytes
+        for k in 0..<4 { swapped.swapAt(first + k, first + 4 + k) }
+        let message = try refusal(swapped, at: up.path, fixChecksum: true)
+        XCTAssertTrue(message.contains("not sorted"), message)
     }
 }

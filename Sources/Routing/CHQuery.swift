@@ -1,0 +1,181 @@
+import Foundation
+
+/// A node's label in one direction of the hierarchy query: distance and the arc it came by
+/// (`markBit | i` for the i-th start of that side).
+struct CHLabel {
+    var dist: UInt32
+    var parent: UInt32
+}
+
+/// Buffers of the bidirectional hierarchy query, indexed by rank; entries a query set are
+/// listed and reset at the start of the next one.
+final class CHQueryScratch {
+    let forward: UnsafeMutablePointer<CHLabel>
+    let backward: UnsafeMutablePointer<CHLabel>
+    var touchedForward: [UInt32] = [], touchedBackward: [UInt32] = []
+    var forwardHeap = PackedMinHeap(capacity: 1024), backwardHeap = PackedMinHeap(capacity: 1024)
+    var edges: [UInt32] = []
+    var stack: [(up: Bool, arc: Int)] = []
+
+    static let unreached = CHLabel(dist: .max, parent: .max)
+
+    init(nodeCount: Int) {
+        forward = .allocate(capacity: nodeCount); backward = .allocate(capacity: nodeCount)
+        forward.initialize(repeating: Self.unreached, count: nodeCount)
+        backward.initialize(repeating: Self.unreached, count: nodeCount)
+    }
+
+    deinit { forward.deallocate(); backward.deallocate() }
+
+    func reset() {
+        for r in touchedForward { forward[Int(r)] = Self.unreached }
+        for r in touchedBackward { backward[Int(r)] = Self.unreached }
+        touchedForward.removeAll(keepingCapacity: true); touchedBackward.removeAll(keepingCapacity: true)
+        forwardHeap.removeAll(); backwardHeap.removeAll()
+    }
+}
+
+extension RoadGraph {
+    /// The exact route for `ends` on `metric` (the customized weights of the query's metric):
+    /// a bidirectional Dijkstra in the hierarchy, upward from the sources and (backward) from
+    /// the targets, with stall-on-demand, then the arcs of the best meeting unpacked into
+    /// original edges. Same result as `search` with the same weights (the cost; among equal
+    /// routes either may come back). `nil`: no route; `.some(nil)`: an arc would not unpack
+    /// (a hierarchy that does not match its metric, which a checked file never has), so the
+    /// caller must search otherwise.
+    func hierarchySearch(_ ends: SearchEnds, metric: CHMetric, scratch q: CHQueryScratch) -> SearchOutcome?? {
+        q.reset()
+        let markBit: UInt32 = 0x8000_0000
+        let fw = q.forward, bw = q.backward
+        let rank = chRank.baseAddress!
+        let upFirst = chUpFirst.baseAddress!, upHead = chUpHead.baseAddress!
+        let downFirst = chDownFirst.baseAddress!, downTail = chDownTail.baseAddress!
+        var best: UInt64 = ends.direct?.cost ?? .max
+        var meet = -1
+        var settled = 0
+        var fh = q.forwardHeap, bh = q.backwardHeap
+        defer { q.forwardHeap = fh; q.backwardHeap = bh }
+        for s in ends.sources {
+            let r = Int(rank[Int(s.node)])
+            if s.cost < fw[r].dist {
+                if fw[r].dist == .max { q.touchedForward.append(UInt32(r)) }
+                fw[r] = CHLabel(dist: s.cost, parent: markBit | s.marker)
+                fh.push(key: s.cost, node: UInt32(r))
+            }
+        }
+        for (i, t) in ends.targets.enumerated() {
+            let r = Int(rank[Int(t.node)])
+            if t.extra < bw[r].dist {
+                if bw[r].dist == .max { q.touchedBackward.append(UInt32(r)) }
+                bw[r] = CHLabel(dist: t.extra, parent: markBit | UInt32(i))
+                bh.push(key: t.extra, node: UInt32(r))
+            }
+        }
+        metric.upWeight.withUnsafeBufferPointer { upWB in
+            metric.downWeight.withUnsafeBufferPointer { downWB in
+                let upW = upWB.baseAddress!, downW = downWB.baseAddress!
+                var forwardTurn = true
+                while true {
+                    let fMin = fh.min.map { UInt64($0 >> 32) } ?? .max
+                    let bMin = bh.min.map { UInt64($0 >> 32) } ?? .max
+                    let fLive = fMin < best, bLive = bMin < best
+                    if !fLive && !bLive { break }
+                    let goForward = fLive && (forwardTurn || !bLive)
+                    forwardTurn.toggle()
+                    if goForward {
+                        guard let (k, node) = fh.pop() else { break }
+                        let v = Int(node)
+                        if k != fw[v].dist { continue }
+                        settled += 1
+                        if bw[v].dist != .max {
+                            let c = UInt64(k) + UInt64(bw[v].dist)
+                            if c < best { best = c; meet = v }
+                        }
+                        // Stall: a higher node reached already gives a shorter way down to v.
+                        var stalled = false
+                        for e in Int(downFirst[v])..<Int(downFirst[v + 1]) {
+                            let d = fw[Int(downTail[e])].dist
+                            if d != .max && downW[e] != CHMetric.infinity && UInt64(d) + UInt64(downW[e]) < UInt64(k) { stalled = true; break }
+                        }
+                        if stalled { continue }
+                        for e in Int(upFirst[v])..<Int(upFirst[v + 1]) {
+                            let w = upW[e]
+                            if w == CHMetric.infinity { continue }
+                            let nd64 = UInt64(k) + UInt64(w)
+                            guard nd64 < CHMetric.limit else { continue }
+                            let x = Int(upHead[e])
+                            let nd = UInt32(nd64)
+                            if nd < fw[x].dist {
+                                if fw[x].dist == .max { q.touchedForward.append(UInt32(x)) }
+                                fw[x] = CHLabel(dist: nd, parent: UInt32(e))
+                                fh.push(key: nd, node: UInt32(x))
+                            }
+                        }
+                    } else {
+                        guard let (k, node) = bh.pop() else { break }
+                        let v = Int(node)
+                        if k != bw[v].dist { continue }
+                        settled += 1
+                        if fw[v].dist != .max {
+                            let c = UInt64(k) + UInt64(fw[v].dist)
+                            if c < best { best = c; meet = v }
+                        }
+                        var stalled = false
+                        for e in Int(upFirst[v])..<Int(upFirst[v + 1]) {
+                            let d = bw[Int(upHead[e])].dist
+                            if d != .max && upW[e] != CHMetric.infinity && UInt64(d) + UInt64(upW[e]) < UInt64(k) { stalled = true; break }
+                        }
+                        if stalled { continue }
+                        for e in Int(downFirst[v])..<Int(downFirst[v + 1]) {
+                            let w = downW[e]
+                            if w == CHMetric.infinity { continue }
+                            let nd64 = UInt64(k) + UInt64(w)
+                            guard nd64 < CHMetric.limit else { continue }
+                            let x = Int(downTail[e])
+                            let nd = UInt32(nd64)
+                            if nd < bw[x].dist {
+                                if bw[x].dist == .max { q.touchedBackward.append(UInt32(x)) }
+                                bw[x] = CHLabel(dist: nd, parent: UInt32(e))
+                                bh.push(key: nd, node: UInt32(x))
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        guard best != .max else { return nil }
+        if meet < 0 {
+            guard let direct = ends.direct else { return .some(nil) }
+            return SearchOutcome(cost: direct.cost, path: .direct(source: direct.source, target: direct.target), settled: settled)
+        }
+        // Forward half: upward arcs from a source to the meeting node, collected backwards.
+        var upArcs: [Int] = []
+        var v = meet
+        while fw[v].parent & markBit == 0 {
+            let e = Int(fw[v].parent)
+            upArcs.append(e)
+            v = csrOwner(upFirst, count: nodeCount, e)
+            if upArcs.count > nodeCount { return .some(nil) }
+        }
+        let source = Int(fw[v].parent & ~markBit)
+        var edges = q.edges
+        edges.removeAll(keepingCapacity: true)
+        defer { q.edges = edges }
+        for e in upArcs.reversed() {
+            guard unpack(metric, up: true, arc: e, into: &edges, stack: &q.stack) else { return .some(nil) }
+        }
+        // Backward half: downward arcs from the meeting node to a target.
+        v = meet
+        var steps = 0
+        while bw[v].parent & markBit == 0 {
+            let e = Int(bw[v].parent)
+            let lower = csrOwner(downFirst, count: nodeCount, e)
+            guard unpack(metric, up: false, arc: e, into: &edges, stack: &q.stack) else { return .some(nil) }
+            v = lower
+            steps += 1
+            if steps > nodeCount { return .some(nil) }
+        }
+        let target = ends.targets[Int(bw[v].parent & ~markBit)]
+        return SearchOutcome(cost: best, path: .edges(source: source, edges: edges, target: target.endpoint), settled: settled)
+    }
+}
