@@ -15,6 +15,8 @@ final class CHQueryScratch {
     var touchedForward: [UInt32] = [], touchedBackward: [UInt32] = []
     var forwardHeap = PackedMinHeap(capacity: 1024), backwardHeap = PackedMinHeap(capacity: 1024)
     var edges: [UInt32] = []
+    /// The forward half's arcs, meeting node first, while the path is read back.
+    var arcs: [Int] = []
     var stack: [(up: Bool, arc: Int)] = []
 
     static let unreached = CHLabel(dist: .max, parent: .max)
@@ -149,7 +151,9 @@ extension RoadGraph {
             return SearchOutcome(cost: direct.cost, path: .direct(source: direct.source, target: direct.target), settled: settled)
         }
         // Forward half: upward arcs from a source to the meeting node, collected backwards.
-        var upArcs: [Int] = []
+        var upArcs = q.arcs
+        upArcs.removeAll(keepingCapacity: true)
+        defer { q.arcs = upArcs }
         var v = meet
         while fw[v].parent & markBit == 0 {
             let e = Int(fw[v].parent)

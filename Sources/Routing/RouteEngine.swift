@@ -57,24 +57,15 @@ public final class RouteEngine: @unchecked Sendable {
     public init(graph: RoadGraph, profile: TrafficProfile) {
         self.graph = graph
         self.profile = profile
-        var factors: [[UInt64]] = []
-        var scales: [Double] = []
-        for h in 0..<24 {
-            var q: [UInt64] = []
-            var scale = Double.infinity
-            for c in 0..<graph.comboClass.count {
-                let cls = RoadClass(rawValue: graph.comboClass[c]) ?? .service
-                let kmh = min(profile.speed(cls, hour: h), Double(graph.comboCap[c]))
-                let qh = SpeedFactor.q(kmh: kmh)
-                q.append(qh)
-                scale = min(scale, Double(qh) / Double(graph.comboBoundQ[c]))
-            }
-            factors.append(q)
-            // Slightly below the exact ratio, so rounding in the product never overshoots.
-            scales.append(scale.isFinite ? scale * (1 - 1e-9) : 1)
-        }
+        // The same factors the preparer stored as `hourQ` when this profile is the prepare-time one.
+        let factors = SpeedFactor.hourFactors(profile, comboClass: Array(graph.comboClass), comboCapKmh: Array(graph.comboCap))
         timeFactors = factors
-        heuristicScale = scales
+        heuristicScale = factors.map { q in
+            var scale = Double.infinity
+            for (c, qh) in q.enumerated() { scale = min(scale, Double(qh) / Double(graph.comboBoundQ[c])) }
+            // Slightly below the exact ratio, so rounding in the product never overshoots.
+            return scale.isFinite ? scale * (1 - 1e-9) : 1
+        }
         let combos = graph.comboClass.count
         hierarchyKey = factors.map { q in
             guard graph.hasContractionHierarchy, graph.hourQ.count == 24 * combos else { return nil }

@@ -10,6 +10,8 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
+import time
 
 import benchlib
 import osrm
@@ -21,8 +23,6 @@ def time_v(cmd, stdout=subprocess.DEVNULL, stdin=None):
     Wall time is taken with a monotonic clock around the child alone (GNU time's elapsed
     figure has 10 ms steps, too coarse for runs of 50-100 ms); the peak RSS is the child's
     own, from wait4."""
-    import tempfile
-    import time
     with tempfile.TemporaryFile() as errf:
         t0 = time.perf_counter()
         p = subprocess.Popen(cmd, stdout=stdout, stdin=stdin, stderr=errf)
