@@ -17,10 +17,17 @@ public enum NumberParsing {
 extension Coordinate {
     /// Parses `"lon,lat"`; nil unless both are finite numbers within ±180 / ±90.
     public static func parse<S: StringProtocol>(_ text: S) -> Coordinate? {
-        let parts = text.split(separator: ",", omittingEmptySubsequences: false)
-        guard parts.count == 2,
-              let lon = NumberParsing.finiteDouble(parts[0].trimmingSpaces()),
-              let lat = NumberParsing.finiteDouble(parts[1].trimmingSpaces())
+        parse(Substring(text))
+    }
+
+    /// `parse` on a substring (non-generic: the query path calls it for every point).
+    public static func parse(_ text: Substring) -> Coordinate? {
+        let u = text.utf8
+        guard let comma = u.firstIndex(of: UInt8(ascii: ",")) else { return nil }
+        let after = u.index(after: comma)
+        guard !u[after...].contains(UInt8(ascii: ",")),
+              let lon = NumberParsing.finiteDouble(text[..<comma].trimmingSpaces()),
+              let lat = NumberParsing.finiteDouble(text[after...].trimmingSpaces())
         else { return nil }
         let c = Coordinate(lon: lon, lat: lat)
         return c.isValid ? c : nil

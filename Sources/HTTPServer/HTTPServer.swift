@@ -30,9 +30,12 @@ public struct HTTPServerOptions: Sendable {
     /// See `inlineBudgetSeconds`.
     public var inlinePenaltyRequests = 1000
     /// The largest share of the I/O thread's recent time (about the last 5 ms) spent in inline
-    /// handlers; beyond it requests go to the workers, so under load every core runs handlers
-    /// and I/O is never starved.
+    /// handlers while more than one connection is open; beyond it requests go to the workers,
+    /// so under load every core runs handlers and I/O is never starved.
     public var inlineMaxShare = 0.5
+    /// Microseconds the I/O thread keeps polling after an event before it sleeps (see
+    /// `EventLoop`): a request arriving meanwhile skips the thread's wake-up. 0: never spin.
+    public var ioSpinMicroseconds = 100
 
     public init() {}
 }
@@ -54,6 +57,7 @@ public final class HTTPServer: @unchecked Sendable {
     public let metrics: ServerMetrics
     private var daemon: OpaquePointer?
     private var pool: WorkerPool?
+    private var loop: EventLoop?
     private var listenFD: Int32 = -1
     private let logLock = NSLock()
     /// Route pattern → requests left to send to the workers after a slow inline run (I/O thread only).
@@ -111,8 +115,8 @@ public final class HTTPServer: @unchecked Sendable {
             MHD_OptionItem(option: MHD_OPTION.NOTIFY_CONNECTION, value: unsafeBitCast(notify, to: Int.self), ptr_value: me),
             MHD_OptionItem(option: MHD_OPTION.END, value: 0, ptr_value: nil),
         ]
-        let flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue
-            | MHD_USE_ERROR_LOG.rawValue
+        // libmicrohttpd's events run on our own I/O thread (`EventLoop`), not an internal one.
+        let flags = MHD_USE_EPOLL.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_ERROR_LOG.rawValue
         let handler: MHD_AccessHandlerCallback = { cls, connection, _, method, _, uploadData, uploadSize, conCls in
             guard let cls, let connection, let conCls, let p = conCls.pointee else { return MHD_Result.NO }
             let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
@@ -129,7 +133,24 @@ public final class HTTPServer: @unchecked Sendable {
             pool?.shutdown()
             throw HTTPServerError(description: "libmicrohttpd could not start on \(host):\(port)")
         }
+        let workers = pool
+        guard let l = EventLoop(daemon: d, spinNanos: UInt64(max(0, options.ioSpinMicroseconds)) * 1000,
+                                mayLinger: { workers?.isIdle ?? true }) else {
+            MHD_stop_daemon(d)
+            close(fd)
+            pool?.shutdown()
+            throw HTTPServerError(description: "could not start the I/O thread on \(host):\(port)")
+        }
         daemon = d
+        loop = l
+        guard l.start() else {
+            loop = nil
+            daemon = nil
+            MHD_stop_daemon(d)
+            close(fd)
+            pool?.shutdown()
+            throw HTTPServerError(description: "could not start the I/O thread on \(host):\(port)")
+        }
     }
 
     /// Stops accepting, lets in-flight requests finish (up to `graceSeconds`), then stops.
@@ -141,6 +162,8 @@ public final class HTTPServer: @unchecked Sendable {
             usleep(2000)
         }
         usleep(20000)  // let resumed connections send their answers
+        loop?.stop()
+        loop = nil
         MHD_stop_daemon(d)
         if fd >= 0 { close(fd) }
         daemon = nil
@@ -192,8 +215,10 @@ public final class HTTPServer: @unchecked Sendable {
         state.dispatched = true
         metrics.begin()
         let work = prepare(state)
+        // With one open connection no other request can be waiting for the I/O thread, so its
+        // recent load does not matter (and handing off would only add two thread switches).
         if options.inlineLightHandlers, runsInline(work), openConnections <= options.workerThreads, pool.isIdle,
-           inlineLoad.share(at: DispatchTime.now().uptimeNanoseconds) < options.inlineMaxShare
+           openConnections <= 1 || inlineLoad.share(at: DispatchTime.now().uptimeNanoseconds) < options.inlineMaxShare
         {
             let t0 = DispatchTime.now().uptimeNanoseconds
             let usage0 = ThreadUsage.now()
@@ -207,16 +232,21 @@ public final class HTTPServer: @unchecked Sendable {
             return queue(connection, response)
         }
         MHD_suspend_connection(connection)
+        let loop = self.loop
         let accepted = pool.submit { [self] in
             let (route, response) = self.run(work)
             self.finish(state, route, response)
             state.response = response
             // Resumed once this worker no longer counts as running: the client's next request
             // must find the pool idle, or it would leave the inline path for no reason.
-            return { MHD_resume_connection(connection) }
+            return {
+                MHD_resume_connection(connection)
+                loop?.wake()
+            }
         }
         if !accepted {
             MHD_resume_connection(connection)
+            loop?.wake()  // resumed inside MHD_run: the loop must run it once more
             let seconds = Double(DispatchTime.now().uptimeNanoseconds - state.started) / 1e9
             metrics.end(route: "overload", status: 503, seconds: seconds)
             metrics.recordLocked(route: "overload", status: 0, seconds: 0, rejectedForLoad: true)

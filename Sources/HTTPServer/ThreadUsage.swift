@@ -9,12 +9,18 @@ struct ThreadUsage: Equatable {
     var voluntarySwitches: Int
 
     /// The calling thread's usage now.
+    ///
+    /// CPU time comes from `CLOCK_THREAD_CPUTIME_ID`, which counts up to the call. Not from
+    /// `getrusage`: for a thread that has not left the CPU since the last scheduler tick it
+    /// reports the time as of that tick, so a short handler on a thread that never sleeps
+    /// (the polling I/O thread) would seem to take 0 or a whole tick (4 ms).
     static func now() -> ThreadUsage {
         var u = rusage()
         // RUSAGE_THREAD (1, Linux): glibc only names it under _GNU_SOURCE, which Swift's Glibc lacks.
         getrusage(__rusage_who_t(1), &u)
-        let cpu = (Int64(u.ru_utime.tv_sec) + Int64(u.ru_stime.tv_sec)) * 1_000_000_000
-            + (Int64(u.ru_utime.tv_usec) + Int64(u.ru_stime.tv_usec)) * 1000
+        var t = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t)
+        let cpu = Int64(t.tv_sec) * 1_000_000_000 + Int64(t.tv_nsec)
         return ThreadUsage(cpuNanos: UInt64(max(0, cpu)), voluntarySwitches: u.ru_nvcsw)
     }
 
