@@ -239,48 +239,48 @@ final class ServerTests: XCTestCase {
         // from getrusage lags by up to a scheduler tick on such a thread and sent some to the
         // workers.) The same with the polling off.
         for spin in [100, 0] {
-            let router = Router()
-            router.add("GET", "/short", OperationDoc("100 µs of work"), cost: .light) { _ in
-                let end = DispatchTime.now().uptimeNanoseconds + 100_000
-                while DispatchTime.now().uptimeNanoseconds < end {}
-                return .json(["thread": .string(HTTPServer.isWorkerThread ? "worker" : "io")])
-            }
             var options = HTTPServerOptions()
             options.accessLog = false
             options.ioSpinMicroseconds = spin
-            let server = HTTPServer(router: router, options: options)
+            let server = HTTPServer(router: Self.busyRouter(microseconds: 100), options: options)
             try server.start(host: "127.0.0.1", port: 0)
             defer { server.stop() }
             let c = try RawHTTPClient(port: server.port)
             var seen: [String: Int] = [:]
-            for _ in 0..<300 { seen[try threadName(c, "/short"), default: 0] += 1 }
+            for _ in 0..<300 { seen[try threadName(c, "/busy"), default: 0] += 1 }
             XCTAssertEqual(seen, ["io": 300], "spin \(spin) µs")
         }
+    }
+
+    /// A router whose light route `/busy` keeps the CPU busy for `microseconds`, then answers the
+    /// name of the thread that ran it.
+    static func busyRouter(microseconds: UInt64) -> Router {
+        let router = Router()
+        router.add("GET", "/busy", OperationDoc("\(microseconds) µs of work"), cost: .light) { _ in
+            let end = DispatchTime.now().uptimeNanoseconds + microseconds * 1000
+            while DispatchTime.now().uptimeNanoseconds < end {}
+            return .json(["thread": .string(HTTPServer.isWorkerThread ? "worker" : "io")])
+        }
+        return router
     }
 
     func testABusyIOThreadHandsLightRoutesToTheWorkers() throws {
         // Light requests of 1 ms each, back to back over two connections: the I/O thread's share
         // of recent time in handlers passes inlineMaxShare, so some go to the workers (every core
         // serves under load). Over one connection they all stay inline: no other request can wait.
-        let router = Router()
-        router.add("GET", "/ms", OperationDoc("1 ms of work"), cost: .light) { _ in
-            let end = DispatchTime.now().uptimeNanoseconds + 1_000_000
-            while DispatchTime.now().uptimeNanoseconds < end {}
-            return .json(["thread": .string(HTTPServer.isWorkerThread ? "worker" : "io")])
-        }
         var options = HTTPServerOptions()
         options.accessLog = false
         options.inlineBudgetSeconds = 1
-        let server = HTTPServer(router: router, options: options)
+        let server = HTTPServer(router: Self.busyRouter(microseconds: 1000), options: options)
         try server.start(host: "127.0.0.1", port: 0)
         defer { server.stop() }
         let c = try RawHTTPClient(port: server.port)
         var alone: [String: Int] = [:]
-        for _ in 0..<40 { alone[try threadName(c, "/ms"), default: 0] += 1 }
+        for _ in 0..<40 { alone[try threadName(c, "/busy"), default: 0] += 1 }
         XCTAssertEqual(alone, ["io": 40])
         let d = try RawHTTPClient(port: server.port)
         var seen: [String: Int] = [:]
-        for i in 0..<40 { seen[try threadName(i % 2 == 0 ? c : d, "/ms"), default: 0] += 1 }
+        for i in 0..<40 { seen[try threadName(i % 2 == 0 ? c : d, "/busy"), default: 0] += 1 }
         XCTAssertGreaterThan(seen["io", default: 0], 0, "\(seen)")
         XCTAssertGreaterThan(seen["worker", default: 0], 0, "\(seen)")
     }
