@@ -19,7 +19,10 @@ PLACE_SOURCES := $(wildcard data/places/*.csv data/places/*.geojson)
 deps:
 	@bash tools/install-deps
 
+# tools/touch-dependents first: SwiftPM's incremental build misses layout changes that keep a
+# module's interface (a private stored property), leaving its dependents with the old layout.
 build: deps
+	@python3 tools/touch-dependents debug
 	swift build
 
 # The Swift runtime and Foundation linked in statically: a self-contained binary that starts in
@@ -27,6 +30,7 @@ build: deps
 RELEASE_FLAGS := -c release --static-swift-stdlib
 
 release: deps
+	@python3 tools/touch-dependents release
 	swift build $(RELEASE_FLAGS)
 
 # Derived data (road graph, place DB) from the sources in data/, rebuilt when absent or older
@@ -52,6 +56,7 @@ run: release
 	$(RELEASE_BIN) serve --host $(HOST) --port $(PORT) --data $(DATA)
 
 test: deps
+	@python3 tools/touch-dependents debug
 	swift build --build-tests
 	@$(MAKE) --no-print-directory derived BIN=$(DEBUG_BIN)
 	swift test --skip-build
