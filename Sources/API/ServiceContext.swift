@@ -17,12 +17,17 @@ public struct ServiceConfiguration: Sendable {
     public var writeToken: String?
     /// The party cluster grid's cell size in 256-px-tile pixels (16–512).
     public var clusterRadius: Double
+    /// Memory for the route engine's customized hierarchy metrics, in bytes (see `RouteEngine.init`).
+    public var hierarchyCacheBytes: Int
 
-    public init(dataDir: String, stateDir: String, writeToken: String? = nil, clusterRadius: Double = 60) {
+    public init(dataDir: String, stateDir: String, writeToken: String? = nil, clusterRadius: Double = 60,
+                hierarchyCacheBytes: Int = RouteEngine.defaultHierarchyCacheBytes)
+    {
         self.dataDir = dataDir
         self.stateDir = stateDir
         self.writeToken = writeToken
         self.clusterRadius = clusterRadius
+        self.hierarchyCacheBytes = hierarchyCacheBytes
     }
 }
 
@@ -75,7 +80,9 @@ public final class ServiceContext: Sendable {
         self.configuration = configuration
         self.metrics = metrics
         info = try DatasetInfo.load(dataDir: configuration.dataDir)
-        do { data = try Dataset(directory: configuration.dataDir) } catch { throw ServiceError(error.description) }
+        do { data = try Dataset(directory: configuration.dataDir, hierarchyCacheBytes: configuration.hierarchyCacheBytes) } catch {
+            throw ServiceError(error.description)
+        }
         parties = try PartyService(stateDirectory: configuration.stateDir, options: PartyServiceOptions(radius: configuration.clusterRadius))
     }
 

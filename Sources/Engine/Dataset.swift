@@ -33,8 +33,9 @@ public final class Dataset: Sendable {
     public static func faresPath(_ dir: String) -> String { (dir as NSString).appendingPathComponent("fares") }
 
     /// Loads every part of `directory`; a missing or broken file is an error naming it (and
-    /// saying to run `make data` for the built files).
-    public init(directory: String) throws(DatasetError) {
+    /// saying to run `make data` for the built files). The route engine keeps at most
+    /// `hierarchyCacheBytes` of customized hierarchy metrics (see `RouteEngine.init`).
+    public init(directory: String, hierarchyCacheBytes: Int = RouteEngine.defaultHierarchyCacheBytes) throws(DatasetError) {
         let fm = FileManager.default
         for (path, built) in [(Self.graphPath(directory), true), (Self.placesPath(directory), true),
                               (Self.profilePath(directory), false), (Self.faresPath(directory), false)]
@@ -55,7 +56,7 @@ public final class Dataset: Sendable {
         do { places = try PlaceIndex.open(path: Self.placesPath(directory)) } catch {
             throw DatasetError(path: Self.placesPath(directory), reason: "\(error) (rebuild it with 'make data')")
         }
-        routes = RouteEngine(graph: graph, profile: profile)
+        routes = RouteEngine(graph: graph, profile: profile, hierarchyCacheBytes: hierarchyCacheBytes)
         fares = FareEstimator(book: schedules, profile: profile)
         quotes = QuoteEngine(routes: routes, fares: fares, regions: places.regionLocator)
     }

@@ -27,6 +27,8 @@ final class CHMetric: @unchecked Sendable {
 
     @inline(__always) static func original(_ e: Int) -> UInt64 { 0xFFFF_FFFF_0000_0000 | UInt64(e) }
     @inline(__always) static func halves(_ down: Int, _ up: Int) -> UInt64 { UInt64(down) << 32 | UInt64(up) }
+    /// Memory a metric takes per arc: its weight (4 bytes) and unpacking entry (8 bytes).
+    static let bytesPerArc = 12
     /// Sums from here on are not stored (the searches keep distances below `UInt32.max / 2`).
     static let limit = UInt64(UInt32.max / 2)
 
@@ -167,6 +169,28 @@ final class CHMetricCache: @unchecked Sendable {
     private var ready: [Int: CHMetric] = [:]
     private var failed: Set<Int> = []
     private var running: Set<Int> = []
+    /// The most metrics kept; beyond it the least recently used one is dropped (queries still
+    /// holding it keep it alive until they end), and computed again when asked for.
+    let capacity: Int
+    private var lastUse: [Int: UInt64] = [:]
+    private var clock: UInt64 = 0
+    private var computed = 0
+
+    /// Metrics computed so far (for tests and diagnostics).
+    var computedCount: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return computed
+    }
+
+    init(capacity: Int = .max) { self.capacity = max(1, capacity) }
+
+    /// Number of metrics kept now.
+    var keptCount: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return ready.count
+    }
 
     /// The metric stored under `key`; when absent, `make` computes it, on this thread when
     /// `wait`, else on a new thread (and nil comes back until it is ready).
@@ -174,7 +198,10 @@ final class CHMetricCache: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         while true {
-            if let m = ready[key] { return m }
+            if let m = ready[key] {
+                touch(key)
+                return m
+            }
             if failed.contains(key) { return nil }
             if !running.contains(key) {
                 running.insert(key)
@@ -199,9 +226,24 @@ final class CHMetricCache: @unchecked Sendable {
         }
     }
 
+    private func touch(_ key: Int) {
+        clock += 1
+        lastUse[key] = clock
+    }
+
     private func finish(_ key: Int, _ m: CHMetric?) {
         running.remove(key)
-        if let m { ready[key] = m } else { failed.insert(key) }
+        if let m {
+            computed += 1
+            ready[key] = m
+            touch(key)
+            while ready.count > capacity, let oldest = lastUse.filter({ $0.key != key }).min(by: { $0.value < $1.value })?.key {
+                ready[oldest] = nil
+                lastUse[oldest] = nil
+            }
+        } else {
+            failed.insert(key)
+        }
         condition.broadcast()
     }
 }

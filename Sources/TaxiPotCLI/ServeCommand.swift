@@ -8,7 +8,7 @@ struct ServeCommand: Command {
     let help = """
         Usage: taxipot serve [--host H] [--port P] [--data DIR] [--state-dir DIR]
                              [--workers N] [--queue N] [--connections N] [--timeout S] [--no-access-log]
-                             [--no-inline] [--io-spin-us N] [--cluster-radius PX]
+                             [--no-inline] [--io-spin-us N] [--cluster-radius PX] [--hierarchy-cache-mb N]
 
         Serves the HTTP API (GET /openapi.json lists every endpoint).
           --host H          address to bind (default 127.0.0.1)
@@ -28,12 +28,16 @@ struct ServeCommand: Command {
                             thread's wake-up (about 25 µs on a VM); costs at most that much CPU
                             after the last request of a burst
           --cluster-radius PX  party cluster cell size in 256-px-tile pixels, 16–512 (default 60)
+          --hierarchy-cache-mb N  memory for the routing hierarchy's per-hour weights, 1–65536 MB
+                            (default 512): each distinct traffic hour needs 12 bytes per hierarchy
+                            arc (0.4 MB on central Seoul, 153 MB on a 3M-node city); the least
+                            recently used hour is dropped beyond it and computed again when needed
         Writes to parties need TAXIPOT_WRITE_TOKEN set in the environment.
         SIGTERM or SIGINT finishes in-flight requests, then exits 0.
         """
 
     func run(_ args: [String]) throws -> Int32 {
-        let a = try Arguments(args, valued: ["host", "port", "data", "state-dir", "workers", "queue", "connections", "timeout", "cluster-radius", "io-spin-us"],
+        let a = try Arguments(args, valued: ["host", "port", "data", "state-dir", "workers", "queue", "connections", "timeout", "cluster-radius", "io-spin-us", "hierarchy-cache-mb"],
                               flags: ["no-access-log", "no-inline"])
         guard a.positionals.isEmpty else { throw UsageError("unexpected argument '\(a.positionals[0])'") }
         let host = a.value("host") ?? "127.0.0.1"
@@ -51,7 +55,9 @@ struct ServeCommand: Command {
         try FileManager.default.createDirectory(atPath: stateDir, withIntermediateDirectories: true)
         let configuration = ServiceConfiguration(dataDir: a.value("data") ?? "data", stateDir: stateDir,
                                                  writeToken: ProcessInfo.processInfo.environment["TAXIPOT_WRITE_TOKEN"],
-                                                 clusterRadius: Double(try a.int("cluster-radius", default: 60, range: 16...512)))
+                                                 clusterRadius: Double(try a.int("cluster-radius", default: 60, range: 16...512)),
+                                                 hierarchyCacheBytes: try a.int("hierarchy-cache-mb", default: RouteEngine.defaultHierarchyCacheBytes >> 20,
+                                                                                range: 1...65536) << 20)
 
         // Block the stop signals before any thread starts, so only sigwait below sees them.
         var signals = sigset_t()

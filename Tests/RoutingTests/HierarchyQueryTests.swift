@@ -151,6 +151,35 @@ final class HierarchyQueryTests: XCTestCase {
         XCTAssertFalse(engine.prepareHierarchy(hour: 24))
     }
 
+    /// With room for one hour metric, customizing another drops the first, and the first is
+    /// customized again when asked for; routes stay exact at both hours. With the default room
+    /// (512 MiB, 4 MB on Seoul) both stay.
+    func testHierarchyCacheKeepsAtMostItsCapacity() throws {
+        let graph = try RoadGraph.load(path: try SeoulFixture.graphPath())
+        let oneMetric = 12 * (graph.chUpHead.count + graph.chDownTail.count)
+        let small = RouteEngine(graph: graph, profile: try SeoulFixture.profile, hierarchyCacheBytes: oneMetric + oneMetric / 2)
+        XCTAssertEqual(small.hierarchyCacheCapacity, 1)
+        for hour in [3, 17, 3] { XCTAssertTrue(small.prepareHierarchy(hour: hour)) }
+        XCTAssertEqual(small.hierarchyMetricsComputed, 3)
+        XCTAssertEqual(small.hierarchyMetricsKept, 1)
+        let pairs = RoutingBenchmark.randomPairs(graph, count: 20, seed: 41)
+        for (a, b) in pairs {
+            for offset in [0.0, 14 * 3600.0, 0.0] {
+                var request = RouteRequest(from: a, to: b, departAt: night + offset)
+                request.algorithm = .hierarchy
+                let answer = try small.route(request)
+                request.algorithm = .dijkstra
+                XCTAssertEqual(answer.weight, try small.route(request).weight)
+            }
+        }
+        XCTAssertLessThanOrEqual(small.hierarchyMetricsKept, 1)
+        let roomy = RouteEngine(graph: graph, profile: try SeoulFixture.profile)
+        XCTAssertGreaterThanOrEqual(roomy.hierarchyCacheCapacity, 11)
+        for hour in [3, 17, 3] { XCTAssertTrue(roomy.prepareHierarchy(hour: hour)) }
+        XCTAssertEqual(roomy.hierarchyMetricsComputed, 2)
+        XCTAssertEqual(roomy.hierarchyMetricsKept, 2)
+    }
+
     /// The bounds the witness margin rests on: for every speed combo, hour and edge length,
     /// `Rmin_h·M0 ≤ Mh ≤ Rmax_h·(M0 + 1) + 1`, and a witness the margin accepts is no longer
     /// than the shortcut at any hour (here for single-edge witnesses and shortcuts).
