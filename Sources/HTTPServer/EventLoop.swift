@@ -37,8 +37,10 @@ final class EventLoop: @unchecked Sendable {
         self.epollFD = fd
         self.wakeFD = ends[0]
         self.wakeWriteFD = ends[1]
-        _ = fcntl(ends[0], F_SETFL, fcntl(ends[0], F_GETFL) | O_NONBLOCK)
-        _ = fcntl(ends[1], F_SETFL, fcntl(ends[1], F_GETFL) | O_NONBLOCK)
+        for end in ends {
+            _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
+            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
+        }
     }
 
     /// Starts the thread; false when it cannot start.
@@ -88,6 +90,18 @@ final class EventLoop: @unchecked Sendable {
         return spinNanos > 0 && mayLinger() ? t &+ spinNanos : t
     }
 
+    /// Reads every byte waiting in the wake pipe; true when one of them asks to stop.
+    private func drainWakePipe() -> Bool {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { bytes in
+            var stopping = false
+            while true {
+                let got = read(wakeFD, bytes.baseAddress, bytes.count)
+                guard got > 0 else { return stopping }
+                if bytes[0..<got].contains(Self.stopByte) { stopping = true }
+            }
+        }
+    }
+
     private func run() {
         var fds = [pollfd(fd: epollFD, events: Int16(POLLIN), revents: 0), pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0)]
         var spinUntil = spinDeadline()
@@ -109,16 +123,7 @@ final class EventLoop: @unchecked Sendable {
                 usleep(1000)  // never observed; do not spin on a persistent error
                 continue
             }
-            if fds[1].revents != 0 {
-                var bytes = [UInt8](repeating: 0, count: 64)
-                var stopping = false
-                while true {
-                    let got = read(wakeFD, &bytes, bytes.count)
-                    guard got > 0 else { break }
-                    if bytes[0..<got].contains(Self.stopByte) { stopping = true }
-                }
-                if stopping { return }
-            }
+            if fds[1].revents != 0 && drainWakePipe() { return }
             if n > 0 {
                 MHD_run(daemon)
                 spinUntil = spinDeadline()
