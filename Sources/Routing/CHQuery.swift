@@ -37,6 +37,48 @@ final class CHQueryScratch {
     }
 }
 
+/// One direction of the bidirectional hierarchy query: the arcs it relaxes (upward for the
+/// forward search, downward for the backward one) and the opposite arcs that stall it.
+struct CHQueryDirection {
+    let relaxFirst: UnsafePointer<UInt32>, relaxOther: UnsafePointer<UInt32>, relaxWeight: UnsafePointer<UInt32>
+    let stallFirst: UnsafePointer<UInt32>, stallOther: UnsafePointer<UInt32>, stallWeight: UnsafePointer<UInt32>
+
+    /// Settles the next node of this direction (labels `own`, the other direction's `other`):
+    /// records a better meeting, skips the node when a higher node already reached gives a
+    /// shorter way to it (stall-on-demand), else relaxes its arcs. False when the heap is empty.
+    @inline(__always)
+    func settleNext(own: UnsafeMutablePointer<CHLabel>, other: UnsafeMutablePointer<CHLabel>, heap: inout PackedMinHeap,
+                    touched: inout [UInt32], best: inout UInt64, meet: inout Int, settled: inout Int) -> Bool
+    {
+        guard let (k, node) = heap.pop() else { return false }
+        let v = Int(node)
+        if k != own[v].dist { return true }
+        settled += 1
+        if other[v].dist != .max {
+            let c = UInt64(k) + UInt64(other[v].dist)
+            if c < best { best = c; meet = v }
+        }
+        for e in Int(stallFirst[v])..<Int(stallFirst[v + 1]) {
+            let d = own[Int(stallOther[e])].dist
+            if d != .max && stallWeight[e] != CHMetric.infinity && UInt64(d) + UInt64(stallWeight[e]) < UInt64(k) { return true }
+        }
+        for e in Int(relaxFirst[v])..<Int(relaxFirst[v + 1]) {
+            let w = relaxWeight[e]
+            if w == CHMetric.infinity { continue }
+            let nd64 = UInt64(k) + UInt64(w)
+            guard nd64 < CHMetric.limit else { continue }
+            let x = Int(relaxOther[e])
+            let nd = UInt32(nd64)
+            if nd < own[x].dist {
+                if own[x].dist == .max { touched.append(UInt32(x)) }
+                own[x] = CHLabel(dist: nd, parent: UInt32(e))
+                heap.push(key: nd, node: UInt32(x))
+            }
+        }
+        return true
+    }
+}
+
 extension RoadGraph {
     /// The exact route for `ends` on `metric` (the customized weights of the query's metric):
     /// a bidirectional Dijkstra in the hierarchy, upward from the sources and (backward) from
@@ -55,12 +97,20 @@ extension RoadGraph {
         var best: UInt64 = ends.direct?.cost ?? .max
         var meet = -1
         var settled = 0
-        var fh = q.forwardHeap, bh = q.backwardHeap
-        defer { q.forwardHeap = fh; q.backwardHeap = bh }
+        // The heaps and touched lists are moved out of `q` for the query (a copy would share
+        // their buffers, and the first push would copy them) and put back after it.
+        var fh = PackedMinHeap(), bh = PackedMinHeap()
+        swap(&fh, &q.forwardHeap); swap(&bh, &q.backwardHeap)
+        var forwardTouched = [UInt32](), backwardTouched = [UInt32]()
+        swap(&forwardTouched, &q.touchedForward); swap(&backwardTouched, &q.touchedBackward)
+        defer {
+            swap(&fh, &q.forwardHeap); swap(&bh, &q.backwardHeap)
+            swap(&forwardTouched, &q.touchedForward); swap(&backwardTouched, &q.touchedBackward)
+        }
         for s in ends.sources {
             let r = Int(rank[Int(s.node)])
             if s.cost < fw[r].dist {
-                if fw[r].dist == .max { q.touchedForward.append(UInt32(r)) }
+                if fw[r].dist == .max { forwardTouched.append(UInt32(r)) }
                 fw[r] = CHLabel(dist: s.cost, parent: markBit | s.marker)
                 fh.push(key: s.cost, node: UInt32(r))
             }
@@ -68,7 +118,7 @@ extension RoadGraph {
         for (i, t) in ends.targets.enumerated() {
             let r = Int(rank[Int(t.node)])
             if t.extra < bw[r].dist {
-                if bw[r].dist == .max { q.touchedBackward.append(UInt32(r)) }
+                if bw[r].dist == .max { backwardTouched.append(UInt32(r)) }
                 bw[r] = CHLabel(dist: t.extra, parent: markBit | UInt32(i))
                 bh.push(key: t.extra, node: UInt32(r))
             }
@@ -76,6 +126,11 @@ extension RoadGraph {
         metric.upWeight.withUnsafeBufferPointer { upWB in
             metric.downWeight.withUnsafeBufferPointer { downWB in
                 let upW = upWB.baseAddress!, downW = downWB.baseAddress!
+                // Forward: up the upward arcs, stalled by the downward ones; backward: the reverse.
+                let forward = CHQueryDirection(relaxFirst: upFirst, relaxOther: upHead, relaxWeight: upW,
+                                               stallFirst: downFirst, stallOther: downTail, stallWeight: downW)
+                let backward = CHQueryDirection(relaxFirst: downFirst, relaxOther: downTail, relaxWeight: downW,
+                                                stallFirst: upFirst, stallOther: upHead, stallWeight: upW)
                 var forwardTurn = true
                 while true {
                     let fMin = fh.min.map { UInt64($0 >> 32) } ?? .max
@@ -84,64 +139,10 @@ extension RoadGraph {
                     if !fLive && !bLive { break }
                     let goForward = fLive && (forwardTurn || !bLive)
                     forwardTurn.toggle()
-                    if goForward {
-                        guard let (k, node) = fh.pop() else { break }
-                        let v = Int(node)
-                        if k != fw[v].dist { continue }
-                        settled += 1
-                        if bw[v].dist != .max {
-                            let c = UInt64(k) + UInt64(bw[v].dist)
-                            if c < best { best = c; meet = v }
-                        }
-                        // Stall: a higher node reached already gives a shorter way down to v.
-                        var stalled = false
-                        for e in Int(downFirst[v])..<Int(downFirst[v + 1]) {
-                            let d = fw[Int(downTail[e])].dist
-                            if d != .max && downW[e] != CHMetric.infinity && UInt64(d) + UInt64(downW[e]) < UInt64(k) { stalled = true; break }
-                        }
-                        if stalled { continue }
-                        for e in Int(upFirst[v])..<Int(upFirst[v + 1]) {
-                            let w = upW[e]
-                            if w == CHMetric.infinity { continue }
-                            let nd64 = UInt64(k) + UInt64(w)
-                            guard nd64 < CHMetric.limit else { continue }
-                            let x = Int(upHead[e])
-                            let nd = UInt32(nd64)
-                            if nd < fw[x].dist {
-                                if fw[x].dist == .max { q.touchedForward.append(UInt32(x)) }
-                                fw[x] = CHLabel(dist: nd, parent: UInt32(e))
-                                fh.push(key: nd, node: UInt32(x))
-                            }
-                        }
-                    } else {
-                        guard let (k, node) = bh.pop() else { break }
-                        let v = Int(node)
-                        if k != bw[v].dist { continue }
-                        settled += 1
-                        if fw[v].dist != .max {
-                            let c = UInt64(k) + UInt64(fw[v].dist)
-                            if c < best { best = c; meet = v }
-                        }
-                        var stalled = false
-                        for e in Int(upFirst[v])..<Int(upFirst[v + 1]) {
-                            let d = bw[Int(upHead[e])].dist
-                            if d != .max && upW[e] != CHMetric.infinity && UInt64(d) + UInt64(upW[e]) < UInt64(k) { stalled = true; break }
-                        }
-                        if stalled { continue }
-                        for e in Int(downFirst[v])..<Int(downFirst[v + 1]) {
-                            let w = downW[e]
-                            if w == CHMetric.infinity { continue }
-                            let nd64 = UInt64(k) + UInt64(w)
-                            guard nd64 < CHMetric.limit else { continue }
-                            let x = Int(downTail[e])
-                            let nd = UInt32(nd64)
-                            if nd < bw[x].dist {
-                                if bw[x].dist == .max { q.touchedBackward.append(UInt32(x)) }
-                                bw[x] = CHLabel(dist: nd, parent: UInt32(e))
-                                bh.push(key: nd, node: UInt32(x))
-                            }
-                        }
-                    }
+                    let stepped = goForward
+                        ? forward.settleNext(own: fw, other: bw, heap: &fh, touched: &forwardTouched, best: &best, meet: &meet, settled: &settled)
+                        : backward.settleNext(own: bw, other: fw, heap: &bh, touched: &backwardTouched, best: &best, meet: &meet, settled: &settled)
+                    if !stepped { break }
                 }
             }
         }
