@@ -133,24 +133,18 @@ public final class HTTPServer: @unchecked Sendable {
             pool?.shutdown()
             throw HTTPServerError(description: "libmicrohttpd could not start on \(host):\(port)")
         }
+        // Set before the thread starts: the handlers it runs read `loop`.
         let workers = pool
-        guard let l = EventLoop(daemon: d, spinNanos: UInt64(max(0, options.ioSpinMicroseconds)) * 1000,
-                                mayLinger: { workers?.isIdle ?? true }) else {
+        loop = EventLoop(daemon: d, spinNanos: UInt64(max(0, options.ioSpinMicroseconds)) * 1000,
+                         mayLinger: { workers?.isIdle ?? true })
+        guard let loop, loop.start() else {
+            self.loop = nil
             MHD_stop_daemon(d)
             close(fd)
             pool?.shutdown()
             throw HTTPServerError(description: "could not start the I/O thread on \(host):\(port)")
         }
         daemon = d
-        loop = l
-        guard l.start() else {
-            loop = nil
-            daemon = nil
-            MHD_stop_daemon(d)
-            close(fd)
-            pool?.shutdown()
-            throw HTTPServerError(description: "could not start the I/O thread on \(host):\(port)")
-        }
     }
 
     /// Stops accepting, lets in-flight requests finish (up to `graceSeconds`), then stops.

@@ -162,17 +162,18 @@ extension RoadGraph {
 }
 
 /// The customized hierarchies of one engine, one per distinct hour metric the file's hierarchy
-/// covers, computed once and kept (thread-safe). A caller that does not wait gets nil while the
-/// metric is being computed (on a thread of its own, started by the first such call).
+/// covers, computed on first use and kept up to `capacity` (thread-safe). A caller that does not
+/// wait gets nil while the metric is being computed (on a thread of its own, started by the
+/// first such call).
 final class CHMetricCache: @unchecked Sendable {
     private let condition = NSCondition()
-    private var ready: [Int: CHMetric] = [:]
+    /// The metrics kept, each with the tick of its last use.
+    private var ready: [Int: (metric: CHMetric, used: UInt64)] = [:]
     private var failed: Set<Int> = []
     private var running: Set<Int> = []
     /// The most metrics kept; beyond it the least recently used one is dropped (queries still
     /// holding it keep it alive until they end), and computed again when asked for.
     let capacity: Int
-    private var lastUse: [Int: UInt64] = [:]
     private var clock: UInt64 = 0
     private var computed = 0
 
@@ -198,8 +199,9 @@ final class CHMetricCache: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         while true {
-            if let m = ready[key] {
-                touch(key)
+            if let m = ready[key]?.metric {
+                clock += 1
+                ready[key]?.used = clock
                 return m
             }
             if failed.contains(key) { return nil }
@@ -226,20 +228,15 @@ final class CHMetricCache: @unchecked Sendable {
         }
     }
 
-    private func touch(_ key: Int) {
-        clock += 1
-        lastUse[key] = clock
-    }
-
     private func finish(_ key: Int, _ m: CHMetric?) {
         running.remove(key)
         if let m {
             computed += 1
-            ready[key] = m
-            touch(key)
-            while ready.count > capacity, let oldest = lastUse.filter({ $0.key != key }).min(by: { $0.value < $1.value })?.key {
+            clock += 1
+            ready[key] = (m, clock)
+            // The new one has the latest tick, so it is never the one dropped.
+            while ready.count > capacity, let oldest = ready.min(by: { $0.value.used < $1.value.used })?.key {
                 ready[oldest] = nil
-                lastUse[oldest] = nil
             }
         } else {
             failed.insert(key)

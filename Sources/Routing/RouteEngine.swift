@@ -116,7 +116,7 @@ public final class RouteEngine: @unchecked Sendable {
             ? hierarchyMetric(hour: hour, wait: request.algorithm == .hierarchy) : nil
         let outcome: Result<RouteResult, RoutingError> = pool.withScratch { scratch in
             timeFactors[hour].withUnsafeBufferPointer { q in
-                let time = TimeWeights(length: graph.length.baseAddress!, combo: graph.combo.baseAddress!, q: q.baseAddress!)
+                let time = TimeWeights(graph, q: q)
                 var legs: [LegPath] = []
                 var settled = 0
                 for i in 0..<(snapped.count - 1) {
@@ -160,7 +160,7 @@ public final class RouteEngine: @unchecked Sendable {
         guard let key = hierarchyKey[hour] else { return nil }
         return hierarchyMetrics.metric(key, wait: wait) { [self] in
             timeFactors[hour].withUnsafeBufferPointer { q in
-                graph.customize(TimeWeights(length: graph.length.baseAddress!, combo: graph.combo.baseAddress!, q: q.baseAddress!))
+                graph.customize(TimeWeights(graph, q: q))
             }
         }
     }

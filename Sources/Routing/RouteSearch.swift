@@ -91,6 +91,13 @@ struct TimeWeights: EdgeWeights {
     @inline(__always) func callAsFunction(_ e: Int) -> UInt32 { SpeedFactor.time(cm: length[e], q: q[Int(combo[e])]) }
 }
 
+extension TimeWeights {
+    /// The times of `graph`'s edges with the per-combo factors `q` (one hour's).
+    init(_ graph: RoadGraph, q: UnsafeBufferPointer<UInt64>) {
+        self.init(length: graph.length.baseAddress!, combo: graph.combo.baseAddress!, q: q.baseAddress!)
+    }
+}
+
 /// Length in cm.
 struct DistanceWeights: EdgeWeights {
     let length: UnsafePointer<UInt32>

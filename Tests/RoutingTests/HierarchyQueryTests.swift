@@ -96,14 +96,7 @@ final class HierarchyQueryTests: XCTestCase {
     }
 
     func testViaPointsWithTheHierarchyQuery() throws {
-        let (engine, _) = try HierarchyTests.city.get()
-        let p = RoutingBenchmark.randomPairs(engine.graph, count: 20, seed: 6)
-        for i in stride(from: 0, to: 20, by: 2) {
-            var request = RouteRequest(from: p[i].0, to: p[i].1, via: [p[i + 1].0, p[i + 1].1], departAt: night + 8 * 3600,
-                                       algorithm: .hierarchy)
-            let answer = try engine.route(request)
-            request.algorithm = .dijkstra
-            let reference = try engine.route(request)
+        try HierarchyTests.forEachViaRoute(algorithm: .hierarchy, seed: 6, hoursAfterNight: 8) { answer, reference in
             XCTAssertEqual(answer.weight, reference.weight)
             XCTAssertEqual(answer.legs.count, 3)
             for (a, b) in zip(answer.legs, reference.legs) { XCTAssertEqual(a.durationSeconds, b.durationSeconds, accuracy: 1e-6) }

@@ -44,15 +44,26 @@ final class HierarchyTests: XCTestCase {
     }
 
     func testViaPointsUseThePotentialPerLeg() throws {
-        let (engine, _) = try Self.city.get()
-        let p = RoutingBenchmark.randomPairs(engine.graph, count: 20, seed: 5)
+        try Self.forEachViaRoute(algorithm: .chPotential, seed: 5, hoursAfterNight: 15) { answer, reference in
+            XCTAssertEqual(answer.weight, reference.weight)
+            XCTAssertEqual(answer.legs.count, 3)
+        }
+    }
+
+    /// Ten routes through two via points each on the synthetic city (random junctions from
+    /// `seed`, departing `hoursAfterNight` after `night`), by `algorithm` and by Dijkstra: `check`
+    /// gets each pair of answers.
+    static func forEachViaRoute(algorithm: SearchAlgorithm, seed: UInt64, hoursAfterNight: Double,
+                                _ check: (RouteResult, RouteResult) -> Void) throws
+    {
+        let (engine, _) = try city.get()
+        let p = RoutingBenchmark.randomPairs(engine.graph, count: 20, seed: seed)
         for i in stride(from: 0, to: 20, by: 2) {
-            var request = RouteRequest(from: p[i].0, to: p[i].1, via: [p[i + 1].0, p[i + 1].1], departAt: night + 15 * 3600,
-                                       algorithm: .chPotential)
-            let astar = try engine.route(request)
+            var request = RouteRequest(from: p[i].0, to: p[i].1, via: [p[i + 1].0, p[i + 1].1], departAt: night + hoursAfterNight * 3600,
+                                       algorithm: algorithm)
+            let answer = try engine.route(request)
             request.algorithm = .dijkstra
-            XCTAssertEqual(astar.weight, try engine.route(request).weight)
-            XCTAssertEqual(astar.legs.count, 3)
+            check(answer, try engine.route(request))
         }
     }
 
