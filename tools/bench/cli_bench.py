@@ -14,7 +14,6 @@ import tempfile
 import time
 
 import benchlib
-import osrm
 
 
 def time_v(cmd, stdout=subprocess.DEVNULL, stdin=None):
