@@ -131,7 +131,7 @@ public func registerPartiesEndpoints(_ router: Router, parties: PartyService, wr
         guard cells <= Double(PartiesLimits.maxCells) else {
             throw HTTPError.unprocessable("box_too_large", "the box covers about \(Int(cells)) grid cells at zoom \(zoom); at most \(PartiesLimits.maxCells): zoom out or ask for a smaller box")
         }
-        return .json(PartiesJSON.featureCollection(parties.clusters(in: box, zoom: zoom, filter: filter)))
+        return .json(bytes: PartiesJSON.writeFeatureCollection(parties.clusters(in: box, zoom: zoom, filter: filter)))
     }
 
     router.add("GET", "/v1/clusters/{cluster_id}/leaves", OperationDoc(
@@ -161,7 +161,7 @@ public func registerPartiesEndpoints(_ router: Router, parties: PartyService, wr
     ), cost: .light) { req in
         let id = try clusterID(req)
         guard let kids = parties.children(of: id, filter: try PartiesJSON.filter(req)) else { throw clusterNotFound(id) }
-        return .json(PartiesJSON.featureCollection(kids, extra: [("zoom", .number(Double(min(id.zoom + 1, PartyIndex.maxZoom))))]))
+        return .json(bytes: PartiesJSON.writeFeatureCollection(kids, extra: [("zoom", .number(Double(min(id.zoom + 1, PartyIndex.maxZoom))))]))
     }
 }
 

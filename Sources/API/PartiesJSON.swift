@@ -47,32 +47,62 @@ public enum PartiesJSON {
         ])
     }
 
-    /// A GeoJSON Point feature for a cluster at its parties' centroid:
-    /// `{"cluster":true,"cluster_id","point_count","expansion_zoom"}`.
-    public static func clusterFeature(_ c: Cluster) -> JSONValue {
-        let id = JSONValue.string(c.id.description)
-        return .object([
-            ("type", "Feature"),
-            ("id", id),
-            ("geometry", .object([("type", "Point"), ("coordinates", position(c.coordinate))])),
-            ("properties", .object([
-                ("cluster", true),
-                ("cluster_id", id),
-                ("point_count", .number(Double(c.count))),
-                ("expansion_zoom", .number(Double(c.expansionZoom))),
-            ])),
-        ])
-    }
-
-    /// A GeoJSON FeatureCollection (RFC 7946) of cluster-answer features, with foreign members.
-    public static func featureCollection(_ features: [ClusterFeature], extra: [(String, JSONValue)] = []) -> JSONValue {
-        let items: [JSONValue] = features.map { f in
+    /// A GeoJSON FeatureCollection (RFC 7946) of cluster-answer features, with foreign members
+    /// `extra`: clusters as points at their parties' centroid with
+    /// `{"cluster":true,"cluster_id","point_count","expansion_zoom"}`, lone parties as points with
+    /// `{"party_id","depart_at","seats_left"}`. Written straight into bytes (no JSON tree: these
+    /// are the answers of `/v1/clusters` and `/children`, asked for at every map move).
+    public static func writeFeatureCollection(_ features: [ClusterFeature], extra: [(String, JSONValue)] = []) -> [UInt8] {
+        var out = [UInt8]()
+        out.reserveCapacity(64 + 200 * features.count)
+        out.append(contentsOf: #"{"type":"FeatureCollection","features":["#.utf8)
+        for (k, f) in features.enumerated() {
+            if k > 0 { out.append(UInt8(ascii: ",")) }
             switch f {
-            case .cluster(let c): return clusterFeature(c)
-            case .party(let p): return partyFeature(p)
+            case .cluster(let c):
+                out.append(contentsOf: #"{"type":"Feature","id":""#.utf8)
+                c.id.appendText(to: &out)
+                out.append(contentsOf: #"","geometry":"#.utf8)
+                writePoint(c.coordinate, into: &out)
+                out.append(contentsOf: #","properties":{"cluster":true,"cluster_id":""#.utf8)
+                c.id.appendText(to: &out)
+                out.append(contentsOf: #"","point_count":"#.utf8)
+                JSONWriter.writeInteger(Int64(c.count), into: &out)
+                out.append(contentsOf: #","expansion_zoom":"#.utf8)
+                JSONWriter.writeInteger(Int64(c.expansionZoom), into: &out)
+                out.append(contentsOf: "}}".utf8)
+            case .party(let p):
+                out.append(contentsOf: #"{"type":"Feature","id":"#.utf8)
+                JSONWriter.writeString(p.id, into: &out)
+                out.append(contentsOf: #","geometry":"#.utf8)
+                writePoint(p.origin, into: &out)
+                out.append(contentsOf: #","properties":{"party_id":"#.utf8)
+                JSONWriter.writeString(p.id, into: &out)
+                out.append(contentsOf: #","depart_at":""#.utf8)
+                SeoulTime.write(p.departAt, into: &out)
+                out.append(contentsOf: #"","seats_left":"#.utf8)
+                JSONWriter.writeInteger(Int64(p.seatsLeft), into: &out)
+                out.append(contentsOf: "}}".utf8)
             }
         }
-        return .object([("type", "FeatureCollection"), ("features", .array(items))] + extra)
+        out.append(UInt8(ascii: "]"))
+        for (key, value) in extra {
+            out.append(UInt8(ascii: ","))
+            JSONWriter.writeString(key, into: &out)
+            out.append(UInt8(ascii: ":"))
+            JSONWriter.write(value, into: &out)
+        }
+        out.append(UInt8(ascii: "}"))
+        return out
+    }
+
+    /// `{"type":"Point","coordinates":[lon,lat]}`.
+    private static func writePoint(_ c: Coordinate, into out: inout [UInt8]) {
+        out.append(contentsOf: #"{"type":"Point","coordinates":["#.utf8)
+        JSONWriter.writeNumber(c.lon, into: &out)
+        out.append(UInt8(ascii: ","))
+        JSONWriter.writeNumber(c.lat, into: &out)
+        out.append(contentsOf: "]}".utf8)
     }
 
     // MARK: - In

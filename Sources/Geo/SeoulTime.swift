@@ -101,13 +101,39 @@ public enum SeoulTime {
 
     /// ISO 8601 text in Seoul time with a `+09:00` offset, whole seconds.
     public static func format(_ instant: Double) -> String {
+        var out = [UInt8]()
+        out.reserveCapacity(25)
+        write(instant, into: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// `format(_:)`'s text appended to `out` as UTF-8 (for JSON writers: no String in between).
+    public static func write(_ instant: Double, into out: inout [UInt8]) {
         let local = Int64(instant.rounded(.down)) + utcOffsetSeconds
         var days = local / 86400
         var sod = local % 86400
         if sod < 0 { sod += 86400; days -= 1 }
         let (y, m, d) = civilFromDays(days)
-        func p2(_ v: Int64) -> String { v < 10 ? "0\(v)" : "\(v)" }
-        return "\(y)-\(p2(Int64(m)))-\(p2(Int64(d)))T\(p2(sod / 3600)):\(p2(sod % 3600 / 60)):\(p2(sod % 60))+09:00"
+        // The year in plain decimal, as "\(y)" prints it; the rest two digits each.
+        if (1000...9999).contains(y) {
+            out.append(UInt8(truncatingIfNeeded: 48 + y / 1000))
+            out.append(UInt8(truncatingIfNeeded: 48 + y / 100 % 10))
+            out.append(UInt8(truncatingIfNeeded: 48 + y / 10 % 10))
+            out.append(UInt8(truncatingIfNeeded: 48 + y % 10))
+        } else {
+            out.append(contentsOf: String(y).utf8)
+        }
+        func two(_ v: Int64, after separator: UInt8) {
+            out.append(separator)
+            out.append(UInt8(truncatingIfNeeded: 48 + v / 10))
+            out.append(UInt8(truncatingIfNeeded: 48 + v % 10))
+        }
+        two(Int64(m), after: UInt8(ascii: "-"))
+        two(Int64(d), after: UInt8(ascii: "-"))
+        two(sod / 3600, after: UInt8(ascii: "T"))
+        two(sod % 3600 / 60, after: UInt8(ascii: ":"))
+        two(sod % 60, after: UInt8(ascii: ":"))
+        out.append(contentsOf: "+09:00".utf8)
     }
 
     /// Now, as Unix seconds.

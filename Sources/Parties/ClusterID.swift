@@ -124,9 +124,39 @@ public struct ClusterID: Sendable, Hashable, CustomStringConvertible {
     }
 
     public var description: String {
-        var s = "\(zoom).\(first.x).\(first.y)"
-        for c in others { s += ".\(c.x - first.x).\(c.y - first.y)" }
-        return s
+        var out = [UInt8]()
+        out.reserveCapacity(24)
+        appendText(to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Appends the text form (`description`) to `out` as UTF-8, for writers of JSON answers.
+    public func appendText(to out: inout [UInt8]) {
+        func number(_ v: Int) {
+            if v < 0 { out.append(UInt8(ascii: "-")) }
+            var m = v.magnitude
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { d in
+                var k = 20
+                repeat {
+                    k -= 1
+                    d[k] = UInt8(truncatingIfNeeded: 48 &+ m % 10)
+                    m /= 10
+                } while m > 0
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: d[k..<20]))
+            }
+        }
+        number(zoom)
+        out.append(UInt8(ascii: "."))
+        number(first.x)
+        out.append(UInt8(ascii: "."))
+        number(first.y)
+        guard cellCount > 1 else { return }
+        for c in others {
+            out.append(UInt8(ascii: "."))
+            number(c.x - first.x)
+            out.append(UInt8(ascii: "."))
+            number(c.y - first.y)
+        }
     }
 
     /// Parses the text form; nil unless it is well-formed with `zoom` 0–20, at most

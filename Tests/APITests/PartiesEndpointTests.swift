@@ -250,6 +250,57 @@ final class PartiesEndpointTests: XCTestCase {
         XCTAssertEqual(call(API.makeRouter(context: try ServiceContext(configuration: closed)), "DELETE", "/v1/parties/kept").status, 403)
     }
 
+    /// The bytes of cluster answers are the GeoJSON of their features, exactly: the same text as
+    /// the JSON tree built here and serialised by `JSONWriter`, for clusters of one cell and of
+    /// several, lone parties, ids that need no escape and foreign members.
+    func testClusterAnswerBytesAreTheirGeoJSON() throws {
+        var rng = SplitMix64(seed: 11)
+        let center = Coordinate(lon: 126.978, lat: 37.5665)
+        var parties = [Party]()
+        for i in 0..<600 {
+            let c = i < 30 ? center : center.offset(eastMeters: .random(in: -20_000...20_000, using: &rng), northMeters: .random(in: -20_000...20_000, using: &rng))
+            parties.append(Party(id: i % 3 == 0 ? "p-\(i)_x" : "P\(i)", origin: c, destination: center,
+                                 departAt: 1_790_000_000 + Double(i) * 97.5, seatsTotal: 4, seatsTaken: i % 4))
+        }
+        let index = PartyIndex(parties: parties)
+        let box = BoundingBox(west: 126.6, south: 37.3, east: 127.3, north: 37.8)
+        var kinds = Set<String>()
+        for zoom in [5, 9, 11, 13, 16, 20] {
+            let features = index.clusters(in: box, zoom: zoom)
+            for extra in [[], [("zoom", JSONValue.number(Double(zoom)))]] {
+                let written = PartiesJSON.writeFeatureCollection(features, extra: extra)
+                let expected = JSONWriter.bytes(Self.featureCollection(features, extra: extra))
+                XCTAssertEqual(String(decoding: written, as: UTF8.self), String(decoding: expected, as: UTF8.self), "zoom \(zoom)")
+                XCTAssertEqual(try JSONParser.parse(written), Self.featureCollection(features, extra: extra))
+            }
+            for f in features {
+                switch f {
+                case .party: kinds.insert("party")
+                case .cluster(let c): kinds.insert(c.id.cellCount > 1 ? "merged cluster" : "one-cell cluster")
+                }
+            }
+        }
+        XCTAssertEqual(kinds, ["party", "merged cluster", "one-cell cluster"])
+    }
+
+    /// The GeoJSON of a cluster answer as a JSON tree (what `PartiesJSON.writeFeatureCollection` writes).
+    static func featureCollection(_ features: [ClusterFeature], extra: [(String, JSONValue)]) -> JSONValue {
+        let items: [JSONValue] = features.map { f in
+            switch f {
+            case .party(let p): return PartiesJSON.partyFeature(p)
+            case .cluster(let c):
+                let id = JSONValue.string(c.id.description)
+                return .object([
+                    ("type", "Feature"), ("id", id),
+                    ("geometry", .object([("type", "Point"), ("coordinates", .array([.number(c.coordinate.lon), .number(c.coordinate.lat)]))])),
+                    ("properties", .object([("cluster", true), ("cluster_id", id), ("point_count", .number(Double(c.count))),
+                                            ("expansion_zoom", .number(Double(c.expansionZoom)))])),
+                ])
+            }
+        }
+        return .object([("type", "FeatureCollection"), ("features", .array(items))] + extra)
+    }
+
     func testConstantTimeComparison() {
         // Same answers as ==, for equal and unequal lengths.
         for (a, b) in [("abc", "abc"), ("abc", "abd"), ("ab", "abc"), ("abcd", "abc"), ("", "a")] {

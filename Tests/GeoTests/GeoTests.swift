@@ -30,6 +30,16 @@ final class GeoTests: XCTestCase {
         XCTAssertEqual(a, 1_675_191_600)
         XCTAssertEqual(SeoulTime.hour(a), 4)
         XCTAssertEqual(SeoulTime.format(a), "2023-02-01T04:00:00+09:00")
+        // Formatting rounds down to the second, and crosses days, years and signs alike.
+        XCTAssertEqual(SeoulTime.format(a + 3599.9), "2023-02-01T04:59:59+09:00")
+        XCTAssertEqual(SeoulTime.format(0), "1970-01-01T09:00:00+09:00")
+        XCTAssertEqual(SeoulTime.format(-32_401), "1969-12-31T23:59:59+09:00")
+        XCTAssertEqual(SeoulTime.format(1_704_034_799), "2023-12-31T23:59:59+09:00")
+        XCTAssertEqual(SeoulTime.format(253_402_268_400), "10000-01-01T00:00:00+09:00")
+        XCTAssertEqual(SeoulTime.format(-62_135_629_200), "1-01-01T00:00:00+09:00")
+        var bytes = Array("at ".utf8)
+        SeoulTime.write(a, into: &bytes)
+        XCTAssertEqual(String(decoding: bytes, as: UTF8.self), "at 2023-02-01T04:00:00+09:00")
         XCTAssertEqual(SeoulTime.parse("2024-02-29T00:00:00+09:00").map(SeoulTime.hour), 0)
         for bad in ["", "2023-02-30T00:00", "2023-13-01", "tomorrow", "2023-02-01T25:00", "2023-02-01T04:00+9", "2023-02-01T04:00:00.+09:00"] {
             XCTAssertNil(SeoulTime.parse(bad), bad)
@@ -79,5 +89,16 @@ final class GeoTests: XCTestCase {
         // Strings with nothing to escape are copied whole; the others byte by byte.
         XCTAssertEqual(JSONWriter.string(.string("광화문 Gwanghwamun_~")), "\"광화문 Gwanghwamun_~\"")
         XCTAssertEqual(JSONWriter.string(.string("a\u{01}b\\c\td")), #""a\u0001b\\c\td""#)
+        // Whole numbers below 10^15 as integers, digit by digit; others in their shortest form.
+        let numbers: [(Double, String)] = [(0, "0"), (-0.0, "0"), (7, "7"), (-42, "-42"), (1_000_000, "1000000"),
+                                           (999_999_999_999_999, "999999999999999"), (-999_999_999_999_999, "-999999999999999"),
+                                           (1e15, "1000000000000000.0"), (1e16, "1e+16"), (0.1, "0.1"), (-2.5e-7, "-2.5e-07"), (126.978, "126.978"), (37.56650000000001, "37.56650000000001"),
+                                           (.nan, "null"), (.infinity, "null")]
+        for (v, text) in numbers { XCTAssertEqual(JSONWriter.string(.number(v)), text, "\(v)") }
+        for v in [Int64.min, -1, 0, 9, 10, 1234567890123456789, Int64.max] {
+            var out = [UInt8]()
+            JSONWriter.writeInteger(v, into: &out)
+            XCTAssertEqual(String(decoding: out, as: UTF8.self), String(v))
+        }
     }
 }
