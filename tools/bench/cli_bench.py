@@ -78,6 +78,22 @@ def coords(binary):
                                        "M points/s", "higher", rates, n,
                                        "1M 'x y' lines (8 decimals) from the same points -> EPSG:5179, -f %.3f, "
                                        "text on /dev/null, whole process, 1 thread"))
+    # pyproj doing the same job in a plain script (numpy reads and writes the text).
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "pyproj_csv.py")
+    cmd = [sys.executable, script, path, "EPSG:5179"]
+    rates = []
+    for i in range(4):
+        rc, secs, _, err = time_v(cmd)
+        if rc != 0:
+            raise SystemExit("pyproj_csv.py failed (%d): %s" % (rc, err[-500:]))
+        if i > 0:  # the first run warms the page cache and PROJ's database
+            rates.append(n / secs / 1e6)
+    import pyproj
+    records.append(benchlib.record("coordinates.cli.5179", "peer-pyproj-csv",
+                                   "pyproj %s in a script (numpy loadtxt/savetxt)" % pyproj.__version__, "throughput",
+                                   "M points/s", "higher", rates, n,
+                                   "1M x,y lines (8 decimals) from the same points -> EPSG:5179, numpy.loadtxt, "
+                                   "Transformer.transform, numpy.savetxt %.3f, text on /dev/null, whole process"))
     benchlib.emit(records)
 
 

@@ -29,6 +29,7 @@ ROWS = [
      ("coordinates.3857", "peer"), "≥ 2× pyproj",
      lambda o, p: o >= 2 * p),
     ("Coordinates", "CLI `taxipot transform` → 5179 (vs PROJ's CLI)", "coordinates.cli.5179", "peer-cs2cs", "", None),
+    ("Coordinates", "CLI `taxipot transform` → 5179 (vs pyproj in a CSV script)", "coordinates.cli.5179", "peer-pyproj-csv", "", None),
     ("Coordinates", "largest difference from PROJ, 1M points", "coordinates.deviation", None, "≤ 1 mm",
      lambda o, p: o <= 0.001),
     ("Routing", "central Seoul route p50, in-process", "routing.inprocess.p50", "peer", "≤ 40 µs",
