@@ -132,19 +132,8 @@ public struct ClusterID: Sendable, Hashable, CustomStringConvertible {
 
     /// Appends the text form (`description`) to `out` as UTF-8, for writers of JSON answers.
     public func appendText(to out: inout [UInt8]) {
-        func number(_ v: Int) {
-            if v < 0 { out.append(UInt8(ascii: "-")) }
-            var m = v.magnitude
-            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { d in
-                var k = 20
-                repeat {
-                    k -= 1
-                    d[k] = UInt8(truncatingIfNeeded: 48 &+ m % 10)
-                    m /= 10
-                } while m > 0
-                out.append(contentsOf: UnsafeBufferPointer(rebasing: d[k..<20]))
-            }
-        }
+        // Each number is a small string (held inline: nothing is allocated).
+        func number(_ v: Int) { out.append(contentsOf: String(v).utf8) }
         number(zoom)
         out.append(UInt8(ascii: "."))
         number(first.x)
