@@ -128,21 +128,17 @@ public final class HTTPServer: @unchecked Sendable {
                 MHD_start_daemon_va(flags, 0, nil, nil, handler, me, va)
             }
         }
-        guard let d else {
-            close(fd)
-            pool?.shutdown()
-            throw HTTPServerError(description: "libmicrohttpd could not start on \(host):\(port)")
-        }
         // Set before the thread starts: the handlers it runs read `loop`.
         let workers = pool
-        loop = EventLoop(daemon: d, spinNanos: UInt64(max(0, options.ioSpinMicroseconds)) * 1000,
-                         mayLinger: { workers?.isIdle ?? true })
-        guard let loop, loop.start() else {
+        loop = d.flatMap { EventLoop(daemon: $0, spinNanos: UInt64(max(0, options.ioSpinMicroseconds)) * 1000,
+                                     mayLinger: { workers?.isIdle ?? true }) }
+        guard let d, let loop, loop.start() else {
             self.loop = nil
-            MHD_stop_daemon(d)
+            if let d { MHD_stop_daemon(d) }
             close(fd)
             pool?.shutdown()
-            throw HTTPServerError(description: "could not start the I/O thread on \(host):\(port)")
+            throw HTTPServerError(description: d == nil ? "libmicrohttpd could not start on \(host):\(port)"
+                                                        : "could not start the I/O thread on \(host):\(port)")
         }
         daemon = d
     }

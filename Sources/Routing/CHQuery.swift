@@ -97,15 +97,18 @@ extension RoadGraph {
         var best: UInt64 = ends.direct?.cost ?? .max
         var meet = -1
         var settled = 0
-        // The heaps and touched lists are moved out of `q` for the query (a copy would share
-        // their buffers, and the first push would copy them) and put back after it.
+        // The heaps, touched lists and path buffers are moved out of `q` for the query (a copy
+        // would share their buffers, and the first write would copy them) and put back after it.
         var fh = PackedMinHeap(), bh = PackedMinHeap()
-        swap(&fh, &q.forwardHeap); swap(&bh, &q.backwardHeap)
         var forwardTouched = [UInt32](), backwardTouched = [UInt32]()
+        var upArcs = [Int](), edges = [UInt32]()
+        swap(&fh, &q.forwardHeap); swap(&bh, &q.backwardHeap)
         swap(&forwardTouched, &q.touchedForward); swap(&backwardTouched, &q.touchedBackward)
+        swap(&upArcs, &q.arcs); swap(&edges, &q.edges)
         defer {
             swap(&fh, &q.forwardHeap); swap(&bh, &q.backwardHeap)
             swap(&forwardTouched, &q.touchedForward); swap(&backwardTouched, &q.touchedBackward)
+            swap(&upArcs, &q.arcs); swap(&edges, &q.edges)
         }
         for s in ends.sources {
             let r = Int(rank[Int(s.node)])
@@ -152,9 +155,7 @@ extension RoadGraph {
             return SearchOutcome(cost: direct.cost, path: .direct(source: direct.source, target: direct.target), settled: settled)
         }
         // Forward half: upward arcs from a source to the meeting node, collected backwards.
-        var upArcs = q.arcs
         upArcs.removeAll(keepingCapacity: true)
-        defer { q.arcs = upArcs }
         var v = meet
         while fw[v].parent & markBit == 0 {
             let e = Int(fw[v].parent)
@@ -163,9 +164,7 @@ extension RoadGraph {
             if upArcs.count > nodeCount { return .some(nil) }
         }
         let source = Int(fw[v].parent & ~markBit)
-        var edges = q.edges
         edges.removeAll(keepingCapacity: true)
-        defer { q.edges = edges }
         for e in upArcs.reversed() {
             guard unpack(metric, up: true, arc: e, into: &edges, stack: &q.stack) else { return .some(nil) }
         }

@@ -71,7 +71,6 @@ enum ContractionHierarchyBuilder {
         return UInt32(min(Int(level * levelWeight) + ratio, Int(UInt32.max - 1)))
     }
 
-    /// The hierarchy of the graph `firstOut`/`head` with edge weights `weight`.
     /// The hierarchy of the graph `firstOut`/`head` with edge weights `weight`; `margin` decides
     /// when a witness path makes a shortcut unnecessary. Each node's upward heads and downward
     /// tails come sorted by rank (customization looks arcs up by binary search).

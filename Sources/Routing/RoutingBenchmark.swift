@@ -73,7 +73,7 @@ extension RoutingBenchmark {
     /// pairs at `hour`, timed over `rounds` passes after a warm-up: per-round p50 (µs) and mean
     /// nodes settled; nil when the graph's hierarchy does not cover the hour.
     public static func hierarchyQueryTimes(_ engine: RouteEngine, count: Int, seed: UInt64, hour: Int, rounds: Int) -> (p50: [Double], settled: Double)? {
-        guard engine.prepareHierarchy(hour: hour), let metric = engine.hierarchyMetric(hour: hour) else { return nil }
+        guard let metric = engine.hierarchyMetric(hour: hour, wait: true) else { return nil }
         let g = engine.graph
         var rng = SplitMix64(seed: seed)
         let pairs = (0..<count).map { _ in (UInt32(rng.next() % UInt64(g.nodeCount)), UInt32(rng.next() % UInt64(g.nodeCount))) }

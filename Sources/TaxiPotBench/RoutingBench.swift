@@ -13,9 +13,9 @@ enum RoutingBench {
         return RouteEngine(graph: graph, profile: profile)
     }
 
-    /// The search used for metric=time on this engine's graph at the benchmark's hour, after
-    /// customizing the hierarchy for it (timed, reported in the conditions).
-    static func searchName(_ engine: RouteEngine) -> String {
+    /// Customizes the engine's hierarchy for the benchmark's hour (timed) and names the search
+    /// metric=time then uses, for the conditions.
+    static func prepareSearch(_ engine: RouteEngine) -> String {
         let hour = SeoulTime.hour(departAt)
         var customized = false
         let customizeSeconds = seconds { customized = engine.prepareHierarchy(hour: hour) }
@@ -50,7 +50,7 @@ enum RoutingBench {
         let loadSeconds = try seconds { _ = try RoadGraph.load(path: graphPath) }
         let engine = try engine(graphPath: graphPath, dataDir: ctx.dataDir)
         let pairs = try readRoutePairs(ctx)
-        let search = searchName(engine)
+        let search = prepareSearch(engine)
         let m = measure(engine, pairs, rounds: ctx.runs)
         let cond = String(format: "%d random node pairs (same as the peers) x %d rounds, metric=time, " + search + ", full result "
             + "(geometry, legs, names); graph %d nodes / %d edges, %d landmarks, loaded in %.0f ms; %.0f nodes settled on average; %d failed",
@@ -75,7 +75,7 @@ enum RoutingBench {
         let loadSeconds = try seconds { _ = try RoadGraph.load(path: graphPath) }
         let engine = try engine(graphPath: graphPath, dataDir: ctx.dataDir)
         let pairs = RoutingBenchmark.randomPairs(engine.graph, count: ctx.quick ? 50 : 200, seed: 11)
-        let search = searchName(engine)
+        let search = prepareSearch(engine)
         let m = measure(engine, pairs, rounds: ctx.runs)
         let cond = String(format: "%d random junction pairs x %d rounds, metric=time, " + search + ", full result; graph %d nodes / %d edges, "
             + "loaded (mmap) in %.0f ms; %.0f nodes settled on average; %d failed",
