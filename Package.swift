@@ -22,7 +22,8 @@ let package = Package(
     ],
     targets: [
         // C libraries from Debian (tools/install-deps installs them).
-        .systemLibrary(name: "CProj", path: "\(cSystem)/CProj", pkgConfig: "proj",
+        // PROJ: headers only (no pkg-config link flags); Coordinates opens libproj at run time.
+        .systemLibrary(name: "CProj", path: "\(cSystem)/CProj",
                        providers: [.apt(["libproj-dev", "proj-data"])]),
         .systemLibrary(name: "CSQLite", path: "\(cSystem)/CSQLite", pkgConfig: "sqlite3",
                        providers: [.apt(["libsqlite3-dev"])]),

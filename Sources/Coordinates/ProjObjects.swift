@@ -117,6 +117,11 @@ final class ProjWorker: @unchecked Sendable {
     /// Builds the operation from `source` to `target` in a new context, `recipe`'s plan in it and
     /// `kernel`'s buffers.
     init(source: CRSDescriptor, target: CRSDescriptor, recipe: StepRecipe? = nil, kernel: KernelRecipe? = nil) throws(CoordinateError) {
+        do throws(ProjLibrary.LoadError) {
+            try ProjLibrary.require()
+        } catch {
+            throw .noTransformation(from: source.name, to: target.name, reason: error.description)
+        }
         guard let ctx = Proj.makeContext() else {
             throw .noTransformation(from: source.name, to: target.name, reason: "PROJ could not create a context")
         }

@@ -28,4 +28,36 @@ final class TransformCLITests: XCTestCase {
             XCTAssertTrue(fast.stderr.contains("stdin: line 1502: latitude 91.0 is beyond ±90"), fast.stderr)
         }
     }
+
+    /// The executable does not load PROJ (and the 45 libraries it brings) until a command makes a
+    /// transformer; the dynamic loader's own log (`LD_DEBUG=libs`) lists what a process loads.
+    func testPROJIsLoadedOnlyByCommandsThatConvert() throws {
+        setenv("LD_DEBUG", "libs", 1)
+        let version = try TaxipotCLI.run(["version"])
+        let transform = try TaxipotCLI.run(["transform", "--from", "WGS84", "--to", "UTMK"], stdin: Array("127,37\n".utf8))
+        unsetenv("LD_DEBUG")
+        XCTAssertEqual(version.status, 0)
+        XCTAssertTrue(version.stderr.contains("calling init"), "the loader's log is there")
+        XCTAssertFalse(version.stderr.contains("libproj"), "taxipot version loads no PROJ")
+        XCTAssertFalse(version.stderr.contains("libcurl"))
+        XCTAssertEqual(transform.status, 0)
+        XCTAssertEqual(transform.stdoutText, "955511.809,1889174.174\n")
+        XCTAssertTrue(transform.stderr.contains("libproj.so"), "taxipot transform opens PROJ")
+    }
+
+    /// A bad CRS is reported as the usage error it is, before a missing file and with input
+    /// waiting (none of it converted); a missing file is named.
+    func testBadCRSIsReportedWhateverTheInput() throws {
+        let missing = try TaxipotCLI.run(["transform", "--from", "WGS84", "--to", "NOPE", "/nonexistent/points.csv"])
+        XCTAssertEqual(missing.status, 1)
+        XCTAssertTrue(missing.stderr.contains("--to: unknown CRS 'NOPE'"), missing.stderr)
+        let fromBad = try TaxipotCLI.run(["transform", "--from", "EPSG:99999999", "--to", "UTMK"],
+                                         stdin: Array(String(repeating: "127,37\n", count: 50_000).utf8))
+        XCTAssertEqual(fromBad.status, 1)
+        XCTAssertTrue(fromBad.stderr.contains("--from: unknown CRS 'EPSG:99999999'"), fromBad.stderr)
+        XCTAssertEqual(fromBad.stdout, [])
+        let noFile = try TaxipotCLI.run(["transform", "--from", "WGS84", "--to", "UTMK", "/nonexistent/points.csv"])
+        XCTAssertEqual(noFile.status, 1)
+        XCTAssertTrue(noFile.stderr.contains("cannot open /nonexistent/points.csv"), noFile.stderr)
+    }
 }
