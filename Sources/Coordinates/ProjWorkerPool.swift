@@ -6,45 +6,81 @@ import Foundation
 /// `PJ_CONTEXT` and operation), uses it alone and gives it back. Workers are made on demand, so
 /// the pool grows to the number of threads that ever transform at once; at most `maxIdle` are kept.
 final class ProjWorkerPool: @unchecked Sendable {
-    private let lock = NSLock()
+    private let condition = NSCondition()
     private var idle: [ProjWorker] = []
+    /// Workers in existence (idle or lent out).
+    private var alive: Int
     private let maxIdle: Int
     private let make: @Sendable () throws(CoordinateError) -> ProjWorker
 
     init(first: ProjWorker, maxIdle: Int = 16, make: @escaping @Sendable () throws(CoordinateError) -> ProjWorker) {
         self.idle = [first]
+        alive = 1
         self.maxIdle = maxIdle
         self.make = make
     }
 
-    /// Runs `body` with a worker that no other thread uses meanwhile.
+    /// Runs `body` with a worker that no other thread uses meanwhile, made when none is idle.
     func withWorker<R>(_ body: (ProjWorker) -> R) throws(CoordinateError) -> R {
-        let worker = try borrow()
+        let worker = try borrow(waiting: false)
         defer { giveBack(worker) }
         return body(worker)
     }
 
-    private func borrow() throws(CoordinateError) -> ProjWorker {
-        lock.lock()
+    /// Runs `body` with a worker that no other thread uses meanwhile, waiting for a busy one
+    /// rather than making another: for short calls (a few points near a rounding boundary, a
+    /// few outside the kernels' box), where a wait costs microseconds and a new worker
+    /// milliseconds (its own PROJ database connection and operation search). Never call it
+    /// while holding a worker of the same pool: with that one alone, it would wait for ever.
+    func withSharedWorker<R>(_ body: (ProjWorker) -> R) throws(CoordinateError) -> R {
+        let worker = try borrow(waiting: true)
+        defer { giveBack(worker) }
+        return body(worker)
+    }
+
+    private func borrow(waiting: Bool) throws(CoordinateError) -> ProjWorker {
+        condition.lock()
+        while waiting && idle.isEmpty && alive > 0 { condition.wait() }
         if let w = idle.popLast() {
-            lock.unlock()
+            condition.unlock()
             return w
         }
-        lock.unlock()
-        return try make()
+        alive += 1
+        condition.unlock()
+        do {
+            return try make()
+        } catch {
+            condition.lock()
+            alive -= 1
+            condition.unlock()
+            throw error
+        }
     }
 
     private func giveBack(_ worker: ProjWorker) {
-        lock.lock()
-        if idle.count < maxIdle { idle.append(worker) }
-        lock.unlock()
+        condition.lock()
+        if idle.count < maxIdle {
+            idle.append(worker)
+            condition.signal()
+        } else {
+            alive -= 1
+            condition.signal()  // a waiter may now have to make one
+        }
+        condition.unlock()
     }
 
     /// How many workers wait idle (for tests and diagnostics).
     var idleCount: Int {
-        lock.lock()
-        defer { lock.unlock() }
+        condition.lock()
+        defer { condition.unlock() }
         return idle.count
+    }
+
+    /// How many workers exist, idle or in use (for tests and diagnostics).
+    var workerCount: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return alive
     }
 }
 

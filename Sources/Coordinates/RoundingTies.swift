@@ -60,7 +60,7 @@ final class RoundingTies: @unchecked Sendable {
             let done: Void? = px.withUnsafeMutableBufferPointer { bx in
                 py.withUnsafeMutableBufferPointer { by in
                     guard let x = bx.baseAddress, let y = by.baseAddress else { return nil }
-                    return try? transformer.pool.withWorker { $0.transformWithPROJ(x: x, y: y, stride: 1, count: n) }
+                    return try? transformer.pool.withSharedWorker { $0.transformWithPROJ(x: x, y: y, stride: 1, count: n) }
                 }
             }
             guard done != nil else { return }
