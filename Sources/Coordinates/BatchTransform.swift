@@ -65,10 +65,6 @@ extension CoordinateTransformer {
         return report
     }
 
-    /// Most points outside the kernels' box that wait for a busy PROJ worker instead of making
-    /// one (PROJ transforms tens of thousands in the 10 ms or so a new worker takes to set up).
-    static let sharedWorkerPoints = 1024
-
     /// Validates, transforms and checks one contiguous range of a batch on the calling thread.
     private func runPart(x: UnsafeMutablePointer<Double>, y: UnsafeMutablePointer<Double>, stride: Int,
                          range: Range<Int>) throws(CoordinateError) -> [PointIssue]
@@ -88,12 +84,7 @@ extension CoordinateTransformer {
             try kernelPlans.withPlan { plan in
                 plan.transform(x: px, y: py, stride: stride, count: range.count) { fx, fy, n in
                     do throws(CoordinateError) {
-                        // A few points wait for a busy worker rather than make one (see `withSharedWorker`).
-                        if n <= Self.sharedWorkerPoints {
-                            try pool.withSharedWorker { $0.transformWithPROJ(x: fx, y: fy, stride: 1, count: n) }
-                        } else {
-                            try pool.withWorker { $0.transformWithPROJ(x: fx, y: fy, stride: 1, count: n) }
-                        }
+                        try pool.withWorker { $0.transformWithPROJ(x: fx, y: fy, stride: 1, count: n) }
                     } catch {
                         failure = error
                     }
