@@ -28,10 +28,11 @@ final class ProjWorkerPool: @unchecked Sendable {
     }
 
     /// Runs `body` with a worker that no other thread uses meanwhile, waiting for a busy one
-    /// rather than making another: for short calls (a few points near a rounding boundary, a
-    /// few outside the kernels' box), where a wait costs microseconds and a new worker
-    /// milliseconds (its own PROJ database connection and operation search). Never call it
-    /// while holding a worker of the same pool: with that one alone, it would wait for ever.
+    /// rather than making another: for the few points near a rounding boundary in each part of
+    /// a CLI run, where a wait costs microseconds and a new worker milliseconds (its own PROJ
+    /// database connection and operation search) that a short-lived process would not win back.
+    /// Never call it while holding a worker of the same pool: with that one alone, it would
+    /// wait for ever.
     func withSharedWorker<R>(_ body: (ProjWorker) -> R) throws(CoordinateError) -> R {
         let worker = try borrow(waiting: true)
         defer { giveBack(worker) }
