@@ -62,11 +62,10 @@ final class ProjWorkerPool: @unchecked Sendable {
         condition.lock()
         if idle.count < maxIdle {
             idle.append(worker)
-            condition.signal()
         } else {
-            alive -= 1
-            condition.signal()  // a waiter may now have to make one
+            alive -= 1  // dropped: a waiter may now have to make one
         }
+        condition.signal()
         condition.unlock()
     }
 
