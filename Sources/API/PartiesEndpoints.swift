@@ -120,7 +120,7 @@ public func registerPartiesEndpoints(_ router: Router, parties: PartyService, wr
             ParameterDoc("bbox", required: true, "west,south,east,north in degrees (west > east crosses the antimeridian)"),
             ParameterDoc("zoom", required: true, type: "number", "map zoom 0–20 (fractions are floored)"),
         ] + filterParams,
-        responses: [(200, "FeatureCollection: clusters {\"cluster\":true,\"cluster_id\",\"point_count\",\"expansion_zoom\"} at their parties' centroid, lone parties {\"party_id\",\"depart_at\",\"seats_left\"}; counts add up to the matching parties in the grid cells the box touches"),
+        responses: [(200, "FeatureCollection: clusters {\"cluster\":true,\"cluster_id\",\"point_count\",\"expansion_zoom\"} at their parties' centroid, lone parties {\"party_id\",\"depart_at\",\"seats_left\"}; every matching party in the grid cells the box touches is counted once; a cluster reaching into the box is shown whole (it may count parties of its cells just outside)"),
                     (400, "missing_parameter, invalid_parameter (naming it)"),
                     (422, "box_too_large: the box covers more than \(PartiesLimits.maxCells) grid cells at that zoom")]
     ), cost: .light) { req in

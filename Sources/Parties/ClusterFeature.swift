@@ -47,7 +47,7 @@ public struct ClusterQueryScratch: Sendable {
     var aggregates: [(count: Int, sumX: Double, sumY: Double)] = []
     /// Clusters awaiting their expansion zoom (−1 until known).
     var pending = Pending()
-    typealias Pending = [(count: Int, sumX: Double, sumY: Double, cells: Range<Int>, children: Range<Int>, expansion: Int)]
+    typealias Pending = [(group: Int, cells: Range<Int>, children: Range<Int>, expansion: Int)]
     var pendingCells: [ClusterID.Cell] = []
     var current: [CellRef] = []
     var deeper: [CellRef] = []
@@ -56,6 +56,14 @@ public struct ClusterQueryScratch: Sendable {
     /// `mergedCount`): `ClusterMerger.smallCapacity` of them are too large for a stack
     /// buffer, which would then be allocated on the heap each time.
     var splitBuffer: [ClusterMerger.SmallFeature] = []
+    /// The tiles of an answer (`PartyIndex+Tiles`): their nodes, their entries (kept ones and
+    /// `loose`, which gathers the groups formed for this answer alone), the merge across
+    /// tiles, and the groups it took (entry, group).
+    var tiles: [CellRef] = []
+    var entries: [TileEntry] = []
+    var loose = TileEntry()
+    var acrossTiles = TileBorderMerger()
+    var picks: [(entry: Int32, group: Int32)] = []
 
     /// Makes `splitBuffer` `ClusterMerger.smallCapacity` long.
     mutating func reserveSplitBuffer() {

@@ -4,9 +4,12 @@ extension PartyIndex {
     /// Clusters and lone parties in view at `zoom` (0–20) in `box`, counting only parties
     /// that pass `filter`.
     ///
-    /// The answer covers the grid cells `box` touches, whole; its counts add up to the
-    /// matching parties in those cells. A `box` whose west edge is east of its east edge
-    /// crosses the antimeridian.
+    /// Every matching party in the grid cells `box` touches is counted once. A feature is shown
+    /// whole: a cluster reaching into the view may also count parties of its own cells just
+    /// outside it (within the tile it belongs to), as a map shows a cluster at its edge, so
+    /// clusters away from the view's edges do not change as it pans. No two features are
+    /// closer than the radius. A `box` whose west edge is east of its east edge crosses the
+    /// antimeridian.
     public func clusters(in box: BoundingBox, zoom: Int, filter: PartyFilter = PartyFilter()) -> [ClusterFeature] {
         var scratch = ClusterQueryScratch()
         return clusters(in: box, zoom: zoom, filter: filter, scratch: &scratch)
@@ -23,11 +26,7 @@ extension PartyIndex {
     /// filtered path (expansion zooms searched, not read from the nodes), for tests.
     func clusters(in box: BoundingBox, zoom: Int, filter: PartyFilter, scratch: inout ClusterQueryScratch, general: Bool) -> [ClusterFeature] {
         let z = min(max(zoom, 0), PartyIndex.maxZoom)
-        scratch.refs.removeAll(keepingCapacity: true)
-        for range in cellRanges(box, zoom: z) {
-            collectCells(zoom: z, xs: range.xs, ys: range.ys, into: &scratch.refs)
-        }
-        return features(zoom: z, filter: filter, scratch: &scratch, general: general)
+        return tiledClusters(cellRanges(box, zoom: z), zoom: z, filter: filter, scratch: &scratch, general: general)
     }
 
     /// The features one zoom deeper that the parties of `id` form (merged among themselves),
@@ -63,9 +62,23 @@ extension PartyIndex {
 
     // MARK: - Building an answer
 
-    /// Aggregates `scratch.refs` (cells at `zoom`), merges neighbours and turns the groups into
-    /// features: lone parties, then clusters.
+    /// Aggregates `scratch.refs` (cells at `zoom`), merges neighbours among themselves and
+    /// turns the groups into features (for children, whose parties are merged among themselves).
     func features(zoom: Int, filter: PartyFilter, scratch sc: inout ClusterQueryScratch, general: Bool = false) -> [ClusterFeature] {
+        var entry = TileEntry()
+        formGroups(zoom: zoom, filter: filter, scratch: &sc, general: general, into: &entry)
+        var out = [ClusterFeature]()
+        out.reserveCapacity(entry.groups.count)
+        for g in entry.groups {
+            if g.lone >= 0, let p = party(slot: g.lone) { out.append(.party(p)) } else if g.cluster >= 0 { out.append(.cluster(entry.clusters[Int(g.cluster)])) }
+        }
+        return out
+    }
+
+    /// Aggregates `scratch.refs` (cells at `zoom`), merges neighbours among themselves and
+    /// appends the groups to `entry`: lone parties and clusters (expansion zoom included), in
+    /// merge order, each with its cells.
+    func formGroups(zoom: Int, filter: PartyFilter, scratch sc: inout ClusterQueryScratch, general: Bool, into entry: inout TileEntry) {
         // Without a filter, answers read what the nodes keep (see `PartyIndex+Expansion`).
         let unfiltered = filter.isEmpty && !general
         sc.merger.reset()
@@ -87,8 +100,7 @@ extension PartyIndex {
             }
         }
         sc.merger.merge(radius: radius, scale: PartyIndex.worldPixels(zoom: zoom))
-        var out = [ClusterFeature]()
-        out.reserveCapacity(sc.merger.groupCount)
+        entry.groups.reserveCapacity(entry.groups.count + sc.merger.groupCount)
         // Lone parties are final; clusters wait for their expansion zoom, found below for all of
         // them at once, so the tree reads of different clusters overlap in memory.
         sc.pending.removeAll(keepingCapacity: true)
@@ -106,18 +118,28 @@ extension PartyIndex {
                     let g = Int(g32)
                     let n = items[g].count
                     let r = kept[g]
-                    if n == 1, let p = unfiltered ? onlyParty(r) : singleMatch(r, filter: filter) {
-                        out.append(.party(p))
+                    var group = TileEntry.Group(count: Int32(n), lone: -1, cluster: -1, firstCell: Int32(entry.cells.count), cellCount: 0,
+                                                key: items[g].key, sumX: items[g].sumX, sumY: items[g].sumY)
+                    var box = TileEntry.Box(minX: r.x, minY: r.y, maxX: r.x, maxY: r.y)
+                    if n == 1, case let s = unfiltered ? onlySlot(r) : singleMatchSlot(r, filter: filter), s >= 0 {
+                        group.lone = s
+                        group.cellCount = 1
+                        entry.cells.append(r)
+                        entry.groups.append(group)
+                    entry.boxes.append(box)
                         continue
                     }
                     let firstCell = pendingCells.count, firstChild = below.count
-                    let sums = (x: items[g].sumX, y: items[g].sumY)
                     if unfiltered && items[g].nextMember < 0 && Int(r.depth) == zoom {
                         // One cell: its node may keep the expansion zoom.
                         let kept = Int(node(zoom, r.node).expansion)
                         if kept >= 0 {
                             pendingCells.append(ClusterID.Cell(x: Int(r.x), y: Int(r.y)))
-                            pending.append((n, sums.x, sums.y, firstCell..<pendingCells.count, firstChild..<firstChild, kept))
+                            group.cellCount = 1
+                            entry.cells.append(r)
+                            pending.append((entry.groups.count, firstCell..<pendingCells.count, firstChild..<firstChild, kept))
+                            entry.groups.append(group)
+                            entry.boxes.append(box)
                             continue
                         }
                     }
@@ -126,17 +148,25 @@ extension PartyIndex {
                     while m >= 0 {
                         let r = kept[Int(m)]
                         pendingCells.append(ClusterID.Cell(x: Int(r.x), y: Int(r.y)))
+                        entry.cells.append(r)
+                        box.minX = min(box.minX, r.x)
+                        box.minY = min(box.minY, r.y)
+                        box.maxX = max(box.maxX, r.x)
+                        box.maxY = max(box.maxY, r.y)
                         if !quick { appendChildren(of: r, zoom: zoom, into: &below) }
                         m = items[Int(m)].nextMember
                     }
-                    pending.append((n, sums.x, sums.y, firstCell..<pendingCells.count, firstChild..<below.count,
-                                       quick ? zoom + 1 : -1))
+                    group.cellCount = Int32(entry.cells.count) - group.firstCell
+                    pending.append((entry.groups.count, firstCell..<pendingCells.count, firstChild..<below.count, quick ? zoom + 1 : -1))
+                    entry.groups.append(group)
+                    entry.boxes.append(box)
                 }
             }
         }
         sc.trade(&merger, &kept, &splitBuffer, &pending, &pendingCells, &below)
         sc.aggregates.removeAll(keepingCapacity: true)
         for r in sc.below { sc.aggregates.append(aggregate(r, filter: filter)) }
+        entry.clusters.reserveCapacity(entry.clusters.count + sc.pending.count)
         for c in sc.pending {
             var expansion = c.expansion >= 0 ? c.expansion : PartyIndex.maxZoom + 1
             if c.expansion < 0 && zoom < PartyIndex.maxZoom {
@@ -148,12 +178,13 @@ extension PartyIndex {
                     expansion = expansionZoom(zoom: zoom + 1, filter: filter, scratch: &sc)
                 }
             }
-            let coordinate = WebMercator.coordinate(normalizedX: c.sumX / Double(c.count), y: c.sumY / Double(c.count))
+            let g = entry.groups[c.group]
+            let coordinate = WebMercator.coordinate(normalizedX: g.sumX / Double(g.count), y: g.sumY / Double(g.count))
             let id = c.cells.count == 1 ? ClusterID(zoom: zoom, cell: sc.pendingCells[c.cells.lowerBound])
                 : sc.pendingCells.withUnsafeMutableBufferPointer { ClusterID(zoom: zoom, sortingInPlace: .init(rebasing: $0[c.cells])) }
-            out.append(.cluster(Cluster(id: id, coordinate: coordinate, count: c.count, expansionZoom: expansion)))
+            entry.groups[c.group].cluster = Int32(entry.clusters.count)
+            entry.clusters.append(Cluster(id: id, coordinate: coordinate, count: Int(g.count), expansionZoom: expansion))
         }
-        return out
     }
 
     /// True when the parties of the merged group led by `g` (cells `kept` at `zoom` < 20, no
@@ -166,30 +197,45 @@ extension PartyIndex {
     func splitsAtNextZoom(leader g: Int, _ items: UnsafeBufferPointer<ClusterMerger.Item>,
                           _ kept: UnsafeBufferPointer<CellRef>, zoom: Int, buffer: inout [ClusterMerger.SmallFeature]) -> Bool
     {
+        let most = ClusterMerger.smallCapacity / 4
+        return withUnsafeTemporaryAllocation(of: CellRef.self, capacity: most) { cells in
+            var k = 0
+            var m = Int32(g)
+            while m >= 0 {
+                guard k < most else { return false }
+                cells[k] = kept[Int(m)]
+                k += 1
+                m = items[Int(m)].nextMember
+            }
+            return splitsAtNextZoom(cells: UnsafeBufferPointer(rebasing: cells[0..<k]), zoom: zoom, buffer: &buffer)
+        }
+    }
+
+    /// True when the parties of `cells` (cells at `zoom` < 20, no filter) form two or more
+    /// features one zoom deeper, merged among themselves; false when they do not, or when
+    /// there are more than `ClusterMerger.smallCapacity / 4` cells (the caller then searches
+    /// the general way). Reads the child nodes straight into `buffer` (at least
+    /// `ClusterMerger.smallCapacity` long); a child's key is its parent's Morton key and its quadrant.
+    func splitsAtNextZoom(cells: UnsafeBufferPointer<CellRef>, zoom: Int, buffer: inout [ClusterMerger.SmallFeature]) -> Bool {
         let shift = Int32(PartyIndex.maxZoom - zoom - 1)
         let capacity = ClusterMerger.smallCapacity
+        guard cells.count <= capacity / 4 else { return false }
         return buffer.withUnsafeMutableBufferPointer { f in
-            withUnsafeTemporaryAllocation(of: Int32.self, capacity: capacity / 4) { members in
-                // The members in key order (so their children come out in key order).
-                var k = 0
-                var m = Int32(g)
-                while m >= 0 {
-                    guard k < capacity / 4 else { return false }
-                    let key = items[Int(m)].key
+            withUnsafeTemporaryAllocation(of: Int.self, capacity: capacity / 4) { members in
+                // The cells in key order (so their children come out in key order).
+                for k in 0..<cells.count {
+                    let key = cells[k].key(zoom: zoom)
                     var b = k
-                    while b > 0 && items[Int(members[b - 1])].key > key {
+                    while b > 0 && cells[members[b - 1]].key(zoom: zoom) > key {
                         members[b] = members[b - 1]
                         b -= 1
                     }
-                    members[b] = m
-                    k += 1
-                    m = items[Int(m)].nextMember
+                    members[b] = k
                 }
                 var n = 0
-                for t in 0..<k {
-                    let m = Int(members[t])
-                    let r = kept[m]
-                    let base = items[m].key << 2
+                for t in 0..<cells.count {
+                    let r = cells[members[t]]
+                    let base = r.key(zoom: zoom) << 2
                     let nd = node(Int(r.depth), r.node)
                     if nd.first >= 0 {
                         // A leaf (one party, or a zoom-20 list): all in one cell one zoom down.
@@ -303,18 +349,18 @@ extension PartyIndex {
         return (a.count, a.sumX, a.sumY)
     }
 
-    /// The party of `r`, a cell holding exactly one.
+    /// The slot of the party of `r`, a cell holding exactly one (−1 if it holds more).
     @inline(__always)
-    func onlyParty(_ r: CellRef) -> Party? {
+    func onlySlot(_ r: CellRef) -> Int32 {
         let nd = node(Int(r.depth), r.node)
-        if nd.first >= 0 { return party(slot: nd.first) }
-        return singleMatch(r, filter: PartyFilter())
+        if nd.first >= 0 && nd.count == 1 { return nd.first }
+        return singleMatchSlot(r, filter: PartyFilter())
     }
 
-    /// The one party of `r` that passes `filter`, when exactly one does.
-    func singleMatch(_ r: CellRef, filter: PartyFilter) -> Party? {
+    /// The slot of the one party of `r` that passes `filter`, when exactly one does, else −1.
+    func singleMatchSlot(_ r: CellRef, filter: PartyFilter) -> Int32 {
         let b = filter.bounds
         let a = filteredAggregate(under: r.node, depth: Int(r.depth), b.after, b.before, Int32(clamping: b.seats))
-        return a.count == 1 ? party(slot: a.one) : nil
+        return a.count == 1 ? a.one : -1
     }
 }

@@ -129,7 +129,8 @@ extension PartyIndex {
         }
     }
 
-    /// Refreshes the expansion zooms of the inner nodes on the path to zoom-20 cell (`cx`, `cy`).
+    /// Refreshes the expansion zooms of the inner nodes on the path to zoom-20 cell (`cx`, `cy`),
+    /// and drops their kept tiles (their parties changed).
     mutating func refreshExpansion(cellX cx: Int32, cellY cy: Int32) {
         withUnsafeTemporaryAllocation(of: Int32.self, capacity: PartyIndex.maxZoom + 1) { path in
             var n = roots[rootIndex(cx, cy)]
@@ -143,6 +144,7 @@ extension PartyIndex {
             }
             for d in stride(from: depth - 1, through: 0, by: -1) {
                 pools[d].nodes[Int(path[d])].expansion = keptExpansion(path[d], depth: d)
+                tileCache.drop(depth: d, node: path[d])
             }
         }
     }

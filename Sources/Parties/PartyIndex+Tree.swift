@@ -115,6 +115,7 @@ extension PartyIndex {
     }
 
     mutating func freeNode(_ depth: Int, _ n: Int32) {
+        tileCache.drop(depth: depth, node: n)
         pools[depth].nodes[Int(n)] = Node(count: 0, first: -1, sumX: 0, sumY: 0)
         pools[depth].free.append(n)
     }
@@ -247,6 +248,7 @@ extension PartyIndex {
         }
         var leaf = Node(count: 1, first: party, sumX: 0, sumY: 0)
         guard party >= 0 else { return }
+        tileCache.drop(depth: depth, node: n)
         leaf.sumX = slots[Int(party)].x
         leaf.sumY = slots[Int(party)].y
         pools[depth].nodes[Int(n)] = leaf
@@ -258,7 +260,8 @@ extension PartyIndex {
 
     /// Checks the tree against its rules and returns the first broken one (nil when sound):
     /// counts and sums add up, inner nodes hold two or more parties, leaves above zoom 20 hold
-    /// one, every party sits in the leaf its slot names, within its cell. For tests.
+    /// one, every party sits in the leaf its slot names, within its cell, every kept tile is
+    /// current. For tests.
     func invariantViolation() -> String? {
         var seen = 0, reached = 0
         var scratch = ClusterQueryScratch()
@@ -308,7 +311,7 @@ extension PartyIndex {
         }
         guard seen == ids.count else { return "tree holds \(seen) parties, \(ids.count) indexed" }
         guard reached == liveNodeCount else { return "\(liveNodeCount) nodes in use, \(reached) in the tree" }
-        return nil
+        return tileCacheViolation()
     }
 
     /// Number of nodes in use (for tests).

@@ -92,7 +92,7 @@ extension PartyIndex {
         }
     }
 
-    private func visit(_ n: Int32, depth: Int, x: Int, y: Int, zoom: Int,
+    func visit(_ n: Int32, depth: Int, x: Int, y: Int, zoom: Int,
                        xs: ClosedRange<Int>, ys: ClosedRange<Int>, into out: inout [CellRef])
     {
         let shift = zoom - depth

@@ -10,14 +10,18 @@ import Geo
 /// reads the aggregates of the cells in view. A node holding a single party is a leaf
 /// (the path is not extended below it); cells at zoom 20 hold a list of co-located parties.
 ///
-/// Clusters at a zoom are the occupied cells in view, neighbours merged until no two features
-/// are closer than `radius` pixels (see `ClusterMerger`); their ids name their cells
-/// (`ClusterID`), so an id stays the same while its cells stay occupied. Inner nodes also
-/// keep their parties' expansion zoom when it is cheap to know (`PartyIndex+Expansion`),
-/// refreshed along the path of each insert or delete, so unfiltered answers read it.
+/// Clusters at a zoom are built from tiles of 16 × 16 cells (`PartyIndex+Tiles`): within a
+/// tile, its occupied cells merged until no two features are closer than `radius` pixels
+/// (see `ClusterMerger`); an answer takes the tiles' groups that reach into the view, whole,
+/// and merges them once more across tile borders (`TileBorderMerger`). A tile's groups depend
+/// on its parties alone, so unfiltered ones are kept (`TileCache`) until a write passes
+/// through the tile. Cluster ids name their cells (`ClusterID`), so an id stays the same while
+/// its cells stay occupied. Inner nodes also keep their parties' expansion zoom when it is
+/// cheap to know (`PartyIndex+Expansion`), refreshed along the path of each insert or delete.
 ///
-/// A value type: copy it and the copy is independent. Not thread-safe for concurrent
-/// mutation; `PartyService` guards one with a lock.
+/// A value type: copy it and the copy is independent (copies share kept tiles until one of
+/// them writes). Queries may run on copies from several threads at once; mutation is not
+/// thread-safe: `PartyService` guards one index with a lock.
 public struct PartyIndex: Sendable {
     /// The grid cell size and merge distance, in pixels.
     public let radius: Double
@@ -62,6 +66,9 @@ public struct PartyIndex: Sendable {
     var pools: [NodePool]
     /// The depth-0 nodes by zoom-0 cell (row-major), −1 when empty.
     var roots = ContiguousArray<Int32>()
+    /// Unfiltered tiles' groups kept between queries (see `PartyIndex+Tiles`); shared with
+    /// copies until one of them writes.
+    var tileCache = TileCache()
 
     /// An empty index with grid cells of `radius` pixels (clamped to `radiusRange`).
     public init(radius: Double = 60) {
@@ -220,6 +227,7 @@ public struct PartyIndex: Sendable {
     /// Adds `party`, or replaces the one with its id. Returns the party it replaced.
     @discardableResult
     public mutating func upsert(_ party: Party) -> Party? {
+        prepareTileCacheForWrite()
         let n = WebMercator.normalized(party.origin)
         let c = cell(x: n.x, y: n.y)
         if let v = valueIndex(party.id) {
@@ -263,11 +271,19 @@ public struct PartyIndex: Sendable {
         return nil
     }
 
+    /// Gives this index a cache of its own before a write, when a copy shares it (a copy's
+    /// kept tiles describe its own tree, which the write is about to leave).
+    @inline(__always)
+    mutating func prepareTileCacheForWrite() {
+        if !isKnownUniquelyReferenced(&tileCache) { tileCache = TileCache() }
+    }
+
     /// Removes the party with `id`; returns it, or nil when absent.
     @discardableResult
     public mutating func remove(id: String) -> Party? {
         let vals = values
         guard let v = ids.remove(PartyIDTable.hash(id), { vals[Int($0)].id == id }) else { return nil }
+        prepareTileCacheForWrite()
         let s = slotOfValue[Int(v)]
         unlink(s)
         refreshExpansion(cellX: slots[Int(s)].cellX, cellY: slots[Int(s)].cellY)

@@ -49,6 +49,22 @@ enum ClustersBench {
             let (p50, p99) = latencyRounds(views, rounds: rounds) { v in
                 features += index.clusters(in: v.box, zoom: v.zoom, filter: PartyFilter(), scratch: &scratch).count
             }
+            // The same viewports, each right after a write inside it (a party put at its centre,
+            // removed after the query, both untimed): the query merges that tile afresh.
+            var afterWrite: [Double] = []
+            for _ in 0..<rounds {
+                var lat: [Double] = []
+                for v in views {
+                    let c = Coordinate(lon: (v.box.west + v.box.east) / 2, lat: (v.box.south + v.box.north) / 2)
+                    index.upsert(Party(id: "fresh", origin: c, destination: c.offset(eastMeters: 3000, northMeters: 2000),
+                                       departAt: Date().timeIntervalSince1970.rounded() + 3600, seatsTotal: 4, seatsTaken: 1))
+                    let t0 = nowNanos()
+                    features += index.clusters(in: v.box, zoom: v.zoom, filter: PartyFilter(), scratch: &scratch).count
+                    lat.append(Double(nowNanos() - t0) / 1000)
+                    index.remove(id: "fresh")
+                }
+                afterWrite.append(percentile(lat, 50))
+            }
             // `--clusters-stages yes`: the p50 of the answer taken only so far (see `PartiesBenchmark.QueryStage`), as notes.
             if options["clusters-stages"] == "yes" {
                 for stage in PartiesBenchmark.QueryStage.allCases {
@@ -82,6 +98,10 @@ enum ClustersBench {
                                 better: "lower", samples: p50, n: views.count, conditions: qc))
             ctx.add(BenchRecord(key: "clusters.\(label).query_p99", impl: "taxipot PartyIndex", metric: "viewport query p99", unit: "µs",
                                 better: "lower", samples: p99, n: views.count, conditions: qc))
+            ctx.add(BenchRecord(key: "clusters.\(label).query_after_write_p50", impl: "taxipot PartyIndex",
+                                metric: "viewport query p50 right after a write in view", unit: "µs", better: "lower",
+                                samples: afterWrite, n: views.count,
+                                conditions: qc + "; before each query a party is put at the view's centre (removed after it), so the query merges that tile afresh"))
             // One insert or delete: 10,000 new parties (other points of the file) inserted one by one, then deleted.
             let extra = parties(Array(xs.suffix(10_000)), Array(ys.suffix(10_000)), prefix: "x")
             var opMedians: [Double] = []

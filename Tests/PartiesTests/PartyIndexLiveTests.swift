@@ -107,6 +107,7 @@ final class PartyIndexLiveTests: XCTestCase {
         let base = RandomParties.make(2000, seed: 5)
         var index = PartyIndex(parties: base, radius: 60)
         let seoul = BoundingBox(west: 126.8, south: 37.45, east: 127.15, north: 37.7)
+        var singleCellClusters = 0
         for zoom in [9, 11, 13] {
             let before = index.clusters(in: seoul, zoom: zoom)
             // Unrelated updates: parties added and removed in Busan, 300 km away.
@@ -120,7 +121,7 @@ final class PartyIndexLiveTests: XCTestCase {
             let singles = before.compactMap { f -> Cluster? in
                 if case .cluster(let c) = f, c.id.cells.count == 1 { return c } else { return nil }
             }
-            XCTAssertFalse(singles.isEmpty)
+            singleCellClusters += singles.count
             for c in singles.prefix(5) {
                 var grown = index
                 grown.upsert(Party(id: "extra", origin: c.coordinate, destination: c.coordinate, departAt: 1_700_000_000, seatsTotal: 2, seatsTaken: 0))
@@ -129,6 +130,7 @@ final class PartyIndexLiveTests: XCTestCase {
                 XCTAssertEqual(same.map(\.count), [c.count + 1], "zoom \(zoom): \(c.id) lost its id")
             }
         }
+        XCTAssertGreaterThan(singleCellClusters, 5, "too few single-cell clusters to check")
         index.remove(id: "p0")
     }
 }

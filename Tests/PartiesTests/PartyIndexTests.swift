@@ -9,24 +9,9 @@ final class PartyIndexTests: XCTestCase {
     /// Pixel position of a feature at `zoom`.
     func pixel(_ c: Coordinate, _ zoom: Int) -> (x: Double, y: Double) { WebMercator.pixel(c, zoom: zoom) }
 
-    /// Asserts no two features are closer than `radius` pixels (a grid of radius-sized buckets).
+    /// Asserts no two features are closer than `radius` pixels.
     func assertSpacing(_ features: [ClusterFeature], zoom: Int, radius: Double, file: StaticString = #filePath, line: UInt = #line) {
-        var buckets = [Int64: [(Double, Double)]]()
-        for f in features {
-            let p = pixel(f.coordinate, zoom)
-            buckets[Int64((p.y / radius).rounded(.down)) << 32 | Int64((p.x / radius).rounded(.down)), default: []].append(p)
-        }
-        var closest = Double.infinity
-        for f in features {
-            let p = pixel(f.coordinate, zoom)
-            let gx = Int64((p.x / radius).rounded(.down)), gy = Int64((p.y / radius).rounded(.down))
-            for dy in -1...1 { for dx in -1...1 {
-                for q in buckets[(gy + Int64(dy)) << 32 | (gx + Int64(dx))] ?? [] where q != p {
-                    closest = min(closest, ((q.0 - p.x) * (q.0 - p.x) + (q.1 - p.y) * (q.1 - p.y)).squareRoot())
-                }
-            } }
-        }
-        XCTAssertGreaterThanOrEqual(closest, radius - 1e-6, "two features \(closest) px apart at zoom \(zoom)", file: file, line: line)
+        Spacing.assert(features, zoom: zoom, radius: radius, file: file, line: line)
     }
 
     /// The ids of the parties a feature stands for (its leaves when a cluster).

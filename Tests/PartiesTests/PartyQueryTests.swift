@@ -37,7 +37,9 @@ final class PartyQueryTests: XCTestCase {
         XCTAssertTrue(Self.index.nearby(Coordinate(lon: 0, lat: 0), radiusMeters: 1000, limit: 5).parties.isEmpty)
     }
 
-    /// In a box, every matching party inside it is counted, and nothing beyond one grid cell of it.
+    /// In a box, every matching party inside it is counted; every feature reaches into the
+    /// cells the box touches (a cluster at the edge is shown whole, as its tile formed it), so
+    /// nothing lies beyond one tile of the box; features stay `radius` apart across tile borders.
     func testBoxCountsCoverTheBoxAndNoMore() {
         var rng = SplitMix64(seed: 4)
         let filters = [PartyFilter(), PartyFilter(departAfter: 1_700_030_000), PartyFilter(departBefore: 1_700_050_000, minSeats: 2)]
@@ -50,8 +52,8 @@ final class PartyQueryTests: XCTestCase {
             let nw = WebMercator.coordinate(normalizedX: n.x - w / 2 / world, y: n.y - h / 2 / world)
             let se = WebMercator.coordinate(normalizedX: n.x + w / 2 / world, y: n.y + h / 2 / world)
             let box = BoundingBox(west: nw.lon, south: se.lat, east: se.lon, north: nw.lat)
-            // The box grown by one cell (radius pixels) on every side.
-            let g = 60 / world
+            // The box grown by one tile (2^tileLevels cells of radius pixels) on every side.
+            let g = 60 * Double(1 << PartyIndex.tileLevels) / world
             let a = WebMercator.coordinate(normalizedX: n.x - w / 2 / world - g, y: n.y - h / 2 / world - g)
             let b = WebMercator.coordinate(normalizedX: n.x + w / 2 / world + g, y: n.y + h / 2 / world + g)
             let grown = BoundingBox(west: a.lon, south: b.lat, east: b.lon, north: a.lat)
@@ -61,7 +63,23 @@ final class PartyQueryTests: XCTestCase {
                 let inside = Self.parties.filter { filter.matches($0) && box.contains($0.origin) }.count
                 let near = Self.parties.filter { filter.matches($0) && grown.contains($0.origin) }.count
                 XCTAssertGreaterThanOrEqual(total, inside, "zoom \(zoom): parties inside the box missing")
-                XCTAssertLessThanOrEqual(total, near, "zoom \(zoom): parties from beyond the box's cells counted")
+                XCTAssertLessThanOrEqual(total, near, "zoom \(zoom): parties from beyond the box's tiles counted")
+                // Each feature has a cell the box touches.
+                let down = PartyIndex.maxZoom - zoom
+                let ranges = Self.index.cellRanges(box, zoom: zoom)
+                for f in answer {
+                    let cells: [ClusterID.Cell]
+                    switch f {
+                    case .cluster(let c): cells = c.id.cells
+                    case .party(let p):
+                        let n = WebMercator.normalized(p.origin)
+                        let c = Self.index.cell(x: n.x, y: n.y)
+                        cells = [ClusterID.Cell(x: c.x >> down, y: c.y >> down)]
+                    }
+                    XCTAssertTrue(cells.contains { c in ranges.contains { $0.xs.contains(c.x) && $0.ys.contains(c.y) } },
+                                  "zoom \(zoom): \(f) has no cell in view")
+                }
+                Spacing.assert(answer, zoom: zoom, radius: 60)
                 // Ids of lone parties and clusters are unique in an answer.
                 let ids = answer.map { f -> String in
                     if case .cluster(let c) = f { return c.id.description }

@@ -1,5 +1,6 @@
 import Foundation
 import Geo
+import XCTest
 @testable import Parties
 
 
@@ -42,4 +43,27 @@ enum RandomParties {
     }
 
     static let world = BoundingBox(west: -180, south: -85.06, east: 180, north: 85.06)
+}
+
+/// Spacing checks of cluster answers.
+enum Spacing {
+    /// Asserts no two features are closer than `radius` pixels (a grid of radius-sized buckets).
+    static func assert(_ features: [ClusterFeature], zoom: Int, radius: Double, file: StaticString = #filePath, line: UInt = #line) {
+        var buckets = [Int64: [(Double, Double)]]()
+        for f in features {
+            let p = WebMercator.pixel(f.coordinate, zoom: zoom)
+            buckets[Int64((p.y / radius).rounded(.down)) << 32 | Int64((p.x / radius).rounded(.down)), default: []].append(p)
+        }
+        var closest = Double.infinity
+        for f in features {
+            let p = WebMercator.pixel(f.coordinate, zoom: zoom)
+            let gx = Int64((p.x / radius).rounded(.down)), gy = Int64((p.y / radius).rounded(.down))
+            for dy in -1...1 { for dx in -1...1 {
+                for q in buckets[(gy + Int64(dy)) << 32 | (gx + Int64(dx))] ?? [] where q != p {
+                    closest = min(closest, ((q.0 - p.x) * (q.0 - p.x) + (q.1 - p.y) * (q.1 - p.y)).squareRoot())
+                }
+            } }
+        }
+        XCTAssertGreaterThanOrEqual(closest, radius - 1e-6, "two features \(closest) px apart at zoom \(zoom)", file: file, line: line)
+    }
 }

@@ -1,0 +1,245 @@
+/// The last merge of an answer built from tiles (see `PartyIndex+Tiles`): the greedy merge of
+/// `ClusterMerger`, run over the groups of several tiles, which are already `radius` apart
+/// within each tile.
+///
+/// So in the first round only a pair of groups of different tiles can be closer than the
+/// radius, and both then lie within the radius of their tiles' shared border (a group's
+/// centroid lies in its tile): the first round compares only such pairs, found by a sweep
+/// along x. Later rounds are `ClusterMerger`'s: each group that moved (absorbed) against every
+/// living group within the radius, then the seeds in key order absorb their living
+/// candidates, until a round merges nothing. The outcome is the greedy merge's over all the
+/// groups; most answers have a few border pairs, so it costs little more than the sweep.
+struct TileBorderMerger {
+    struct Item {
+        var count: Int
+        var sumX: Double
+        var sumY: Double
+        var key: UInt64
+        var nextMember: Int32
+        var lastMember: Int32
+    }
+
+    private(set) var items: [Item] = []
+    private var px: [Double] = []
+    private var py: [Double] = []
+    private var alive: [Bool] = []
+    /// Near its tile's border (may pair in the first round), and its tile.
+    private var border: [Bool] = []
+    private var tile: [Int64] = []
+    private var order: [Int32] = []
+    /// Groups by x (position, index), for the sweeps.
+    private var sweep: [(x: Double, i: Int32)] = []
+    private var moved: [Int32] = []
+    private var movedNext: [Int32] = []
+    private var edgeHead: [Int32] = []
+    private var edgeNext: [Int32] = []
+    private var edgeTo: [Int32] = []
+    /// Groups left after `merge`.
+    private(set) var groupCount = 0
+
+    mutating func reset() {
+        items.removeAll(keepingCapacity: true)
+        border.removeAll(keepingCapacity: true)
+        tile.removeAll(keepingCapacity: true)
+        groupCount = 0
+    }
+
+    /// Adds a group of `count` parties whose normalised positions sum to (`sumX`, `sumY`), of
+    /// tile `tile`; `nearBorder` when its centroid lies within the radius (and a pixel) of its
+    /// tile's edge. `key` orders the groups (distinct).
+    mutating func add(count: Int, sumX: Double, sumY: Double, key: UInt64, tile t: Int64, nearBorder: Bool) {
+        items.append(Item(count: count, sumX: sumX, sumY: sumY, key: key, nextMember: -1, lastMember: Int32(items.count)))
+        border.append(nearBorder)
+        tile.append(t)
+    }
+
+    /// Count and coordinate sums of group `i` (after `merge`, of all it absorbed).
+    func count(_ i: Int) -> Int { items[i].count }
+    func sums(_ i: Int) -> (x: Double, y: Double) { (items[i].sumX, items[i].sumY) }
+
+    /// Merges at a zoom whose world is `scale` pixels wide, until no two groups are closer
+    /// than `radius` pixels.
+    mutating func merge(radius: Double, scale: Double) {
+        let n = items.count
+        groupCount = n
+        px.removeAll(keepingCapacity: true)
+        py.removeAll(keepingCapacity: true)
+        alive.removeAll(keepingCapacity: true)
+        edgeHead.removeAll(keepingCapacity: true)
+        order.removeAll(keepingCapacity: true)
+        for i in 0..<n {
+            let c = Double(items[i].count)
+            px.append(items[i].sumX / c * scale)
+            py.append(items[i].sumY / c * scale)
+            alive.append(true)
+            edgeHead.append(-1)
+            order.append(Int32(i))
+        }
+        guard n > 1 else { return }
+        // Tiles come in quadtree order and each lists its groups in key order: usually sorted.
+        var sorted = true
+        for i in 1..<n where items[i - 1].key > items[i].key {
+            sorted = false
+            break
+        }
+        if !sorted {
+            let its = items
+            order.sort { its[Int($0)].key < its[Int($1)].key }
+        }
+        let r2 = radius * radius
+        // Round one: pairs of different tiles near their borders, by a sweep along x.
+        edgeNext.removeAll(keepingCapacity: true)
+        edgeTo.removeAll(keepingCapacity: true)
+        sweep.removeAll(keepingCapacity: true)
+        for i in 0..<n where border[i] { sweep.append((px[i], Int32(i))) }
+        if sweep.count <= 48 {
+            // Few: every pair (no sort).
+            for a in 0..<sweep.count {
+                let i = Int(sweep[a].i)
+                for b in (a + 1)..<max(sweep.count, a + 1) {
+                    let j = Int(sweep[b].i)
+                    let dx = px[j] - px[i], dy = py[j] - py[i]
+                    if tile[i] != tile[j] && dx * dx + dy * dy < r2 { addPair(i, j) }
+                }
+            }
+            sweep.removeAll(keepingCapacity: true)
+        } else {
+            TileBorderMerger.sortByX(&sweep)
+        }
+        for a in 0..<sweep.count {
+            let i = Int(sweep[a].i)
+            var b = a + 1
+            while b < sweep.count {
+                let j = Int(sweep[b].i)
+                let dx = sweep[b].x - sweep[a].x
+                if dx >= radius { break }
+                let dy = py[j] - py[i]
+                if tile[i] != tile[j] && dx * dx + dy * dy < r2 { addPair(i, j) }
+                b += 1
+            }
+        }
+        var left = n
+        moved.removeAll(keepingCapacity: true)
+        while true {
+            // The seeds in key order, each absorbing its living candidates.
+            movedNext.removeAll(keepingCapacity: true)
+            if !edgeTo.isEmpty {
+                for k in 0..<n {
+                    let i = Int(order[k])
+                    var e = edgeHead[i]
+                    guard e >= 0 else { continue }
+                    edgeHead[i] = -1
+                    guard alive[i] else { continue }
+                    var absorbed = false
+                    while e >= 0 {
+                        let j = Int(edgeTo[Int(e)])
+                        if alive[j] {
+                            alive[j] = false
+                            left -= 1
+                            absorb(j, into: i)
+                            absorbed = true
+                        }
+                        e = edgeNext[Int(e)]
+                    }
+                    if absorbed { movedNext.append(Int32(i)) }
+                }
+            }
+            swap(&moved, &movedNext)
+            guard !moved.isEmpty else { break }
+            // The next round's candidates: each moved group with every living group within the radius.
+            for m in moved {
+                let i = Int(m)
+                let c = Double(items[i].count)
+                px[i] = items[i].sumX / c * scale
+                py[i] = items[i].sumY / c * scale
+            }
+            edgeNext.removeAll(keepingCapacity: true)
+            edgeTo.removeAll(keepingCapacity: true)
+            if moved.count * left <= 2048 {
+                // Few: each moved group against every living one (no sort).
+                for m in moved {
+                    let i = Int(m)
+                    let x = px[i], y = py[i]
+                    for j in 0..<n where alive[j] && j != i {
+                        let dx = px[j] - x, dy = py[j] - y
+                        if dx * dx + dy * dy < r2 { addPair(i, j) }
+                    }
+                }
+                continue
+            }
+            sweep.removeAll(keepingCapacity: true)
+            for i in 0..<n where alive[i] { sweep.append((px[i], Int32(i))) }
+            TileBorderMerger.sortByX(&sweep)
+            for m in moved {
+                let i = Int(m)
+                let x = px[i], y = py[i]
+                // The first living group at x − radius or beyond, then on while within reach.
+                var lo = 0, hi = sweep.count
+                while lo < hi {
+                    let mid = (lo + hi) / 2
+                    if sweep[mid].x <= x - radius { lo = mid + 1 } else { hi = mid }
+                }
+                while lo < sweep.count {
+                    let j = Int(sweep[lo].i)
+                    let dx = px[j] - x
+                    if dx >= radius { break }
+                    let dy = py[j] - y
+                    if j != i && dx * dx + dy * dy < r2 { addPair(i, j) }
+                    lo += 1
+                }
+            }
+        }
+        groupCount = left
+    }
+
+    /// Sorts by x, then index (short lists by insertion).
+    private static func sortByX(_ list: inout [(x: Double, i: Int32)]) {
+        guard list.count <= 64 else {
+            list.sort { $0.x < $1.x || ($0.x == $1.x && $0.i < $1.i) }
+            return
+        }
+        list.withUnsafeMutableBufferPointer { a in
+            for k in a.indices.dropFirst() {
+                let v = a[k]
+                var b = k
+                while b > 0 && (a[b - 1].x > v.x || (a[b - 1].x == v.x && a[b - 1].i > v.i)) {
+                    a[b] = a[b - 1]
+                    b -= 1
+                }
+                a[b] = v
+            }
+        }
+    }
+
+    private mutating func addPair(_ a: Int, _ b: Int) {
+        edgeTo.append(Int32(b))
+        edgeNext.append(edgeHead[a])
+        edgeHead[a] = Int32(edgeTo.count - 1)
+        edgeTo.append(Int32(a))
+        edgeNext.append(edgeHead[b])
+        edgeHead[b] = Int32(edgeTo.count - 1)
+    }
+
+    private mutating func absorb(_ j: Int, into i: Int) {
+        items[i].count += items[j].count
+        items[i].sumX += items[j].sumX
+        items[i].sumY += items[j].sumY
+        items[Int(items[i].lastMember)].nextMember = Int32(j)
+        items[i].lastMember = items[j].lastMember
+    }
+
+    /// The groups left, in key order (indices of the groups that absorbed the others).
+    var survivors: [Int32] { order.filter { alive[Int($0)] } }
+
+    /// True when group `i` absorbed no other.
+    func isAlone(_ i: Int) -> Bool { items[i].nextMember < 0 }
+
+    /// Calls `body` with each group merged into `g` (itself first).
+    func forEachMember(of g: Int, _ body: (Int) -> Void) {
+        var m = Int32(g)
+        while m >= 0 {
+            body(Int(m))
+            m = items[Int(m)].nextMember
+        }
+    }
+}
