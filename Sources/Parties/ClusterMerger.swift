@@ -52,10 +52,6 @@ struct ClusterMerger {
     /// Number of input features.
     var inputCount: Int { items.count }
 
-    init(allowsCellTable: Bool = true) {
-        self.allowsCellTable = allowsCellTable
-    }
-
     mutating func reset() {
         items.removeAll(keepingCapacity: true)
         groupCount = 0

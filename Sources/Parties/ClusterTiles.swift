@@ -68,10 +68,14 @@ final class TileCache: @unchecked Sendable {
     private var free: [Int32] = []
     /// Groups held by all entries (a memory bound: past `maxGroups` all are dropped).
     private(set) var groupCount = 0
-    /// Most groups kept (about 100 bytes each with their cells and clusters).
-    static let maxGroups = 1 << 21
+    /// Most groups kept: past it everything is dropped and tiles are merged again as queries
+    /// need them.
+    let maxGroups: Int
 
-    init() {
+    /// A cache of at most `maxGroups` groups; the default, about 125 bytes a group with its
+    /// extent, cells and cluster, bounds it to about 130 MB.
+    init(maxGroups: Int = 1 << 20) {
+        self.maxGroups = maxGroups
         byNode = Array(repeating: [], count: PartyIndex.maxZoom + 1)
     }
 
@@ -88,7 +92,7 @@ final class TileCache: @unchecked Sendable {
         defer { lock.unlock() }
         if Int(node) < byNode[zoom].count, case let e = byNode[zoom][Int(node)], e >= 0 { return entries[Int(e)] }
         let made = make()
-        if groupCount + made.groups.count > TileCache.maxGroups { dropEverything() }
+        if groupCount + made.groups.count > maxGroups { dropEverything() }
         let e: Int32
         if let f = free.popLast() {
             e = f

@@ -51,7 +51,7 @@ enum ClustersBench {
             }
             // The same viewports, each right after a write inside it (a party put at its centre,
             // removed after the query, both untimed): the query merges that tile afresh.
-            var afterWrite: [Double] = []
+            var afterWrite: [Double] = [], afterWriteFeatures = 0
             for _ in 0..<rounds {
                 var lat: [Double] = []
                 for v in views {
@@ -59,7 +59,7 @@ enum ClustersBench {
                     index.upsert(Party(id: "fresh", origin: c, destination: c.offset(eastMeters: 3000, northMeters: 2000),
                                        departAt: Date().timeIntervalSince1970.rounded() + 3600, seatsTotal: 4, seatsTaken: 1))
                     let t0 = nowNanos()
-                    features += index.clusters(in: v.box, zoom: v.zoom, filter: PartyFilter(), scratch: &scratch).count
+                    afterWriteFeatures += index.clusters(in: v.box, zoom: v.zoom, filter: PartyFilter(), scratch: &scratch).count
                     lat.append(Double(nowNanos() - t0) / 1000)
                     index.remove(id: "fresh")
                 }
@@ -101,7 +101,8 @@ enum ClustersBench {
             ctx.add(BenchRecord(key: "clusters.\(label).query_after_write_p50", impl: "taxipot PartyIndex",
                                 metric: "viewport query p50 right after a write in view", unit: "µs", better: "lower",
                                 samples: afterWrite, n: views.count,
-                                conditions: qc + "; before each query a party is put at the view's centre (removed after it), so the query merges that tile afresh"))
+                                conditions: base + String(format: "; the same %d viewports, mean %.0f features per answer; before each query a party is put at the view's centre (removed after it), so the query merges that tile afresh",
+                                                          views.count, Double(afterWriteFeatures) / Double(views.count * max(rounds, 1)))))
             // One insert or delete: 10,000 new parties (other points of the file) inserted one by one, then deleted.
             let extra = parties(Array(xs.suffix(10_000)), Array(ys.suffix(10_000)), prefix: "x")
             var opMedians: [Double] = []

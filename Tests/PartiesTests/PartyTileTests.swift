@@ -144,6 +144,22 @@ final class PartyTileTests: XCTestCase {
         XCTAssertGreaterThan(compared, 200, "too few features away from the edges")
     }
 
+    /// Past its bound the cache drops everything and goes on keeping tiles; answers stay right.
+    func testTheCacheStaysWithinItsBound() {
+        let parties = RandomParties.make(2500, seed: 19)
+        var index = PartyIndex(parties: parties, radius: 60)
+        let fresh = PartyIndex(parties: parties, radius: 60)
+        index.tileCache = TileCache(maxGroups: 300)
+        var most = 0
+        for (box, zoom) in boxes(120, seed: 11) {
+            XCTAssertEqual(index.clusters(in: box, zoom: zoom), fresh.clusters(in: box, zoom: zoom), "zoom \(zoom)")
+            XCTAssertLessThanOrEqual(index.tileCache.groupCount, 300)
+            most = max(most, index.tileCache.groupCount)
+        }
+        XCTAssertGreaterThan(most, 150, "the cache should fill up")
+        XCTAssertNil(index.invariantViolation())
+    }
+
     /// Copies sharing kept tiles answer from many threads at once as one thread does alone.
     func testSharedTilesAreSafeToReadFromManyThreads() {
         let index = PartyIndex(parties: RandomParties.make(2500, seed: 15), radius: 60)
