@@ -12,7 +12,7 @@
 /// later one, or it would have absorbed it; so each feature need only look at later ones.)
 ///
 /// Reusable: `reset()` keeps the buffers, so a query allocates nothing once warmed up.
-struct ClusterMerger {
+struct ClusterMerger: MergedGroups {
     struct Item {
         var count: Int
         var sumX: Double
@@ -70,11 +70,6 @@ struct ClusterMerger {
         items.append(Item(count: c, sumX: sx, sumY: sy, key: k, nextMember: -1, lastMember: Int32(items.count),
                           cellX: cellX, cellY: cellY))
     }
-
-    /// Count of feature `i` (after `merge`, of the group it leads).
-    func count(_ i: Int) -> Int { items[i].count }
-    /// Coordinate sums of feature `i` (after `merge`, of the group it leads).
-    func sums(_ i: Int) -> (x: Double, y: Double) { (items[i].sumX, items[i].sumY) }
 
     /// Merges at a zoom whose world is `scale` pixels wide, keeping features ≥ `radius` px apart.
     ///
@@ -242,7 +237,7 @@ struct ClusterMerger {
                 for t in 0..<h {
                     let j = Int(hits[t])
                     alive[j] = false
-                    absorb(j, into: i, it)
+                    Item.absorb(j, into: i, it)
                 }
                 left -= h
                 sc.moved.append(Int32(i))
@@ -280,38 +275,16 @@ struct ClusterMerger {
             sc.movedNext.removeAll(keepingCapacity: true)
             if !sc.edgeTo.isEmpty {
                 // The round: seeds in order, each absorbing its living candidates.
-                for k in 0..<n {
-                    let i = Int(ord[k])
-                    var e = heads[i]
-                    guard e >= 0 else { continue }
-                    heads[i] = -1
-                    guard alive[i] else { continue }
-                    var absorbed = false
-                    while e >= 0 {
-                        let j = Int(sc.edgeTo[Int(e)])
-                        if alive[j] {
-                            alive[j] = false
-                            left -= 1
-                            absorb(j, into: i, it)
-                            absorbed = true
-                        }
-                        e = sc.edgeNext[Int(e)]
+                left -= sc.edgeTo.withUnsafeBufferPointer { to in
+                    sc.edgeNext.withUnsafeBufferPointer { next in
+                        absorbCandidates(order: UnsafeBufferPointer(rebasing: ord[0..<n]), heads: heads, edgeTo: to, edgeNext: next,
+                                         alive: alive, items: it, moved: &sc.movedNext)
                     }
-                    if absorbed { sc.movedNext.append(Int32(i)) }
                 }
             }
             swap(&sc.moved, &sc.movedNext)
         }
         return left
-    }
-
-    @inline(__always)
-    private static func absorb(_ j: Int, into i: Int, _ it: UnsafeMutableBufferPointer<Item>) {
-        it[i].count += it[j].count
-        it[i].sumX += it[j].sumX
-        it[i].sumY += it[j].sumY
-        it[Int(it[i].lastMember)].nextMember = Int32(j)
-        it[i].lastMember = it[j].lastMember
     }
 
     /// Calls `body` with the features and the surviving ones' indices, in merge order.
@@ -330,18 +303,6 @@ struct ClusterMerger {
                     }
                 }
             }
-        }
-    }
-
-    /// True when feature `g` absorbed no other.
-    func isAlone(_ g: Int) -> Bool { items[g].nextMember < 0 }
-
-    /// Calls `body` with each input feature merged into `g` (itself first).
-    func forEachMember(of g: Int, _ body: (Int) -> Void) {
-        var m = Int32(g)
-        while m >= 0 {
-            body(Int(m))
-            m = items[Int(m)].nextMember
         }
     }
 }

@@ -9,17 +9,8 @@
 /// living group within the radius, then the seeds in key order absorb their living
 /// candidates, until a round merges nothing. The outcome is the greedy merge's over all the
 /// groups; most answers have a few border pairs, so it costs little more than the sweep.
-struct TileBorderMerger {
-    struct Item {
-        var count: Int
-        var sumX: Double
-        var sumY: Double
-        var key: UInt64
-        var nextMember: Int32
-        var lastMember: Int32
-    }
-
-    private(set) var items: [Item] = []
+struct TileBorderMerger: MergedGroups {
+    private(set) var items: [ClusterMerger.Item] = []
     private var px: [Double] = []
     private var py: [Double] = []
     private var alive: [Bool] = []
@@ -48,14 +39,11 @@ struct TileBorderMerger {
     /// tile `tile`; `nearBorder` when its centroid lies within the radius (and a pixel) of its
     /// tile's edge. `key` orders the groups (distinct).
     mutating func add(count: Int, sumX: Double, sumY: Double, key: UInt64, tile t: Int64, nearBorder: Bool) {
-        items.append(Item(count: count, sumX: sumX, sumY: sumY, key: key, nextMember: -1, lastMember: Int32(items.count)))
+        items.append(ClusterMerger.Item(count: count, sumX: sumX, sumY: sumY, key: key, nextMember: -1, lastMember: Int32(items.count),
+                                        cellX: 0, cellY: 0))
         border.append(nearBorder)
         tile.append(t)
     }
-
-    /// Count and coordinate sums of group `i` (after `merge`, of all it absorbed).
-    func count(_ i: Int) -> Int { items[i].count }
-    func sums(_ i: Int) -> (x: Double, y: Double) { (items[i].sumX, items[i].sumY) }
 
     /// Merges at a zoom whose world is `scale` pixels wide, until no two groups are closer
     /// than `radius` pixels.
@@ -124,25 +112,23 @@ struct TileBorderMerger {
             // The seeds in key order, each absorbing its living candidates.
             movedNext.removeAll(keepingCapacity: true)
             if !edgeTo.isEmpty {
-                for k in 0..<n {
-                    let i = Int(order[k])
-                    var e = edgeHead[i]
-                    guard e >= 0 else { continue }
-                    edgeHead[i] = -1
-                    guard alive[i] else { continue }
-                    var absorbed = false
-                    while e >= 0 {
-                        let j = Int(edgeTo[Int(e)])
-                        if alive[j] {
-                            alive[j] = false
-                            left -= 1
-                            absorb(j, into: i)
-                            absorbed = true
+                var next = [Int32]()
+                swap(&next, &movedNext)
+                left -= order.withUnsafeBufferPointer { order in
+                    edgeHead.withUnsafeMutableBufferPointer { heads in
+                        edgeTo.withUnsafeBufferPointer { to in
+                            edgeNext.withUnsafeBufferPointer { edges in
+                                alive.withUnsafeMutableBufferPointer { alive in
+                                    items.withUnsafeMutableBufferPointer { items in
+                                        ClusterMerger.absorbCandidates(order: order, heads: heads, edgeTo: to, edgeNext: edges,
+                                                                       alive: alive, items: items, moved: &next)
+                                    }
+                                }
+                            }
                         }
-                        e = edgeNext[Int(e)]
                     }
-                    if absorbed { movedNext.append(Int32(i)) }
                 }
+                swap(&next, &movedNext)
             }
             swap(&moved, &movedNext)
             guard !moved.isEmpty else { break }
@@ -220,26 +206,6 @@ struct TileBorderMerger {
         edgeHead[b] = Int32(edgeTo.count - 1)
     }
 
-    private mutating func absorb(_ j: Int, into i: Int) {
-        items[i].count += items[j].count
-        items[i].sumX += items[j].sumX
-        items[i].sumY += items[j].sumY
-        items[Int(items[i].lastMember)].nextMember = Int32(j)
-        items[i].lastMember = items[j].lastMember
-    }
-
     /// The groups left, in key order (indices of the groups that absorbed the others).
     var survivors: [Int32] { order.filter { alive[Int($0)] } }
-
-    /// True when group `i` absorbed no other.
-    func isAlone(_ i: Int) -> Bool { items[i].nextMember < 0 }
-
-    /// Calls `body` with each group merged into `g` (itself first).
-    func forEachMember(of g: Int, _ body: (Int) -> Void) {
-        var m = Int32(g)
-        while m >= 0 {
-            body(Int(m))
-            m = items[Int(m)].nextMember
-        }
-    }
 }

@@ -6,17 +6,7 @@ import XCTest
 /// child nodes; the general (filtered) path searches them. Both must give the same answers,
 /// after a bulk load and after any mix of inserts, deletes and moves.
 final class PartyFastPathTests: XCTestCase {
-    /// One line per feature, coordinates to 1e-7 degrees (sums kept live may differ from sums
-    /// added up afresh in the last bits).
-    func lines(_ features: [ClusterFeature]) -> [String] {
-        features.map { f -> String in
-            switch f {
-            case .party(let p): return "party \(p.id)"
-            case .cluster(let c):
-                return "cluster \(c.id) \(c.count) \(c.expansionZoom) \((c.coordinate.lon * 1e7).rounded()) \((c.coordinate.lat * 1e7).rounded())"
-            }
-        }.sorted()
-    }
+    func lines(_ features: [ClusterFeature]) -> [String] { AnswerLines.of(features) }
 
     func assertPathsAgree(_ index: PartyIndex, boxes: [(BoundingBox, Int)], _ label: String, file: StaticString = #filePath, line: UInt = #line) {
         var scratch = ClusterQueryScratch()
@@ -46,16 +36,7 @@ final class PartyFastPathTests: XCTestCase {
         var index = PartyIndex(parties: initial, radius: 60)
         var live = Dictionary(uniqueKeysWithValues: initial.map { ($0.id, $0) })
         // The world at every zoom, and boxes around the cities.
-        var boxes = (0...PartyIndex.maxZoom).map { (RandomParties.world, $0) }
-        for _ in 0..<40 {
-            let zoom = Int.random(in: 5...18, using: &rng)
-            let c = RandomParties.cities[Int.random(in: 0..<RandomParties.cities.count, using: &rng)]
-            let world = WebMercator.tileSize * Double(1 << zoom)
-            let n = WebMercator.normalized(Coordinate(lon: c.0 + Double.random(in: -0.04...0.04, using: &rng), lat: c.1 + Double.random(in: -0.04...0.04, using: &rng)))
-            let nw = WebMercator.coordinate(normalizedX: n.x - 206 / world, y: n.y - 457 / world)
-            let se = WebMercator.coordinate(normalizedX: n.x + 206 / world, y: n.y + 457 / world)
-            boxes.append((BoundingBox(west: nw.lon, south: se.lat, east: se.lon, north: nw.lat), zoom))
-        }
+        let boxes = (0...PartyIndex.maxZoom).map { (RandomParties.world, $0) } + RandomParties.phoneViews(40, seed: 42, spread: 0.04)
         XCTAssertNil(index.invariantViolation())
         assertPathsAgree(index, boxes: boxes, "after the bulk load")
         for step in 1...2400 {

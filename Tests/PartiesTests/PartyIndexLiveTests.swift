@@ -5,13 +5,7 @@ import XCTest
 /// Inserts, deletes and moves without a rebuild give the same answers as a fresh build.
 final class PartyIndexLiveTests: XCTestCase {
     func answer(_ index: PartyIndex, zoom: Int, _ box: BoundingBox = RandomParties.world, filter: PartyFilter = PartyFilter()) -> [String] {
-        index.clusters(in: box, zoom: zoom, filter: filter).map { f -> String in
-            switch f {
-            case .party(let p): return "party \(p.id)"
-            case .cluster(let c):
-                return "cluster \(c.id) \(c.count) \(c.expansionZoom) \((c.coordinate.lon * 1e7).rounded()) \((c.coordinate.lat * 1e7).rounded())"
-            }
-        }.sorted()
+        AnswerLines.of(index.clusters(in: box, zoom: zoom, filter: filter))
     }
 
     func testRandomUpdatesMatchAFreshBuild() {

@@ -8,31 +8,9 @@ import XCTest
 /// clusters do not depend on the view away from its edges, and shared tiles are safe to read
 /// from many threads.
 final class PartyTileTests: XCTestCase {
-    func lines(_ features: [ClusterFeature]) -> [String] { Self.lines(features) }
+    func lines(_ features: [ClusterFeature]) -> [String] { AnswerLines.of(features) }
 
-    static func lines(_ features: [ClusterFeature]) -> [String] {
-        features.map { f -> String in
-            switch f {
-            case .party(let p): return "party \(p.id)"
-            case .cluster(let c):
-                return "cluster \(c.id) \(c.count) \(c.expansionZoom) \((c.coordinate.lon * 1e7).rounded()) \((c.coordinate.lat * 1e7).rounded())"
-            }
-        }.sorted()
-    }
-
-    /// Phone-sized boxes around the cities at zooms 5–18.
-    func boxes(_ count: Int, seed: UInt64) -> [(BoundingBox, Int)] {
-        var rng = SplitMix64(seed: seed)
-        return (0..<count).map { _ in
-            let zoom = Int.random(in: 5...18, using: &rng)
-            let c = RandomParties.cities[Int.random(in: 0..<RandomParties.cities.count, using: &rng)]
-            let world = WebMercator.tileSize * Double(1 << zoom)
-            let n = WebMercator.normalized(Coordinate(lon: c.0 + Double.random(in: -0.05...0.05, using: &rng), lat: c.1 + Double.random(in: -0.05...0.05, using: &rng)))
-            let nw = WebMercator.coordinate(normalizedX: n.x - 206 / world, y: n.y - 457 / world)
-            let se = WebMercator.coordinate(normalizedX: n.x + 206 / world, y: n.y + 457 / world)
-            return (BoundingBox(west: nw.lon, south: se.lat, east: se.lon, north: nw.lat), zoom)
-        }
-    }
+    func boxes(_ count: Int, seed: UInt64) -> [(BoundingBox, Int)] { RandomParties.phoneViews(count, seed: seed) }
 
     /// Queries keep tiles; writes in between drop the ones they touch, so every kept tile
     /// always equals its tile merged afresh, and answers equal a fresh build's.
@@ -175,7 +153,7 @@ final class PartyTileTests: XCTestCase {
             var scratch = ClusterQueryScratch()
             for k in 0..<views.count {
                 let i = (k + 20 * t) % views.count
-                let got = PartyTileTests.lines(copy.clusters(in: views[i].0, zoom: views[i].1, scratch: &scratch))
+                let got = AnswerLines.of(copy.clusters(in: views[i].0, zoom: views[i].1, scratch: &scratch))
                 results.lock.lock()
                 results.lines[t * views.count + i] = got
                 results.lock.unlock()

@@ -43,6 +43,22 @@ enum RandomParties {
     }
 
     static let world = BoundingBox(west: -180, south: -85.06, east: 180, north: 85.06)
+
+    /// `count` phone-sized boxes (412 × 914 px) near the cities (centres within `spread`
+    /// degrees) at zooms 5–18.
+    static func phoneViews(_ count: Int, seed: UInt64, spread: Double = 0.05) -> [(BoundingBox, Int)] {
+        var rng = SplitMix64(seed: seed)
+        return (0..<count).map { _ in
+            let zoom = Int.random(in: 5...18, using: &rng)
+            let c = cities[Int.random(in: 0..<cities.count, using: &rng)]
+            let world = WebMercator.tileSize * Double(1 << zoom)
+            let n = WebMercator.normalized(Coordinate(lon: c.0 + Double.random(in: -spread...spread, using: &rng),
+                                                      lat: c.1 + Double.random(in: -spread...spread, using: &rng)))
+            let nw = WebMercator.coordinate(normalizedX: n.x - 206 / world, y: n.y - 457 / world)
+            let se = WebMercator.coordinate(normalizedX: n.x + 206 / world, y: n.y + 457 / world)
+            return (BoundingBox(west: nw.lon, south: se.lat, east: se.lon, north: nw.lat), zoom)
+        }
+    }
 }
 
 /// Spacing checks of cluster answers.
@@ -65,5 +81,19 @@ enum Spacing {
             } }
         }
         XCTAssertGreaterThanOrEqual(closest, radius - 1e-6, "two features \(closest) px apart at zoom \(zoom)", file: file, line: line)
+    }
+}
+
+/// Answers as sorted text lines, one a feature, coordinates to 1e-7 degrees (sums kept live
+/// may differ from sums added up afresh in the last bits).
+enum AnswerLines {
+    static func of(_ features: [ClusterFeature]) -> [String] {
+        features.map { f -> String in
+            switch f {
+            case .party(let p): return "party \(p.id)"
+            case .cluster(let c):
+                return "cluster \(c.id) \(c.count) \(c.expansionZoom) \((c.coordinate.lon * 1e7).rounded()) \((c.coordinate.lat * 1e7).rounded())"
+            }
+        }.sorted()
     }
 }
