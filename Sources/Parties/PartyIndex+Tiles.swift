@@ -14,6 +14,12 @@ extension PartyIndex {
     // another tile's group at the view's edge; and its count may include parties of its own
     // cells just outside the view, as a map shows a cluster at the edge whole.
 
+    /// Drops every kept tile, freeing its memory; tiles are merged again as queries need them
+    /// (what the first queries after a start cost; for benchmarks, and to give memory back).
+    public mutating func dropKeptTiles() {
+        tileCache = TileCache(maxGroups: tileCache.maxGroups)
+    }
+
     /// Zoom levels a tile spans: a tile is `1 << tileLevels` cells a side. (Measured on the
     /// benchmark's phone views before the last tuning: 8-cell tiles made more groups meet at
     /// tile borders, answers 30–40% slower; 32-cell tiles answered about 13% faster, but a tile

@@ -65,6 +65,19 @@ enum ClustersBench {
                 }
                 afterWrite.append(percentile(lat, 50))
             }
+            // The same viewports with no tile kept, as the first queries after a start: the
+            // kept tiles dropped before each query (untimed), so it merges every tile it needs.
+            var cold: [Double] = [], coldFeatures = 0
+            for _ in 0..<rounds {
+                var lat: [Double] = []
+                for v in views {
+                    index.dropKeptTiles()
+                    let t0 = nowNanos()
+                    coldFeatures += index.clusters(in: v.box, zoom: v.zoom, filter: PartyFilter(), scratch: &scratch).count
+                    lat.append(Double(nowNanos() - t0) / 1000)
+                }
+                cold.append(percentile(lat, 50))
+            }
             // `--clusters-stages yes`: the p50 of the answer taken only so far (see `PartiesBenchmark.QueryStage`), as notes.
             if options["clusters-stages"] == "yes" {
                 for stage in PartiesBenchmark.QueryStage.allCases {
@@ -98,6 +111,11 @@ enum ClustersBench {
                                 better: "lower", samples: p50, n: views.count, conditions: qc))
             ctx.add(BenchRecord(key: "clusters.\(label).query_p99", impl: "taxipot PartyIndex", metric: "viewport query p99", unit: "µs",
                                 better: "lower", samples: p99, n: views.count, conditions: qc))
+            ctx.add(BenchRecord(key: "clusters.\(label).query_cold_p50", impl: "taxipot PartyIndex",
+                                metric: "viewport query p50 with no tile kept", unit: "µs", better: "lower",
+                                samples: cold, n: views.count,
+                                conditions: base + String(format: "; the same %d viewports, mean %.0f features per answer; the kept tiles dropped before each query, as for the first queries after a start",
+                                                          views.count, Double(coldFeatures) / Double(views.count * max(rounds, 1)))))
             ctx.add(BenchRecord(key: "clusters.\(label).query_after_write_p50", impl: "taxipot PartyIndex",
                                 metric: "viewport query p50 right after a write in view", unit: "µs", better: "lower",
                                 samples: afterWrite, n: views.count,

@@ -138,6 +138,20 @@ final class PartyTileTests: XCTestCase {
         XCTAssertNil(index.invariantViolation())
     }
 
+    /// Dropping the kept tiles frees them; the next answers merge them again, the same answers.
+    func testDroppingKeptTilesKeepsTheAnswers() {
+        var index = PartyIndex(parties: RandomParties.make(1500, seed: 27), radius: 60)
+        let views = boxes(30, seed: 12)
+        let before = views.map { index.clusters(in: $0.0, zoom: $0.1) }
+        XCTAssertGreaterThan(index.tileCache.entryCount, 10)
+        index.dropKeptTiles()
+        XCTAssertEqual(index.tileCache.entryCount, 0)
+        XCTAssertEqual(index.tileCache.groupCount, 0)
+        for (k, v) in views.enumerated() { XCTAssertEqual(index.clusters(in: v.0, zoom: v.1), before[k], "zoom \(v.1)") }
+        XCTAssertGreaterThan(index.tileCache.entryCount, 10)
+        XCTAssertNil(index.invariantViolation())
+    }
+
     /// Copies sharing kept tiles answer from many threads at once as one thread does alone.
     func testSharedTilesAreSafeToReadFromManyThreads() {
         let index = PartyIndex(parties: RandomParties.make(2500, seed: 15), radius: 60)

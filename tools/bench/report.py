@@ -64,6 +64,7 @@ ROWS = [
      lambda o, p: o <= p),
     ("Clusters", "1M parties: viewport query p99", "clusters.1m.query_p99", "peer", "", None),
     ("Clusters", "1M parties: viewport query p50 right after a write in view", "clusters.1m.query_after_write_p50", None, "", None),
+    ("Clusters", "1M parties: viewport query p50 with no tile kept (as after a start)", "clusters.1m.query_cold_p50", None, "", None),
     ("Clusters", "1M parties: one insert or delete", "clusters.1m.update_us", "peer", "≤ 10 µs",
      lambda o, p: o <= 10),
     ("Clusters", "1M parties: restart (reload from SQLite)", "clusters.1m.restart_s", None, "≤ 5 s",
