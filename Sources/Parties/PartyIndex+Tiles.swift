@@ -5,8 +5,9 @@ extension PartyIndex {
 
     // A view's answer is built from tiles: at zoom z a tile is the node of depth
     // z − `tileLevels`, a square of 2^tileLevels cells a side (16 cells, 960 px at the default
-    // radius, about a phone screen). Within each tile the greedy merge runs over all the tile's occupied cells, in or
-    // out of view, so a tile's groups depend on its parties alone: unfiltered, they are kept in
+    // radius, about a phone screen). Within each tile the greedy merge runs over all the
+    // tile's occupied cells, in or out of view, so a tile's groups depend on its parties
+    // alone: unfiltered, they are kept in
     // `tileCache` until a write passes through the tile's node. An answer takes every group
     // of the tiles in view that has a cell in view, whole, and merges them once more across
     // tile borders (the same greedy merge, over groups), so no two features are closer than the

@@ -7,7 +7,7 @@ import Geo
 /// zoom z+1 lies inside exactly one cell at zoom z (its coordinates halved), so the cells form
 /// a quadtree. The index keeps that quadtree with a count and a coordinate sum per occupied
 /// cell, so an insert or delete touches one root-to-leaf path (at most 21 nodes) and a query
-/// reads the aggregates of the cells in view. A node holding a single party is a leaf
+/// reads the aggregates of the cells near the view. A node holding a single party is a leaf
 /// (the path is not extended below it); cells at zoom 20 hold a list of co-located parties.
 ///
 /// Clusters at a zoom are built from tiles of 16 × 16 cells (`PartyIndex+Tiles`): within a
