@@ -237,18 +237,26 @@ final class ServerTests: XCTestCase {
         // thread that keeps polling between them (it never sleeps): each must be measured at
         // about 100 µs, under the 1 ms budget, so all stay inline. (Per-thread CPU time read
         // from getrusage lags by up to a scheduler tick on such a thread and sent some to the
-        // workers.) The same with the polling off.
+        // workers.) The same with the polling off. A run may meet one real overrun on a loaded
+        // machine (a handler blocked for over 1 ms sends the route's next requests to the
+        // workers: 3 of 300 once in five clean-clone runs of the suite), so each case gets three
+        // runs, one of which must keep all 300 inline.
         for spin in [100, 0] {
-            var options = HTTPServerOptions()
-            options.accessLog = false
-            options.ioSpinMicroseconds = spin
-            let server = HTTPServer(router: Self.busyRouter(microseconds: 100), options: options)
-            try server.start(host: "127.0.0.1", port: 0)
-            defer { server.stop() }
-            let c = try RawHTTPClient(port: server.port)
-            var seen: [String: Int] = [:]
-            for _ in 0..<300 { seen[try threadName(c, "/busy"), default: 0] += 1 }
-            XCTAssertEqual(seen, ["io": 300], "spin \(spin) µs")
+            var runs: [[String: Int]] = []
+            for _ in 0..<3 {
+                var options = HTTPServerOptions()
+                options.accessLog = false
+                options.ioSpinMicroseconds = spin
+                let server = HTTPServer(router: Self.busyRouter(microseconds: 100), options: options)
+                try server.start(host: "127.0.0.1", port: 0)
+                defer { server.stop() }
+                let c = try RawHTTPClient(port: server.port)
+                var seen: [String: Int] = [:]
+                for _ in 0..<300 { seen[try threadName(c, "/busy"), default: 0] += 1 }
+                runs.append(seen)
+                if seen == ["io": 300] { break }
+            }
+            XCTAssertEqual(runs.last, ["io": 300], "spin \(spin) µs: every run sent some to the workers: \(runs)")
         }
     }
 
