@@ -126,7 +126,7 @@ extension PartyIndex {
                         group.cellCount = 1
                         entry.cells.append(r)
                         entry.groups.append(group)
-                    entry.boxes.append(box)
+                        entry.boxes.append(box)
                         continue
                     }
                     let firstCell = pendingCells.count, firstChild = below.count

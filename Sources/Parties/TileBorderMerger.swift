@@ -4,8 +4,8 @@
 ///
 /// So in the first round only a pair of groups of different tiles can be closer than the
 /// radius, and both then lie within the radius of their tiles' shared border (a group's
-/// centroid lies in its tile): the first round compares only such pairs, found by a sweep
-/// along x. Later rounds are `ClusterMerger`'s: each group that moved (absorbed) against every
+/// centroid lies in its tile): the first round compares only such pairs (every pair of
+/// border groups when they are few, else by a sweep along x). Later rounds are `ClusterMerger`'s: each group that moved (absorbed) against every
 /// living group within the radius, then the seeds in key order absorb their living
 /// candidates, until a round merges nothing. The outcome is the greedy merge's over all the
 /// groups; most answers have a few border pairs, so it costs little more than the sweep.
@@ -75,35 +75,34 @@ struct TileBorderMerger: MergedGroups {
             order.sort { its[Int($0)].key < its[Int($1)].key }
         }
         let r2 = radius * radius
-        // Round one: pairs of different tiles near their borders, by a sweep along x.
+        // Round one: pairs of different tiles near their borders; every pair when they are
+        // few, else by a sweep along x.
         edgeNext.removeAll(keepingCapacity: true)
         edgeTo.removeAll(keepingCapacity: true)
         sweep.removeAll(keepingCapacity: true)
         for i in 0..<n where border[i] { sweep.append((px[i], Int32(i))) }
         if sweep.count <= 48 {
-            // Few: every pair (no sort).
             for a in 0..<sweep.count {
                 let i = Int(sweep[a].i)
-                for b in (a + 1)..<max(sweep.count, a + 1) {
+                for b in (a + 1)..<sweep.count {
                     let j = Int(sweep[b].i)
                     let dx = px[j] - px[i], dy = py[j] - py[i]
                     if tile[i] != tile[j] && dx * dx + dy * dy < r2 { addPair(i, j) }
                 }
             }
-            sweep.removeAll(keepingCapacity: true)
         } else {
             TileBorderMerger.sortByX(&sweep)
-        }
-        for a in 0..<sweep.count {
-            let i = Int(sweep[a].i)
-            var b = a + 1
-            while b < sweep.count {
-                let j = Int(sweep[b].i)
-                let dx = sweep[b].x - sweep[a].x
-                if dx >= radius { break }
-                let dy = py[j] - py[i]
-                if tile[i] != tile[j] && dx * dx + dy * dy < r2 { addPair(i, j) }
-                b += 1
+            for a in 0..<sweep.count {
+                let i = Int(sweep[a].i)
+                var b = a + 1
+                while b < sweep.count {
+                    let j = Int(sweep[b].i)
+                    let dx = sweep[b].x - sweep[a].x
+                    if dx >= radius { break }
+                    let dy = py[j] - py[i]
+                    if tile[i] != tile[j] && dx * dx + dy * dy < r2 { addPair(i, j) }
+                    b += 1
+                }
             }
         }
         var left = n
@@ -178,23 +177,9 @@ struct TileBorderMerger: MergedGroups {
         groupCount = left
     }
 
-    /// Sorts by x, then index (short lists by insertion).
+    /// Sorts by x, then index.
     private static func sortByX(_ list: inout [(x: Double, i: Int32)]) {
-        guard list.count <= 64 else {
-            list.sort { $0.x < $1.x || ($0.x == $1.x && $0.i < $1.i) }
-            return
-        }
-        list.withUnsafeMutableBufferPointer { a in
-            for k in a.indices.dropFirst() {
-                let v = a[k]
-                var b = k
-                while b > 0 && (a[b - 1].x > v.x || (a[b - 1].x == v.x && a[b - 1].i > v.i)) {
-                    a[b] = a[b - 1]
-                    b -= 1
-                }
-                a[b] = v
-            }
-        }
+        list.sort { $0.x < $1.x || ($0.x == $1.x && $0.i < $1.i) }
     }
 
     private mutating func addPair(_ a: Int, _ b: Int) {
