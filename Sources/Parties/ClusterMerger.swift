@@ -42,10 +42,9 @@ struct ClusterMerger: MergedGroups {
     /// The features that absorbed in the last round (so moved), and the next round's.
     private var moved: [Int32] = []
     private var movedNext: [Int32] = []
-    /// Candidate pairs of a round after the first, as adjacency lists.
+    /// Candidate pairs of a round after the first, as adjacency lists (heads by feature).
     private var edgeHead: [Int32] = []
-    private var edgeNext: [Int32] = []
-    private var edgeTo: [Int32] = []
+    private var pairs = CandidatePairs()
     /// Number of features left after `merge`.
     private(set) var groupCount = 0
 
@@ -100,11 +99,10 @@ struct ClusterMerger: MergedGroups {
         order = []
         edgeHead = []
         grid = Grid()
-        var scratch = Scratch(moved: moved, movedNext: movedNext, edgeNext: edgeNext, edgeTo: edgeTo)
+        var scratch = Scratch(moved: moved, movedNext: movedNext, pairs: pairs)
         moved = []
         movedNext = []
-        edgeNext = []
-        edgeTo = []
+        pairs = CandidatePairs()
         let left = it.withUnsafeMutableBufferPointer { it in
             xs.withUnsafeMutableBufferPointer { px in
                 ys.withUnsafeMutableBufferPointer { py in
@@ -130,8 +128,7 @@ struct ClusterMerger: MergedGroups {
         usedCellTable = scratch.usedTable
         moved = scratch.moved
         movedNext = scratch.movedNext
-        edgeNext = scratch.edgeNext
-        edgeTo = scratch.edgeTo
+        pairs = scratch.pairs
         groupCount = left
     }
 
@@ -149,27 +146,16 @@ struct ClusterMerger: MergedGroups {
     private struct Scratch {
         var moved: [Int32]
         var movedNext: [Int32]
-        var edgeNext: [Int32]
-        var edgeTo: [Int32]
+        var pairs: CandidatePairs
         var usedTable = false
-
-        /// Records that features `a` and `b` are within the radius (both directions).
-        @inline(__always)
-        mutating func addPair(_ a: Int, _ b: Int, _ heads: UnsafeMutableBufferPointer<Int32>) {
-            edgeTo.append(Int32(b))
-            edgeNext.append(heads[a])
-            heads[a] = Int32(edgeTo.count - 1)
-            edgeTo.append(Int32(a))
-            edgeNext.append(heads[b])
-            heads[b] = Int32(edgeTo.count - 1)
-        }
     }
 
     /// `merge` on borrowed buffers; returns the number of features left.
     private static func run(_ b: Buffers, n: Int, radius: Double, scale: Double, grid: inout Grid, table: inout [Int32],
                             useTable: Bool, scratch sc: inout Scratch) -> Int
     {
-        let it = b.it, px = b.px, py = b.py, alive = b.alive, ord = b.ord, heads = b.edgeHead
+        let it = b.it, px = b.px, py = b.py, alive = b.alive, ord = b.ord
+        var heads = b.edgeHead
         var sorted = true
         for i in 0..<n {
             let c = Double(it[i].count)
@@ -252,8 +238,7 @@ struct ClusterMerger: MergedGroups {
                 py[i] = it[i].sumY / c * scale
             }
             // Candidate pairs: each moved feature with every living feature within the radius.
-            sc.edgeNext.removeAll(keepingCapacity: true)
-            sc.edgeTo.removeAll(keepingCapacity: true)
+            sc.pairs.removeAll()
             let useGrid = left > 24
             if useGrid { grid.build(px, py, alive, n: n, perCell: perCell) }
             for m in sc.moved {
@@ -263,24 +248,20 @@ struct ClusterMerger: MergedGroups {
                     grid.forEachNear(x, y, perCell: perCell) { ji in
                         guard ji != i else { return }
                         let dx = px[ji] - x, dy = py[ji] - y
-                        if dx * dx + dy * dy < r2 { sc.addPair(i, ji, heads) }
+                        if dx * dx + dy * dy < r2 { sc.pairs.add(i, ji, heads: &heads) }
                     }
                 } else {
                     for j in 0..<n where j != i && alive[j] {
                         let dx = px[j] - x, dy = py[j] - y
-                        if dx * dx + dy * dy < r2 { sc.addPair(i, j, heads) }
+                        if dx * dx + dy * dy < r2 { sc.pairs.add(i, j, heads: &heads) }
                     }
                 }
             }
             sc.movedNext.removeAll(keepingCapacity: true)
-            if !sc.edgeTo.isEmpty {
+            if !sc.pairs.isEmpty {
                 // The round: seeds in order, each absorbing its living candidates.
-                left -= sc.edgeTo.withUnsafeBufferPointer { to in
-                    sc.edgeNext.withUnsafeBufferPointer { next in
-                        absorbCandidates(order: UnsafeBufferPointer(rebasing: ord[0..<n]), heads: heads, edgeTo: to, edgeNext: next,
-                                         alive: alive, items: it, moved: &sc.movedNext)
-                    }
-                }
+                left -= sc.pairs.absorb(order: UnsafeBufferPointer(rebasing: ord[0..<n]), heads: heads, alive: alive, items: it,
+                                        moved: &sc.movedNext)
             }
             swap(&sc.moved, &sc.movedNext)
         }

@@ -34,35 +34,65 @@ extension ClusterMerger.Item {
     }
 }
 
-extension ClusterMerger {
-    /// A round after the first of a greedy merge: the seeds in `order`, each (while alive)
-    /// absorbing its living candidates (the edge lists from `heads`, which are cleared);
-    /// appends the seeds that absorbed to `moved` and returns how many features were absorbed.
-    static func absorbCandidates(order: UnsafeBufferPointer<Int32>, heads: UnsafeMutableBufferPointer<Int32>,
-                                 edgeTo: UnsafeBufferPointer<Int32>, edgeNext: UnsafeBufferPointer<Int32>,
-                                 alive: UnsafeMutableBufferPointer<Bool>, items: UnsafeMutableBufferPointer<Item>,
-                                 moved: inout [Int32]) -> Int
+/// The candidate pairs of a round of a greedy merge, as adjacency lists: feature `i`'s pairs
+/// start at `heads[i]` (the merger's per-feature array, −1 for none) and go on through
+/// `next`, each naming the other feature in `to`.
+struct CandidatePairs {
+    private var next: [Int32] = []
+    private var to: [Int32] = []
+
+    var isEmpty: Bool { to.isEmpty }
+
+    /// Forgets the pairs, keeping the memory (the heads are the caller's to clear).
+    mutating func removeAll() {
+        next.removeAll(keepingCapacity: true)
+        to.removeAll(keepingCapacity: true)
+    }
+
+    /// Records that features `a` and `b` are within the radius (both directions).
+    @inline(__always)
+    mutating func add<Heads: MutableCollection>(_ a: Int, _ b: Int, heads: inout Heads)
+        where Heads.Element == Int32, Heads.Index == Int
     {
-        var absorbedCount = 0
-        for k in 0..<order.count {
-            let i = Int(order[k])
-            var e = heads[i]
-            guard e >= 0 else { continue }
-            heads[i] = -1
-            guard alive[i] else { continue }
-            var absorbed = false
-            while e >= 0 {
-                let j = Int(edgeTo[Int(e)])
-                if alive[j] {
-                    alive[j] = false
-                    absorbedCount += 1
-                    Item.absorb(j, into: i, items)
-                    absorbed = true
+        to.append(Int32(b))
+        next.append(heads[a])
+        heads[a] = Int32(to.count - 1)
+        to.append(Int32(a))
+        next.append(heads[b])
+        heads[b] = Int32(to.count - 1)
+    }
+
+    /// A round after the first: the seeds in `order`, each (while alive) absorbing its living
+    /// candidates (the lists from `heads`, which are cleared); appends the seeds that absorbed
+    /// to `moved` and returns how many features were absorbed.
+    func absorb(order: UnsafeBufferPointer<Int32>, heads: UnsafeMutableBufferPointer<Int32>,
+                alive: UnsafeMutableBufferPointer<Bool>, items: UnsafeMutableBufferPointer<ClusterMerger.Item>,
+                moved: inout [Int32]) -> Int
+    {
+        to.withUnsafeBufferPointer { to in
+            next.withUnsafeBufferPointer { next in
+                var absorbedCount = 0
+                for k in 0..<order.count {
+                    let i = Int(order[k])
+                    var e = heads[i]
+                    guard e >= 0 else { continue }
+                    heads[i] = -1
+                    guard alive[i] else { continue }
+                    var absorbed = false
+                    while e >= 0 {
+                        let j = Int(to[Int(e)])
+                        if alive[j] {
+                            alive[j] = false
+                            absorbedCount += 1
+                            ClusterMerger.Item.absorb(j, into: i, items)
+                            absorbed = true
+                        }
+                        e = next[Int(e)]
+                    }
+                    if absorbed { moved.append(Int32(i)) }
                 }
-                e = edgeNext[Int(e)]
+                return absorbedCount
             }
-            if absorbed { moved.append(Int32(i)) }
         }
-        return absorbedCount
     }
 }

@@ -23,8 +23,7 @@ struct TileBorderMerger: MergedGroups {
     private var moved: [Int32] = []
     private var movedNext: [Int32] = []
     private var edgeHead: [Int32] = []
-    private var edgeNext: [Int32] = []
-    private var edgeTo: [Int32] = []
+    private var pairs = CandidatePairs()
     /// Groups left after `merge`.
     private(set) var groupCount = 0
 
@@ -77,8 +76,7 @@ struct TileBorderMerger: MergedGroups {
         let r2 = radius * radius
         // Round one: pairs of different tiles near their borders; every pair when they are
         // few, else by a sweep along x.
-        edgeNext.removeAll(keepingCapacity: true)
-        edgeTo.removeAll(keepingCapacity: true)
+        pairs.removeAll()
         sweep.removeAll(keepingCapacity: true)
         for i in 0..<n where border[i] { sweep.append((px[i], Int32(i))) }
         if sweep.count <= 48 {
@@ -87,7 +85,7 @@ struct TileBorderMerger: MergedGroups {
                 for b in (a + 1)..<sweep.count {
                     let j = Int(sweep[b].i)
                     let dx = px[j] - px[i], dy = py[j] - py[i]
-                    if tile[i] != tile[j] && dx * dx + dy * dy < r2 { addPair(i, j) }
+                    if tile[i] != tile[j] && dx * dx + dy * dy < r2 { pairs.add(i, j, heads: &edgeHead) }
                 }
             }
         } else {
@@ -100,7 +98,7 @@ struct TileBorderMerger: MergedGroups {
                     let dx = sweep[b].x - sweep[a].x
                     if dx >= radius { break }
                     let dy = py[j] - py[i]
-                    if tile[i] != tile[j] && dx * dx + dy * dy < r2 { addPair(i, j) }
+                    if tile[i] != tile[j] && dx * dx + dy * dy < r2 { pairs.add(i, j, heads: &edgeHead) }
                     b += 1
                 }
             }
@@ -110,19 +108,14 @@ struct TileBorderMerger: MergedGroups {
         while true {
             // The seeds in key order, each absorbing its living candidates.
             movedNext.removeAll(keepingCapacity: true)
-            if !edgeTo.isEmpty {
+            if !pairs.isEmpty {
                 var next = [Int32]()
                 swap(&next, &movedNext)
                 left -= order.withUnsafeBufferPointer { order in
                     edgeHead.withUnsafeMutableBufferPointer { heads in
-                        edgeTo.withUnsafeBufferPointer { to in
-                            edgeNext.withUnsafeBufferPointer { edges in
-                                alive.withUnsafeMutableBufferPointer { alive in
-                                    items.withUnsafeMutableBufferPointer { items in
-                                        ClusterMerger.absorbCandidates(order: order, heads: heads, edgeTo: to, edgeNext: edges,
-                                                                       alive: alive, items: items, moved: &next)
-                                    }
-                                }
+                        alive.withUnsafeMutableBufferPointer { alive in
+                            items.withUnsafeMutableBufferPointer { items in
+                                pairs.absorb(order: order, heads: heads, alive: alive, items: items, moved: &next)
                             }
                         }
                     }
@@ -138,8 +131,7 @@ struct TileBorderMerger: MergedGroups {
                 px[i] = items[i].sumX / c * scale
                 py[i] = items[i].sumY / c * scale
             }
-            edgeNext.removeAll(keepingCapacity: true)
-            edgeTo.removeAll(keepingCapacity: true)
+            pairs.removeAll()
             if moved.count * left <= 2048 {
                 // Few: each moved group against every living one (no sort).
                 for m in moved {
@@ -147,7 +139,7 @@ struct TileBorderMerger: MergedGroups {
                     let x = px[i], y = py[i]
                     for j in 0..<n where alive[j] && j != i {
                         let dx = px[j] - x, dy = py[j] - y
-                        if dx * dx + dy * dy < r2 { addPair(i, j) }
+                        if dx * dx + dy * dy < r2 { pairs.add(i, j, heads: &edgeHead) }
                     }
                 }
                 continue
@@ -169,7 +161,7 @@ struct TileBorderMerger: MergedGroups {
                     let dx = px[j] - x
                     if dx >= radius { break }
                     let dy = py[j] - y
-                    if j != i && dx * dx + dy * dy < r2 { addPair(i, j) }
+                    if j != i && dx * dx + dy * dy < r2 { pairs.add(i, j, heads: &edgeHead) }
                     lo += 1
                 }
             }
@@ -180,15 +172,6 @@ struct TileBorderMerger: MergedGroups {
     /// Sorts by x, then index.
     private static func sortByX(_ list: inout [(x: Double, i: Int32)]) {
         list.sort { $0.x < $1.x || ($0.x == $1.x && $0.i < $1.i) }
-    }
-
-    private mutating func addPair(_ a: Int, _ b: Int) {
-        edgeTo.append(Int32(b))
-        edgeNext.append(edgeHead[a])
-        edgeHead[a] = Int32(edgeTo.count - 1)
-        edgeTo.append(Int32(a))
-        edgeNext.append(edgeHead[b])
-        edgeHead[b] = Int32(edgeTo.count - 1)
     }
 
     /// The groups left, in key order (indices of the groups that absorbed the others).
