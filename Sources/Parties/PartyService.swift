@@ -46,8 +46,12 @@ public final class PartyService: @unchecked Sendable {
     public let options: PartyServiceOptions
     /// The store's database file.
     public var storePath: String { store.path }
-    /// Rows of the store that failed validation when loading (each message names the party).
+    /// Rows of the store refused when loading (damaged on disk or failing validation), one
+    /// line each naming the file, the party and the reason. The service starts without them.
     public let rejectedOnLoad: [String]
+    /// What opening the store did that the operator should hear of (a new store created in a
+    /// new state folder, an upgraded store), one line each naming the file.
+    public let storeNotes: [String]
 
     private let store: PartyStore
     private var index: PartyIndex
@@ -59,8 +63,9 @@ public final class PartyService: @unchecked Sendable {
     /// Buffers for cluster answers, used under `indexLock`.
     private var scratch = ClusterQueryScratch()
 
-    /// Opens the store in `stateDirectory` (created if absent), purges expired parties and
-    /// loads the live ones into the index. `now` is the clock (Unix seconds), for tests.
+    /// Opens the store in `stateDirectory` (checked, and created only in a new folder: see
+    /// `PartyStore`; a damaged store throws `PartyStoreError`), loads the live parties into
+    /// the index and purges the expired ones. `now` is the clock (Unix seconds), for tests.
     public init(stateDirectory: String, options: PartyServiceOptions = PartyServiceOptions(),
                 now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }) throws
     {
@@ -68,13 +73,25 @@ public final class PartyService: @unchecked Sendable {
         self.now = now
         store = try PartyStore(stateDirectory: stateDirectory)
         let t = now()
+        // Load (which checks the departure index) before purging through that index.
+        let loaded = try store.load(departingAfter: t - options.grace)
         try store.purge(departingAtOrBefore: t - options.grace)
         lastPurge = t
-        let loaded = try store.load(departingAfter: t - options.grace)
         rejectedOnLoad = loaded.rejected
+        storeNotes = store.notes
         index = PartyIndex(parties: loaded.parties, radius: options.radius)
         radius = index.radius
         for p in loaded.parties { expiry.push(p.departAt + options.grace, p.id) }
+    }
+
+    /// Closes the store cleanly (write-ahead log checkpointed and removed, a backup copy
+    /// saved: see `PartyStore.close(backup:)`), after the writes in progress. Later writes
+    /// throw `PartyStoreError`. Returns what it did, one line each.
+    @discardableResult
+    public func close(backup: Bool = true) throws -> [String] {
+        writeLock.lock()
+        defer { writeLock.unlock() }
+        return try store.close(backup: backup)
     }
 
     /// Number of live parties.

@@ -5,6 +5,9 @@ public struct SQLiteError: Error, Sendable, CustomStringConvertible {
     public let code: Int32
     public let message: String
     public var description: String { message }
+
+    /// True when SQLite found the file damaged or not a database (SQLITE_CORRUPT, SQLITE_NOTADB).
+    public var isDamage: Bool { code & 0xFF == SQLITE_CORRUPT || code & 0xFF == SQLITE_NOTADB }
 }
 
 private let SQLITE_TRANSIENT_PTR = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
@@ -13,6 +16,7 @@ private let SQLITE_TRANSIENT_PTR = unsafeBitCast(-1, to: sqlite3_destructor_type
 public final class SQLiteDatabase {
     public let path: String
     let handle: OpaquePointer
+    private var closed = false
 
     /// Opens `path`; `readOnly` opens an existing file read-only, otherwise it is created if absent.
     public init(path: String, readOnly: Bool = false) throws(SQLiteError) {
@@ -31,7 +35,38 @@ public final class SQLiteDatabase {
         sqlite3_extended_result_codes(db, 1)
     }
 
-    deinit { sqlite3_close_v2(handle) }
+    deinit { if !closed { sqlite3_close_v2(handle) } }
+
+    /// Closes the connection now. Every statement of it must have been finalized first
+    /// (`SQLiteStatement.finalize()`), or the close waits for them (SQLite's zombie state)
+    /// and a WAL file is not removed. Using the connection afterwards is a programming error.
+    public func close() throws(SQLiteError) {
+        guard !closed else { return }
+        let rc = sqlite3_close(handle)
+        guard rc == SQLITE_OK else { throw error(rc, "close") }
+        closed = true
+    }
+
+    /// Copies the whole database, as of now, into a new file at `destination` with SQLite's
+    /// online backup API (a consistent snapshot even in WAL mode).
+    public func backup(to destination: String) throws(SQLiteError) {
+        var target: OpaquePointer?
+        var rc = sqlite3_open_v2(destination, &target, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil)
+        guard rc == SQLITE_OK, let target else {
+            if let target { sqlite3_close_v2(target) }
+            throw SQLiteError(code: rc, message: "cannot create \(destination)")
+        }
+        defer { sqlite3_close_v2(target) }
+        guard let b = sqlite3_backup_init(target, "main", handle, "main") else {
+            throw SQLiteError(code: sqlite3_errcode(target), message: "\(destination): cannot start a backup of \(path): \(String(cString: sqlite3_errmsg(target)))")
+        }
+        rc = sqlite3_backup_step(b, -1)
+        let finish = sqlite3_backup_finish(b)
+        guard rc == SQLITE_DONE, finish == SQLITE_OK else {
+            throw SQLiteError(code: rc == SQLITE_DONE ? finish : rc,
+                              message: "\(destination): backup of \(path) failed: \(String(cString: sqlite3_errstr(rc == SQLITE_DONE ? finish : rc)))")
+        }
+    }
 
     func error(_ rc: Int32, _ context: String) -> SQLiteError {
         SQLiteError(code: rc, message: "\(path): \(context): \(String(cString: sqlite3_errmsg(handle)))")
@@ -92,7 +127,16 @@ public final class SQLiteStatement {
         self.stmt = stmt
     }
 
-    deinit { sqlite3_finalize(stmt) }
+    private var finalized = false
+
+    deinit { if !finalized { sqlite3_finalize(stmt) } }
+
+    /// Releases the statement now (before `SQLiteDatabase.close()`); it must not be used after.
+    public func finalize() {
+        guard !finalized else { return }
+        sqlite3_finalize(stmt)
+        finalized = true
+    }
 
     public func reset() {
         sqlite3_reset(stmt)
@@ -136,6 +180,12 @@ public final class SQLiteStatement {
         return String(cString: p)
     }
     public func optionalText(_ col: Int32) -> String? { isNull(col) ? nil : text(col) }
+    /// The column's text bytes as stored (no copy), valid inside `body` only.
+    public func withTextBytes<T>(_ col: Int32, _ body: (UnsafeRawBufferPointer) -> T) -> T {
+        let p = sqlite3_column_text(stmt, col)
+        let n = Int(sqlite3_column_bytes(stmt, col))
+        return body(UnsafeRawBufferPointer(start: p, count: p == nil ? 0 : n))
+    }
     public func blob(_ col: Int32) -> [UInt8] {
         let n = Int(sqlite3_column_bytes(stmt, col))
         guard n > 0, let p = sqlite3_column_blob(stmt, col) else { return [] }

@@ -1,12 +1,14 @@
 import Foundation
 import TaxiPot
 
-/// `taxipot parties import FILE.csv`: bulk-load parties into the party store.
+/// `taxipot parties import FILE.csv`: bulk-load parties into the party store;
+/// `taxipot parties recover`: put a usable store back after a damaged one was refused.
 struct PartiesCommand: Command {
     let name = "parties"
-    let summary = "manage the party store: 'parties import FILE.csv' (bulk load)"
+    let summary = "manage the party store: 'parties import FILE.csv' (bulk load), 'parties recover'"
     let help = """
         Usage: taxipot parties import FILE.csv [--state-dir DIR] [--batch N] [--grace S] [--echo]
+               taxipot parties recover [--state-dir DIR]
 
         Loads parties from CSV into DIR/parties.db (the store 'taxipot serve' uses), creating
         or replacing them by id. Columns, in order (a first line starting with 'id,' is a header):
@@ -20,11 +22,19 @@ struct PartiesCommand: Command {
           --echo           print each stored id on standard output once its transaction is durable
         Bad rows are reported on standard error by line number and skipped.
         Exit: 0 all rows stored, 1 fatal (file or store), 2 some rows refused.
+
+        'recover' is for a store that 'taxipot serve' refused as damaged (stop the service
+        first). It moves the damaged files aside (DIR/parties.db.damaged-<unix time>, never
+        deleted), then restores the backup copy saved at the last clean shutdown
+        (DIR/parties.db.bak; writes after it are lost) when it passes every check, or else
+        copies every row that can still be read and matches its checksum into a new store.
+        A sound store is left alone. Exit: 0 recovered or sound, 1 fatal, 2 rows were refused.
         """
 
     func run(_ args: [String]) throws -> Int32 {
         guard let sub = args.first else { throw UsageError("missing the subcommand (import)") }
-        guard sub == "import" else { throw UsageError("unknown subcommand '\(sub)' (known: import)") }
+        if sub == "recover" { return try recover(Array(args.dropFirst())) }
+        guard sub == "import" else { throw UsageError("unknown subcommand '\(sub)' (known: import, recover)") }
         let a = try Arguments(Array(args.dropFirst()), valued: ["state-dir", "batch", "grace"], flags: ["echo"])
         guard a.positionals.count == 1 else {
             throw UsageError(a.positionals.isEmpty ? "missing the CSV file to import" : "unexpected argument '\(a.positionals[1])'")
@@ -98,7 +108,21 @@ struct PartiesCommand: Command {
             refused += 1
         }
         try flush()
+        try store.close()
         printError("taxipot parties: stored \(stored) parties in \(store.path)" + (refused > 0 ? "; \(refused) rows refused" : ""))
         return refused > 0 ? 2 : 0
+    }
+
+    /// `parties recover [--state-dir DIR]`.
+    private func recover(_ args: [String]) throws -> Int32 {
+        let a = try Arguments(args, valued: ["state-dir"])
+        guard a.positionals.isEmpty else { throw UsageError("unexpected argument '\(a.positionals[0])'") }
+        let report = try PartyStoreRecovery.recover(stateDirectory: a.value("state-dir") ?? "var")
+        for step in report.steps { printError("taxipot parties: \(step)") }
+        for line in report.refused { printError("taxipot parties: \(line)") }
+        if report.changed {
+            printError("taxipot parties: recovered: \(report.parties) parties" + (report.refused.isEmpty ? "" : ", \(report.refused.count) rows refused"))
+        }
+        return report.refused.isEmpty ? 0 : 2
     }
 }

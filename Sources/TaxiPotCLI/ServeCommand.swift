@@ -33,7 +33,11 @@ struct ServeCommand: Command {
                             arc (0.4 MB on central Seoul, 153 MB on a 3M-node city); the least
                             recently used hour is dropped beyond it and computed again when needed
         Writes to parties need TAXIPOT_WRITE_TOKEN set in the environment.
-        SIGTERM or SIGINT finishes in-flight requests, then exits 0.
+        The party store (DIR/parties.db) is checked at start: a damaged one is refused with a
+        message saying how to recover ('taxipot parties recover'); rows refused at load are
+        listed on stderr. A missing store is created only in a new state folder.
+        SIGTERM or SIGINT finishes in-flight requests, closes the party store (its log merged,
+        a backup copy saved as DIR/parties.db.bak), then exits 0.
         """
 
     func run(_ args: [String]) throws -> Int32 {
@@ -69,6 +73,11 @@ struct ServeCommand: Command {
 
         let metrics = ServerMetrics()
         let context = try ServiceContext(configuration: configuration, metrics: metrics)
+        for note in context.parties.storeNotes { printError("taxipot: \(note)") }
+        for refusal in context.parties.rejectedOnLoad { printError("taxipot: \(refusal)") }
+        if !context.parties.rejectedOnLoad.isEmpty {
+            printError("taxipot: \(context.parties.rejectedOnLoad.count) stored parties refused at load (listed above); serving the other \(context.parties.count)")
+        }
         let server = HTTPServer(router: makeRouter(context: context), options: options, metrics: metrics)
         try server.start(host: host, port: port)
         printError("taxipot: serving \(context.info.name) \(context.info.version) on http://\(host):\(server.port) "
@@ -78,6 +87,12 @@ struct ServeCommand: Command {
         sigwait(&signals, &received)
         printError("taxipot: signal \(received): finishing in-flight requests")
         server.stop(graceSeconds: 10)
+        do {
+            for line in try context.parties.close() { printError("taxipot: \(line)") }
+        } catch {
+            printError("taxipot: closing the party store: \(error)")
+            return 1
+        }
         printError("taxipot: stopped")
         return 0
     }

@@ -1,4 +1,5 @@
 import Foundation
+import Geo
 @testable import Routing
 import TestSupport
 import XCTest
