@@ -80,10 +80,11 @@ public final class ServiceContext: Sendable {
         self.configuration = configuration
         self.metrics = metrics
         info = try DatasetInfo.load(dataDir: configuration.dataDir)
+        // The party store first: a damaged one stops the start before the dataset loads.
+        parties = try PartyService(stateDirectory: configuration.stateDir, options: PartyServiceOptions(radius: configuration.clusterRadius))
         do { data = try Dataset(directory: configuration.dataDir, hierarchyCacheBytes: configuration.hierarchyCacheBytes) } catch {
             throw ServiceError(error.description)
         }
-        parties = try PartyService(stateDirectory: configuration.stateDir, options: PartyServiceOptions(radius: configuration.clusterRadius))
     }
 
     /// Routing over `DATA/build/seoul.graph`.
