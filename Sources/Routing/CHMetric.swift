@@ -19,6 +19,10 @@ final class CHMetric: @unchecked Sendable {
     /// `halves(d, u)`: downward arc `d` (into the middle node) then upward arc `u` (out of it).
     let upUnpack: [UInt64]
     let downUnpack: [UInt64]
+    /// Length in cm of the original edges each arc unpacks into (so a search can carry the
+    /// distance of the path it follows without unpacking it; saturating).
+    let upLength: [UInt32]
+    let downLength: [UInt32]
 
     /// Arc indices and edge ids stay below this (so `original` never looks like halves).
     static let maxIndex = 0x8000_0000
@@ -27,14 +31,21 @@ final class CHMetric: @unchecked Sendable {
 
     @inline(__always) static func original(_ e: Int) -> UInt64 { 0xFFFF_FFFF_0000_0000 | UInt64(e) }
     @inline(__always) static func halves(_ down: Int, _ up: Int) -> UInt64 { UInt64(down) << 32 | UInt64(up) }
-    /// Memory a metric takes per arc: its weight (4 bytes) and unpacking entry (8 bytes).
-    static let bytesPerArc = 12
+    /// Memory a metric takes per arc: its weight (4 bytes), unpacking entry (8 bytes) and length (4 bytes).
+    static let bytesPerArc = 16
     /// Sums from here on are not stored (the searches keep distances below `UInt32.max / 2`).
     static let limit = UInt64(UInt32.max / 2)
 
-    init(upWeight: [UInt32], downWeight: [UInt32], upUnpack: [UInt64], downUnpack: [UInt64]) {
+    init(upWeight: [UInt32], downWeight: [UInt32], upUnpack: [UInt64], downUnpack: [UInt64], upLength: [UInt32], downLength: [UInt32]) {
         self.upWeight = upWeight; self.downWeight = downWeight
         self.upUnpack = upUnpack; self.downUnpack = downUnpack
+        self.upLength = upLength; self.downLength = downLength
+    }
+
+    /// `a + b`, saturating at `UInt32.max`.
+    @inline(__always) static func lengthSum(_ a: UInt32, _ b: UInt32) -> UInt32 {
+        let (s, o) = a.addingReportingOverflow(b)
+        return o ? .max : s
     }
 }
 
@@ -73,6 +84,12 @@ extension RoadGraph {
         let inf = CHMetric.infinity
         var upW = [UInt32](repeating: inf, count: chUpHead.count), downW = [UInt32](repeating: inf, count: chDownTail.count)
         var upM = [UInt64](repeating: CHMetric.none, count: chUpHead.count), downM = [UInt64](repeating: CHMetric.none, count: chDownTail.count)
+        // Lengths in buffers of their own (converted to arrays at the end), so the closures stay four deep.
+        let upL = UnsafeMutablePointer<UInt32>.allocate(capacity: max(1, chUpHead.count))
+        let downL = UnsafeMutablePointer<UInt32>.allocate(capacity: max(1, chDownTail.count))
+        upL.initialize(repeating: 0, count: max(1, chUpHead.count)); downL.initialize(repeating: 0, count: max(1, chDownTail.count))
+        defer { upL.deallocate(); downL.deallocate() }
+        let edgeLength = length.baseAddress!
         let rank = chRank.baseAddress!, upFirst = chUpFirst.baseAddress!, upHead = chUpHead.baseAddress!
         let downFirst = chDownFirst.baseAddress!, downTail = chDownTail.baseAddress!
         let ok: Bool = upW.withUnsafeMutableBufferPointer { upWB in
@@ -91,11 +108,11 @@ extension RoadGraph {
                                 if rt < rh {
                                     let i = sortedIndex(upHead, Int(upFirst[Int(rt)]), Int(upFirst[Int(rt) + 1]), rh)
                                     guard i >= 0 else { return false }
-                                    if w < upW[i] { upW[i] = w; upM[i] = CHMetric.original(e) }
+                                    if w < upW[i] { upW[i] = w; upM[i] = CHMetric.original(e); upL[i] = edgeLength[e] }
                                 } else {
                                     let i = sortedIndex(downTail, Int(downFirst[Int(rh)]), Int(downFirst[Int(rh) + 1]), rt)
                                     guard i >= 0 else { return false }
-                                    if w < downW[i] { downW[i] = w; downM[i] = CHMetric.original(e) }
+                                    if w < downW[i] { downW[i] = w; downM[i] = CHMetric.original(e); downL[i] = edgeLength[e] }
                                 }
                             }
                         }
@@ -119,10 +136,14 @@ extension RoadGraph {
                                     let s = UInt32(sum)
                                     if u < x {
                                         while p < pEnd && upHead[p] < x { p += 1 }
-                                        if p < pEnd && upHead[p] == x && s < upW[p] { upW[p] = s; upM[p] = CHMetric.halves(i, j) }
+                                        if p < pEnd && upHead[p] == x && s < upW[p] {
+                                            upW[p] = s; upM[p] = CHMetric.halves(i, j); upL[p] = CHMetric.lengthSum(downL[i], upL[j])
+                                        }
                                     } else {
                                         let k = sortedIndex(downTail, Int(downFirst[Int(x)]), Int(downFirst[Int(x) + 1]), u)
-                                        if k >= 0 && s < downW[k] { downW[k] = s; downM[k] = CHMetric.halves(i, j) }
+                                        if k >= 0 && s < downW[k] {
+                                            downW[k] = s; downM[k] = CHMetric.halves(i, j); downL[k] = CHMetric.lengthSum(downL[i], upL[j])
+                                        }
                                     }
                                 }
                             }
@@ -133,7 +154,9 @@ extension RoadGraph {
             }
         }
         guard ok else { return nil }
-        return CHMetric(upWeight: upW, downWeight: downW, upUnpack: upM, downUnpack: downM)
+        return CHMetric(upWeight: upW, downWeight: downW, upUnpack: upM, downUnpack: downM,
+                        upLength: Array(UnsafeBufferPointer(start: upL, count: chUpHead.count)),
+                        downLength: Array(UnsafeBufferPointer(start: downL, count: chDownTail.count)))
     }
 
     /// Appends to `edges` the original edges of the hierarchy arc with index `arc` (upward arcs

@@ -44,11 +44,12 @@ struct CHQueryDirection {
     let stallFirst: UnsafePointer<UInt32>, stallOther: UnsafePointer<UInt32>, stallWeight: UnsafePointer<UInt32>
 
     /// Settles the next node of this direction (labels `own`, the other direction's `other`):
-    /// records a better meeting, skips the node when a higher node already reached gives a
-    /// shorter way to it (stall-on-demand), else relaxes its arcs. False when the heap is empty.
+    /// records a better meeting (or, in `tie`, a meeting as good as the best: the caller breaks
+    /// the tie by length), skips the node when a higher node already reached gives a shorter
+    /// way to it (stall-on-demand), else relaxes its arcs. False when the heap is empty.
     @inline(__always)
     func settleNext(own: UnsafeMutablePointer<CHLabel>, other: UnsafeMutablePointer<CHLabel>, heap: inout PackedMinHeap,
-                    touched: inout [UInt32], best: inout UInt64, meet: inout Int, settled: inout Int) -> Bool
+                    touched: inout [UInt32], best: inout UInt64, meet: inout Int, tie: inout Int, settled: inout Int) -> Bool
     {
         guard let (k, node) = heap.pop() else { return false }
         let v = Int(node)
@@ -56,7 +57,7 @@ struct CHQueryDirection {
         settled += 1
         if other[v].dist != .max {
             let c = UInt64(k) + UInt64(other[v].dist)
-            if c < best { best = c; meet = v }
+            if c < best { best = c; meet = v } else if c == best && v != meet { tie = v }
         }
         for e in Int(stallFirst[v])..<Int(stallFirst[v + 1]) {
             let d = own[Int(stallOther[e])].dist
@@ -83,10 +84,17 @@ extension RoadGraph {
     /// The exact route for `ends` on `metric` (the customized weights of the query's metric):
     /// a bidirectional Dijkstra in the hierarchy, upward from the sources and (backward) from
     /// the targets, with stall-on-demand, then the arcs of the best meeting unpacked into
-    /// original edges. Same result as `search` with the same weights (the cost; among equal
-    /// routes either may come back). `nil`: no route; `.some(nil)`: an arc would not unpack
-    /// (a hierarchy that does not match its metric, which a checked file never has), so the
-    /// caller must search otherwise.
+    /// original edges. Same cost as `search` with the same weights. `nil`: no route;
+    /// `.some(nil)`: an arc would not unpack (a hierarchy that does not match its metric, which
+    /// a checked file never has), so the caller must search otherwise.
+    ///
+    /// Among routes of equal cost, the shortest (cm) of those the hierarchy offers comes back,
+    /// the same one the many-to-many search (`HierarchyTable`) picks: each direction settles
+    /// nodes in the heap's order (cost, then rank) whatever the other does, so a node's label
+    /// (cost and the arc it came by) is the same in both searches; every node whose two final
+    /// labels add up to the best cost is settled on both sides (the searches go on while their
+    /// smallest key is at most the best cost); and each such meeting, and the route along one
+    /// edge, is weighed by its length (arcs carry the length of the edges they unpack into).
     func hierarchySearch(_ ends: SearchEnds, metric: CHMetric, scratch q: CHQueryScratch) -> SearchOutcome?? {
         q.reset()
         let markBit: UInt32 = 0x8000_0000
@@ -95,8 +103,32 @@ extension RoadGraph {
         let upFirst = chUpFirst.baseAddress!, upHead = chUpHead.baseAddress!
         let downFirst = chDownFirst.baseAddress!, downTail = chDownTail.baseAddress!
         var best: UInt64 = ends.direct?.cost ?? .max
-        var meet = -1
+        var meet = -1, tie = -1
         var settled = 0
+        let n = nodeCount
+        /// The length (cm) of the route through `v` made of both labels (the direct route for -1).
+        func meetingLength(_ v: Int) -> UInt64 {
+            guard v >= 0 else { return ends.direct?.length ?? .max }
+            var total: UInt64 = 0
+            var x = v, steps = 0
+            while fw[x].parent & markBit == 0 && steps <= n {
+                let e = Int(fw[x].parent)
+                total += UInt64(metric.upLength[e])
+                x = csrOwner(upFirst, count: n, e)
+                steps += 1
+            }
+            let i = Int(fw[x].parent & ~markBit)
+            total += UInt64(i < ends.sourceLength.count ? ends.sourceLength[i] : 0)
+            x = v
+            while bw[x].parent & markBit == 0 && steps <= 2 * n {
+                let e = Int(bw[x].parent)
+                total += UInt64(metric.downLength[e])
+                x = csrOwner(downFirst, count: n, e)
+                steps += 1
+            }
+            let j = Int(bw[x].parent & ~markBit)
+            return total + UInt64(j < ends.targetLength.count ? ends.targetLength[j] : 0)
+        }
         // The heaps, touched lists and path buffers are moved out of `q` for the query (a copy
         // would share their buffers, and the first write would copy them) and put back after it.
         var fh = PackedMinHeap(), bh = PackedMinHeap()
@@ -136,15 +168,21 @@ extension RoadGraph {
                                                 stallFirst: upFirst, stallOther: upHead, stallWeight: upW)
                 var forwardTurn = true
                 while true {
-                    let fMin = fh.min.map { UInt64($0 >> 32) } ?? .max
-                    let bMin = bh.min.map { UInt64($0 >> 32) } ?? .max
-                    let fLive = fMin < best, bLive = bMin < best
+                    // Nodes at the best cost are still settled: a meeting there may be shorter.
+                    let fLive = fh.min.map { UInt64($0 >> 32) <= best } ?? false
+                    let bLive = bh.min.map { UInt64($0 >> 32) <= best } ?? false
                     if !fLive && !bLive { break }
                     let goForward = fLive && (forwardTurn || !bLive)
                     forwardTurn.toggle()
                     let stepped = goForward
-                        ? forward.settleNext(own: fw, other: bw, heap: &fh, touched: &forwardTouched, best: &best, meet: &meet, settled: &settled)
-                        : backward.settleNext(own: bw, other: fw, heap: &bh, touched: &backwardTouched, best: &best, meet: &meet, settled: &settled)
+                        ? forward.settleNext(own: fw, other: bw, heap: &fh, touched: &forwardTouched, best: &best, meet: &meet, tie: &tie, settled: &settled)
+                        : backward.settleNext(own: bw, other: fw, heap: &bh, touched: &backwardTouched, best: &best, meet: &meet, tie: &tie, settled: &settled)
+                    if tie >= 0 {
+                        // Rare: equal costs; the shorter route wins (the current best's labels are final
+                        // unless a cheaper meeting is still to come, which then replaces both).
+                        if meetingLength(tie) < meetingLength(meet) { meet = tie }
+                        tie = -1
+                    }
                     if !stepped { break }
                 }
             }

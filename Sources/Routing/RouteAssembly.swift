@@ -19,14 +19,17 @@ extension RouteEngine {
         var snapped: [Coordinate] = []
         var snapDistances: [Double] = []
         var weight: UInt64 = 0
+        var totalCm: UInt64 = 0, totalMs: UInt64 = 0
         for (legIndex, leg) in legs.enumerated() {
-            var legDistance = 0.0, legDuration = 0.0
+            // Totals in whole cm and ms, so that they are exact (a time route's ms are its weight)
+            // and equal to what the many-to-many search adds up.
+            var legCm: UInt64 = 0, legMs: UInt64 = 0
             func add(edge e: Int, from: SnapHit?, fromFraction: Double, to: SnapHit?, toFraction: Double) {
                 let len = graph.length[e], w = time(e)
                 let cm = Self.partial(len, toFraction) - Self.partial(len, fromFraction)
                 let ms = Self.partial(w, toFraction) - Self.partial(w, fromFraction)
                 appendPortion(of: e, from: from, to: to, into: &geometry)
-                if cm == 0 && (from != nil || to != nil) { return }
+                if cm == 0 && ms == 0 && (from != nil || to != nil) { return }
                 let piece = Int(graph.edgePiece[e] >> 1)
                 let name = graph.pieceName[piece]
                 if name != 0 && nameIds.last != name { nameIds.append(name) }
@@ -34,8 +37,8 @@ extension RouteEngine {
                 let ends = edgeEnds(e)
                 segments.append(RouteSegment(distanceMeters: Double(cm) / 100, durationSeconds: Double(ms) / 1000, roadClass: cls,
                                              start: from?.point ?? ends.start, end: to?.point ?? ends.end, legIndex: legIndex))
-                legDistance += Double(cm) / 100
-                legDuration += Double(ms) / 1000
+                legCm += UInt64(cm)
+                legMs += UInt64(ms)
             }
             switch leg.outcome.path {
             case .direct(let s, let t):
@@ -54,10 +57,11 @@ extension RouteEngine {
                 snapped.append(b.hit.point); snapDistances.append(b.hit.distance)
             }
             weight += leg.outcome.cost
-            legSummaries.append(RouteLeg(distanceMeters: legDistance, durationSeconds: legDuration))
+            legSummaries.append(RouteLeg(distanceMeters: Double(legCm) / 100, durationSeconds: Double(legMs) / 1000))
+            totalCm += legCm
+            totalMs += legMs
         }
-        return RouteResult(distanceMeters: legSummaries.reduce(0) { $0 + $1.distanceMeters },
-                           durationSeconds: legSummaries.reduce(0) { $0 + $1.durationSeconds },
+        return RouteResult(distanceMeters: Double(totalCm) / 100, durationSeconds: Double(totalMs) / 1000,
                            geometry: geometry, legs: legSummaries, snapped: snapped, snapDistancesMeters: snapDistances,
                            streetNames: nameIds.map { names[Int($0)] }, segments: segments, weight: weight,
                            metric: metric, hour: hour, settledNodes: settled)

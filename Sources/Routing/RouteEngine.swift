@@ -41,10 +41,12 @@ public final class RouteEngine: @unchecked Sendable {
     public let graph: RoadGraph
     public let profile: TrafficProfile
     /// Per hour, per speed combo: ms per cm × 2^20.
-    private let timeFactors: [[UInt64]]
+    let timeFactors: [[UInt64]]
     /// Per hour: the factor turning lower-bound times into admissible bounds of that hour's times.
-    private let heuristicScale: [Double]
-    private let pool: ScratchPool
+    let heuristicScale: [Double]
+    let pool: ScratchPool
+    /// Scratch spaces of the many-to-many search (`table`).
+    let tablePool: TableScratchPool
     /// Per hour: the first hour of the file's prepare-time profile with the same metric, when the
     /// hierarchy covers it (its customization is cached under that hour), else nil.
     private let hierarchyKey: [Int?]
@@ -60,7 +62,7 @@ public final class RouteEngine: @unchecked Sendable {
 
     /// An engine over `graph` with `profile`'s speeds. Time routes use the graph's hierarchy,
     /// customized per distinct hour metric on first use; at most `hierarchyCacheBytes` of those
-    /// (12 bytes per arc each, at least one) are kept, the least recently used dropped beyond it.
+    /// (16 bytes per arc each, at least one) are kept, the least recently used dropped beyond it.
     public init(graph: RoadGraph, profile: TrafficProfile, hierarchyCacheBytes: Int = RouteEngine.defaultHierarchyCacheBytes) {
         self.graph = graph
         self.profile = profile
@@ -81,6 +83,7 @@ public final class RouteEngine: @unchecked Sendable {
             return (0..<24).first { h in (0..<combos).allSatisfy { graph.hourQ[h * combos + $0] == q[$0] } }
         }
         pool = ScratchPool(nodeCount: graph.nodeCount)
+        tablePool = TableScratchPool(nodeCount: graph.nodeCount)
         cosLat = cos(Double(graph.nodeLat[graph.nodeCount / 2]) * 1e-7 * .pi / 180)
         names = (0..<max(1, graph.nameOffsets.count - 1)).map { graph.name($0) }
     }
@@ -184,27 +187,42 @@ public final class RouteEngine: @unchecked Sendable {
         min(w, UInt32((Double(w) * fraction).rounded()))
     }
 
-    /// One leg: sources are the heads of the start edges, targets the tails of the end edges.
-    private func leg<W: EdgeWeights>(_ from: [Endpoint], _ to: [Endpoint], weights: W, landmarks: UnsafeBufferPointer<UInt32>,
-                                     hierarchy: CHMetric?, useHierarchy: Bool, scale: Double, algorithm: SearchAlgorithm,
-                                     scratch: SearchScratch) -> SearchOutcome?
-    {
+    /// Where a search from the endpoints `from` to those of `to` starts and ends: sources are
+    /// the heads of the start edges (with the rest of their edge to pay), targets the tails of
+    /// the end edges (with the part of their edge still to pay), and the best route along one
+    /// edge when a start and an end lie on the same piece in that order (the first of the
+    /// cheapest). Lengths are those of the same parts, in cm (`RouteAssembly` measures the same).
+    func searchEnds<W: EdgeWeights>(_ from: [Endpoint], _ to: [Endpoint], weights: W) -> SearchEnds {
         var ends = SearchEnds()
+        let length = graph.length.baseAddress!
         for (i, s) in from.enumerated() {
-            let w = weights(s.edge)
+            let w = weights(s.edge), len = length[s.edge]
             ends.sources.append((graph.head[s.edge], w - Self.partial(w, s.fraction), UInt32(i)))
+            ends.sourceLength.append(len - Self.partial(len, s.fraction))
         }
         for (j, t) in to.enumerated() {
-            let w = weights(t.edge)
+            let w = weights(t.edge), len = length[t.edge]
             ends.targets.append((UInt32(graph.tail(of: t.edge)), Self.partial(w, t.fraction), j))
+            ends.targetLength.append(Self.partial(len, t.fraction))
         }
         for (i, s) in from.enumerated() {
             for (j, t) in to.enumerated() where graph.edgePiece[s.edge] == graph.edgePiece[t.edge] && s.fraction <= t.fraction {
-                let w = weights(s.edge)
+                let w = weights(s.edge), len = length[s.edge]
                 let cost = UInt64(Self.partial(w, t.fraction) - Self.partial(w, s.fraction))
-                if cost < ends.direct?.cost ?? .max { ends.direct = (cost, i, j) }
+                if cost < ends.direct?.cost ?? .max {
+                    ends.direct = (cost, UInt64(Self.partial(len, t.fraction) - Self.partial(len, s.fraction)), i, j)
+                }
             }
         }
+        return ends
+    }
+
+    /// One leg: sources are the heads of the start edges, targets the tails of the end edges.
+    func leg<W: EdgeWeights>(_ from: [Endpoint], _ to: [Endpoint], weights: W, landmarks: UnsafeBufferPointer<UInt32>,
+                                     hierarchy: CHMetric?, useHierarchy: Bool, scale: Double, algorithm: SearchAlgorithm,
+                                     scratch: SearchScratch) -> SearchOutcome?
+    {
+        let ends = searchEnds(from, to, weights: weights)
         if let hierarchy {
             switch graph.hierarchySearch(ends, metric: hierarchy, scratch: scratch.hierarchy) {
             case .none: return nil  // no route: exact, as A* would find

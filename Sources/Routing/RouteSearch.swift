@@ -138,8 +138,13 @@ struct SearchEnds {
     var sources: [(node: UInt32, cost: UInt32, marker: UInt32)] = []
     /// End nodes with the cost still to pay from them, and which endpoint they stand for.
     var targets: [(node: UInt32, extra: UInt32, endpoint: Int)] = []
-    /// A route that never leaves one edge, when there is one: cost and (source, target) endpoints.
-    var direct: (cost: UInt64, source: Int, target: Int)?
+    /// A route that never leaves one edge, when there is one: cost, length (cm) and (source, target) endpoints.
+    var direct: (cost: UInt64, length: UInt64, source: Int, target: Int)?
+    /// The length (cm) of each source's and each target's part of its edge, in the order of
+    /// `sources` and `targets` (missing: 0). The hierarchy query breaks ties between routes of
+    /// equal cost by length with them (see `RoadGraph.hierarchySearch`).
+    var sourceLength: [UInt32] = []
+    var targetLength: [UInt32] = []
 }
 
 /// The outcome of one search.
