@@ -14,7 +14,7 @@ GRAPH := $(BUILD)/seoul.graph
 PLACES := $(BUILD)/places.db
 PLACE_SOURCES := $(wildcard data/places/*.csv data/places/*.geojson)
 
-.PHONY: run test deps build release data derived bench fuzz clean
+.PHONY: run test deps build release data derived bench fuzz browser-test clean
 
 deps:
 	@bash tools/install-deps
@@ -61,6 +61,13 @@ test: deps
 	@$(MAKE) --no-print-directory derived BIN=$(DEBUG_BIN)
 	swift test --skip-build
 	@$(MAKE) --no-print-directory fuzz BIN=$(DEBUG_BIN)
+	@$(MAKE) --no-print-directory browser-test BIN=$(DEBUG_BIN)
+
+# The map page in headless Chromium (Debian's) driven by Playwright (PyPI, in .venv-test):
+# installs what is missing, starts its own server on a free port, writes screenshots to
+# .build/screenshots/.
+browser-test:
+	bash tools/browser/run-tests $(BIN) $(DATA)
 
 # The HTTP fuzzer against a server on a free port (FUZZ_REQUESTS requests).
 fuzz:

@@ -9,5 +9,7 @@ public func makeRouter(context: ServiceContext) -> Router {
     registerRoutingEndpoints(router, context)
     registerPartiesEndpoints(router, context)
     registerPlacesEndpoints(router, context)
+    registerMapEndpoints(router, context)
+    registerPageEndpoints(router, context.configuration)
     return router
 }

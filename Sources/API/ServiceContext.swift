@@ -19,10 +19,26 @@ public struct ServiceConfiguration: Sendable {
     public var clusterRadius: Double
     /// Memory for the route engine's customized hierarchy metrics, in bytes (see `RouteEngine.init`).
     public var hierarchyCacheBytes: Int
+    /// The map page's files (`web/` of the checkout); by default `web` beside the data folder.
+    public var webDir: String
+    /// Leaflet's files, as Debian's libjs-leaflet installs them.
+    public var leafletDir: String
+
+    /// Where Debian's libjs-leaflet puts Leaflet.
+    public static let debianLeafletDir = "/usr/share/javascript/leaflet"
+
+    /// The default page folder for a data folder: `web` beside it (`data` → `web`).
+    public static func defaultWebDir(dataDir: String) -> String {
+        let parent = ((dataDir as NSString).standardizingPath as NSString).deletingLastPathComponent
+        return parent.isEmpty ? "web" : (parent as NSString).appendingPathComponent("web")
+    }
 
     public init(dataDir: String, stateDir: String, writeToken: String? = nil, clusterRadius: Double = 60,
-                hierarchyCacheBytes: Int = RouteEngine.defaultHierarchyCacheBytes)
+                hierarchyCacheBytes: Int = RouteEngine.defaultHierarchyCacheBytes, webDir: String? = nil,
+                leafletDir: String = ServiceConfiguration.debianLeafletDir)
     {
+        self.webDir = webDir ?? ServiceConfiguration.defaultWebDir(dataDir: dataDir)
+        self.leafletDir = leafletDir
         self.dataDir = dataDir
         self.stateDir = stateDir
         self.writeToken = writeToken
@@ -75,6 +91,8 @@ public final class ServiceContext: Sendable {
     public let transformers = TransformerCache()
     /// Live parties and their clusters, stored in `STATE/parties.db` (created if absent).
     public let parties: PartyService
+    /// The served road network as a map layer (`/v1/roads`).
+    public let roadLayer: RoadMapLayer
 
     public init(configuration: ServiceConfiguration, metrics: ServerMetrics = ServerMetrics()) throws {
         self.configuration = configuration
@@ -85,6 +103,7 @@ public final class ServiceContext: Sendable {
         do { data = try Dataset(directory: configuration.dataDir, hierarchyCacheBytes: configuration.hierarchyCacheBytes) } catch {
             throw ServiceError(error.description)
         }
+        roadLayer = RoadMapLayer(graph: data.graph)
     }
 
     /// Routing over `DATA/build/seoul.graph`.

@@ -9,6 +9,7 @@ struct ServeCommand: Command {
         Usage: taxipot serve [--host H] [--port P] [--data DIR] [--state-dir DIR]
                              [--workers N] [--queue N] [--connections N] [--timeout S] [--no-access-log]
                              [--no-inline] [--io-spin-us N] [--cluster-radius PX] [--hierarchy-cache-mb N]
+                             [--web DIR] [--leaflet DIR]
 
         Serves the HTTP API (GET /openapi.json lists every endpoint).
           --host H          address to bind (default 127.0.0.1)
@@ -32,6 +33,10 @@ struct ServeCommand: Command {
                             (default 512): each distinct traffic hour needs 12 bytes per hierarchy
                             arc (0.4 MB on central Seoul, 153 MB on a 3M-node city); the least
                             recently used hour is dropped beyond it and computed again when needed
+          --web DIR         the map page's files served at / and /map (default: web beside
+                            the data folder, the repository's web/ when --data is data/)
+          --leaflet DIR     Leaflet's files (default /usr/share/javascript/leaflet, from
+                            Debian's libjs-leaflet); when missing, / answers 503, the API works
         Writes to parties need TAXIPOT_WRITE_TOKEN set in the environment.
         The party store (DIR/parties.db) is checked at start: a damaged one is refused with a
         message saying how to recover ('taxipot parties recover'); rows refused at load are
@@ -41,7 +46,7 @@ struct ServeCommand: Command {
         """
 
     func run(_ args: [String]) throws -> Int32 {
-        let a = try Arguments(args, valued: ["host", "port", "data", "state-dir", "workers", "queue", "connections", "timeout", "cluster-radius", "io-spin-us", "hierarchy-cache-mb"],
+        let a = try Arguments(args, valued: ["host", "port", "data", "state-dir", "workers", "queue", "connections", "timeout", "cluster-radius", "io-spin-us", "hierarchy-cache-mb", "web", "leaflet"],
                               flags: ["no-access-log", "no-inline"])
         guard a.positionals.isEmpty else { throw UsageError("unexpected argument '\(a.positionals[0])'") }
         let host = a.value("host") ?? "127.0.0.1"
@@ -61,7 +66,9 @@ struct ServeCommand: Command {
                                                  writeToken: ProcessInfo.processInfo.environment["TAXIPOT_WRITE_TOKEN"],
                                                  clusterRadius: Double(try a.int("cluster-radius", default: 60, range: 16...512)),
                                                  hierarchyCacheBytes: try a.int("hierarchy-cache-mb", default: RouteEngine.defaultHierarchyCacheBytes >> 20,
-                                                                                range: 1...65536) << 20)
+                                                                                range: 1...65536) << 20,
+                                                 webDir: a.value("web"),
+                                                 leafletDir: a.value("leaflet") ?? ServiceConfiguration.debianLeafletDir)
 
         // Block the stop signals before any thread starts, so only sigwait below sees them.
         var signals = sigset_t()
