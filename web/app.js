@@ -63,10 +63,21 @@
     try { json = await res.json(); } catch (e) { json = null; }
     return { ok: res.ok, status: res.status, body: json };
   }
-  const errorText = (r) => (r.body && r.body.error ? `${r.body.error.message} (${r.body.error.code})` : `HTTP ${r.status}`);
+  // The engine's error answers in the page's words (the engine's own message follows).
+  const ERRORS = {
+    ko: { too_far_from_road: '도로에서 너무 멉니다 (도로망 밖)', outside_coverage: '서비스 지역 밖입니다',
+      no_route: '두 곳을 잇는 도로가 없습니다', outside_fare_regions: '요금 지역 밖입니다', no_schedule: '그 시각의 요금표가 없습니다' },
+    en: { too_far_from_road: 'Too far from a road (outside the road network)', outside_coverage: 'Outside the served area',
+      no_route: 'No road joins the two points', outside_fare_regions: 'Outside the fare regions', no_schedule: 'No fare schedule for that time' },
+  };
+  const errorText = (r) => {
+    if (!r.body || !r.body.error) return `HTTP ${r.status}`;
+    const e = r.body.error, words = ERRORS[lang][e.code];
+    return words ? `${words}: ${e.message}` : `${e.message} (${e.code})`;
+  };
 
   // What the server offers beyond today's endpoints, from its OpenAPI document.
-  const features = { match: false, coverage: false, estimate: false };
+  const features = { match: false, coverage: false, estimate: false, matchEstimate: false };
 
   async function detectFeatures() {
     const r = await api('/openapi.json');
@@ -74,6 +85,8 @@
     const paths = r.body.paths;
     features.match = !!(paths['/v1/match'] && paths['/v1/match'].get);
     features.coverage = !!(paths['/v1/coverage'] && paths['/v1/coverage'].get);
+    const matchParams = (features.match && paths['/v1/match'].get.parameters) || [];
+    features.matchEstimate = matchParams.some((p) => p.name === 'estimate');
     const quote = paths['/v1/quote'] && paths['/v1/quote'].post;
     const schema = quote && quote.requestBody && quote.requestBody.content && quote.requestBody.content['application/json'];
     features.estimate = !!(schema && schema.schema && schema.schema.properties && schema.schema.properties.estimate);
@@ -479,7 +492,7 @@
     if (!features.match) return;
     let q = `/v1/match?origin=${body.origin.lon},${body.origin.lat}&destination=${body.destination.lon},${body.destination.lat}&seats=${body.riders}`;
     if (body.depart_at) q += `&depart_at=${encodeURIComponent(body.depart_at)}`;
-    if (features.estimate) q += '&estimate=allow';
+    if (features.matchEstimate) q += '&estimate=allow';
     const r = await api(q);
     renderMatches(r.ok ? r.body.matches || [] : null);
   }
