@@ -134,6 +134,7 @@ def run_checks(page, server, checks, shots):
     page.on("request", lambda r: None if r.url.startswith(base + "/") or r.url.startswith("data:") else outside.append(r.url))
 
     def shot(name):
+        page.wait_for_load_state("networkidle")  # the base map follows the clusters
         page.screenshot(path=os.path.join(shots, name))
 
     def wait_clusters_settled():
