@@ -60,8 +60,14 @@
     if (body !== undefined) { init.body = JSON.stringify(body); init.headers['Content-Type'] = 'application/json'; }
     const res = await fetch(path, init);
     let json = null;
-    try { json = await res.json(); } catch (e) { json = null; }
-    return { ok: res.ok, status: res.status, body: json };
+    try {
+      json = await res.json();
+    } catch (e) {
+      if (e.name === 'AbortError') throw e;  // aborted while the body was read: the caller drops it
+      json = null;
+    }
+    // A 2xx whose body is not JSON counts as a failure, so callers may read the body when ok.
+    return { ok: res.ok && json !== null, status: res.status, body: json };
   }
   // The engine's error answers in the page's words (the engine's own message follows).
   const ERRORS = {
@@ -152,7 +158,7 @@
     baseAbort[kind] = ctl;
     try {
       const r = await api(`${path}?bbox=${bboxOf(bounds)}&zoom=${zoom}`, { signal: ctl.signal });
-      if (!r.ok) { showMessage(errorText(r)); return; }
+      if (!r.ok || !r.body) { showMessage(errorText(r)); return; }
       layer.clearLayers();
       layer.addData(r.body);
       baseState[kind] = { zoom, bounds, bytes: 0, features: r.body.features.length };
@@ -212,7 +218,7 @@
     let r;
     try { r = await api(url, { signal: ctl.signal }); } catch (e) { if (e.name === 'AbortError') return; throw e; }
     if (seq !== clusterState.seq) return;
-    if (!r.ok) { clusterLayer.clearLayers(); clusterState.shown = { url, error: r.body }; return; }
+    if (!r.ok || !r.body) { clusterLayer.clearLayers(); clusterState.shown = { url, error: r.body || r.status }; return; }
     const markers = [];
     for (const f of r.body.features) {
       const [lon, lat] = f.geometry.coordinates;
