@@ -170,7 +170,7 @@
 
   function labelBoundaries(fc, zoom) {
     boundaryLabels.clearLayers();
-    const level = zoom >= 14 ? 'emd' : 'sigungu';
+    const level = zoom >= 15 ? 'emd' : 'sigungu';  // 동 names only where they fit
     for (const f of fc.features) {
       if (f.properties.level !== level || !f.properties.name) continue;
       const center = L.geoJSON(f).getBounds().getCenter();
