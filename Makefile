@@ -34,13 +34,14 @@ release: deps
 	swift build $(RELEASE_FLAGS)
 
 # Derived data (road graph, place DB) from the sources in data/, rebuilt when absent or older
-# than their sources. The graph also follows the file that defines its format version, so a
-# checkout with a new format rebuilds it instead of serving a refusal.
+# than their sources. The graph also follows the file that defines its format version (and the
+# place DB the file that defines its checksum), so a checkout with a new format rebuilds it
+# instead of serving a refusal.
 $(GRAPH): data/osm/seoul-central.osm.pbf Sources/Routing/GraphFile.swift
 	@mkdir -p $(BUILD)
 	$(BIN) import osm $< -o $@
 
-$(PLACES): $(PLACE_SOURCES)
+$(PLACES): $(PLACE_SOURCES) Sources/Places/PlaceFileChecksum.swift
 	@mkdir -p $(BUILD)
 	$(BIN) import places --data data -o $@
 

@@ -57,6 +57,8 @@ public enum PlaceDatabaseBuilder {
             try PlaceStore.insert(all, into: db)
             try PlaceStore.insert(divisions, boundaries: boundaries, into: db)
             try db.execute("ANALYZE")
+            try db.close()
+            try PlaceFileChecksum.seal(path: tmp)
             try FileManager.default.createDirectory(atPath: (outputPath as NSString).deletingLastPathComponent,
                                                     withIntermediateDirectories: true)
             if FileManager.default.fileExists(atPath: outputPath) { try FileManager.default.removeItem(atPath: outputPath) }
@@ -131,7 +133,12 @@ public enum PlaceDatabaseBuilder {
             let cName = try table.column(options.nameColumn), cLat = try table.column(options.latColumn)
             let cLon = try table.column(options.lonColumn)
             let cAddress = try options.addressColumn.map { c throws(CSVTable.ReadError) in try table.column(c) }
-            let db = try PlaceStore.open(path: databasePath, readOnly: false)
+            // Changed in a copy, sealed, then renamed over the original: never a half-sealed file.
+            let tmp = databasePath + ".importing"
+            for suffix in ["", "-journal"] { unlink(tmp + suffix) }
+            try FileManager.default.copyItem(atPath: databasePath, toPath: tmp)
+            defer { for suffix in ["", "-journal"] { unlink(tmp + suffix) } }
+            let db = try PlaceStore.open(path: tmp, readOnly: false)
             let locator = AdminLocator(divisions: try PlaceStore.readDivisions(db), boundaries: try PlaceStore.readBoundaries(db))
             let fileTag = (options.csvPath as NSString).lastPathComponent
             var records: [PlaceRecord] = []
@@ -157,6 +164,11 @@ public enum PlaceDatabaseBuilder {
                 records.append(r)
             }
             try PlaceStore.insert(records, into: db)
+            try db.close()
+            try PlaceFileChecksum.seal(path: tmp)
+            guard rename(tmp, databasePath) == 0 else {
+                throw PlaceDatabaseError("\(databasePath): cannot replace it (\(String(cString: strerror(errno))))")
+            }
             return UserImportReport(imported: records.count, failures: failures)
         } catch {
             throw PlaceDatabaseError.wrap(error)

@@ -80,11 +80,12 @@ enum PlaceStore {
         return db
     }
 
-    /// Opens an existing place DB, checking its format.
+    /// Opens an existing place DB, checking its checksum (`PlaceFileChecksum`) and format.
     static func open(path: String, readOnly: Bool) throws -> SQLiteDatabase {
         guard FileManager.default.fileExists(atPath: path) else {
             throw PlaceDatabaseError("\(path): no place database here (build one with 'taxipot import places --data data -o \(path)')")
         }
+        try PlaceFileChecksum.verify(path: path)
         let db = try SQLiteDatabase(path: path, readOnly: readOnly)
         let format: String
         do {

@@ -16,6 +16,8 @@ let sections: [(String, (BenchContext, [String: String]) throws -> Void)] = [
     ("clusters", ClustersBench.run),
     // Only with --graph FILE --label L (a synthetic city); not part of the default set.
     ("synthetic", RoutingBench.runSynthetic),
+    // Only with --only store-check: the cost of checking the party store at start.
+    ("store-check", StoreCheckBench.run),
 ]
 
 var options: [String: String] = [:]
@@ -42,7 +44,7 @@ if let only, let unknown = only.first(where: { name in !sections.contains { $0.0
     exit(1)
 }
 var failed = false
-for (name, run) in sections where only?.contains(name) ?? (name != "synthetic") {
+for (name, run) in sections where only?.contains(name) ?? (name != "synthetic" && name != "store-check") {
     do {
         try run(ctx, options)
     } catch {

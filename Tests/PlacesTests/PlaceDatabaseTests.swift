@@ -127,6 +127,35 @@ final class PlaceDatabaseTests: XCTestCase {
         XCTAssertThrowsError(try PlaceDatabaseBuilder.importUserCSV(options, into: dir.appendingPathComponent("none.db").path))
     }
 
+    /// The place DB carries a checksum like the graph file's: any single flipped bit is
+    /// refused with a message naming the file and saying to run `make data`.
+    func testSingleBitFlipsAreRefused() throws {
+        let built = try PlacesFixture.get()
+        let original = try Array(Data(contentsOf: URL(fileURLWithPath: built.databasePath)))
+        let dir = TestPaths.temporaryDirectory("places-flips")
+        let path = dir.appendingPathComponent("places.db").path
+        try Data(original).write(to: URL(fileURLWithPath: path))
+        XCTAssertNoThrow(try PlaceIndex.open(path: path), "an intact copy opens")
+        let n = original.count
+        // Header magic, page size, the checksum fields themselves, schema page, data pages, the last byte.
+        let offsets = [0, 17, 61, 70, 100, 4096 + 7, n / 3, n / 2 + 1234, 2 * n / 3 + 99, n - 1]
+        for (i, offset) in offsets.enumerated() {
+            var bytes = original
+            bytes[offset] ^= UInt8(1 << (i % 8))
+            try Data(bytes).write(to: URL(fileURLWithPath: path))
+            XCTAssertThrowsError(try PlaceIndex.open(path: path), "bit \(i % 8) of byte \(offset) flipped, yet the DB opened") { e in
+                XCTAssertTrue("\(e)".contains(path), "\(e)")
+                XCTAssertTrue("\(e)".contains("make data"), "\(e)")
+            }
+        }
+        // A DB without a checksum (an older build) is refused the same way.
+        var unsealed = original
+        for o in 60..<64 { unsealed[o] = 0 }
+        for o in 68..<72 { unsealed[o] = 0 }
+        try Data(unsealed).write(to: URL(fileURLWithPath: path))
+        XCTAssertThrowsError(try PlaceIndex.open(path: path)) { e in XCTAssertTrue("\(e)".contains("no checksum"), "\(e)") }
+    }
+
     func testOpeningSomethingElseFails() throws {
         let dir = TestPaths.temporaryDirectory("places-bad")
         let path = dir.appendingPathComponent("not.db").path
