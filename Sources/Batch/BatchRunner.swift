@@ -56,6 +56,7 @@ public final class BatchRunner {
         let header: CSVRecord
         do {
             guard let h = try reader.next() else { throw BatchError("the input is empty: it has no header row") }
+            if let limit = h.exceededLimit { throw BatchError("line \(h.line): the header is longer than \(limit) bytes (the limit for one record)") }
             header = h
         } catch let e as CSVError {
             throw BatchError("cannot read the header: \(e)")
@@ -240,8 +241,9 @@ private final class RowJob: Sendable {
                 failures.append((error.code, record.line))
                 if record.fields.count > columnCount {
                     // Keep the extra fields in the message rather than lose them.
-                    let extra = record.fields[columnCount...].map { "'\($0)'" }.joined(separator: ", ")
-                    error.message += "; extra fields: \(extra)"
+                    let extras = record.fields[columnCount...]
+                    let extra = extras.prefix(5).map { "'\(RowParser.excerpt($0))'" }.joined(separator: ", ")
+                    error.message += "; extra fields: \(extra)" + (extras.count > 5 ? ", … (\(extras.count) in all)" : "")
                 }
                 out.append(contentsOf: Array(repeating: 0x2C, count: BatchSchema.resultColumns.count - 1))
                 out.append(0x2C)

@@ -72,7 +72,7 @@ public struct BatchSchema: Sendable, Equatable {
         require("origin_lon", originLon, "origin_lat", originLat, "origin", originPlace)
         require("dest_lon", destLon, "dest_lat", destLat, "destination", destinationPlace)
         if !missing.isEmpty {
-            let found = header.isEmpty ? "none" : header.map { "'\($0)'" }.joined(separator: ", ")
+            let found = header.isEmpty ? "none" : header.prefix(30).map { "'\(RowParser.excerpt($0))'" }.joined(separator: ", ") + (header.count > 30 ? ", …" : "")
             throw BatchError("missing required column\(missing.count > 1 ? "s" : ""): \(missing.joined(separator: "; ")) (the header has \(found))")
         }
     }

@@ -9,12 +9,16 @@ public struct CSVRecord: Sendable, Equatable {
     public var firstInvalidField: Int?
     /// The record's size in the input, in UTF-8 bytes of its fields (for memory accounting).
     public var byteCount: Int
+    /// Set when the record was longer than this many bytes (the reader's limit): its fields
+    /// were dropped unread (`fields` is empty) and the row is an error of its own.
+    public var exceededLimit: Int?
 
-    public init(fields: [String], line: Int, firstInvalidField: Int? = nil, byteCount: Int? = nil) {
+    public init(fields: [String], line: Int, firstInvalidField: Int? = nil, byteCount: Int? = nil, exceededLimit: Int? = nil) {
         self.fields = fields
         self.line = line
         self.firstInvalidField = firstInvalidField
         self.byteCount = byteCount ?? fields.reduce(0) { $0 + $1.utf8.count + 1 }
+        self.exceededLimit = exceededLimit
     }
 
     /// True when some field held bytes that are not valid text in the input encoding.
@@ -25,15 +29,11 @@ public struct CSVRecord: Sendable, Equatable {
 public enum CSVError: Error, Equatable, CustomStringConvertible, Sendable {
     /// A quoted field opened on `line` is still open at the end of the input.
     case unterminatedQuote(line: Int)
-    /// A record starting on `line` grew beyond `limit` bytes (usually a quote that never closes).
-    case recordTooLong(line: Int, limit: Int)
 
     public var description: String {
         switch self {
         case .unterminatedQuote(let line):
             return "line \(line): a quoted field opened on this line is never closed (unterminated quote; the input ends inside it)"
-        case .recordTooLong(let line, let limit):
-            return "line \(line): the record starting on this line is longer than \(limit) bytes; most likely a quote opened there is never closed"
         }
     }
 }
@@ -43,7 +43,9 @@ public enum CSVError: Error, Equatable, CustomStringConvertible, Sendable {
 /// Handles quoted fields with embedded commas, doubled quotes and line breaks; CRLF, LF and
 /// lone CR line ends; a UTF-8 byte-order mark at the start (skipped, and reported in
 /// `hadByteOrderMark`). Blank lines are skipped. Memory stays bounded: the input is read in
-/// chunks and one record may hold at most `maxRecordBytes`.
+/// chunks and one record may hold at most `maxRecordBytes`; a longer one is read through to
+/// its end without keeping its bytes and returned with `exceededLimit` set (no fields), so
+/// the records after it are read as usual.
 ///
 /// Lenient where RFC 4180 is silent and common tools are too: a quote inside an unquoted
 /// field is kept as a character, and text after a closing quote is appended to the field
@@ -75,6 +77,8 @@ public final class CSVReader {
     private var recordBytes = 0
     private var invalidField: Int?
     private var fieldWasQuoted = false
+    /// The current record passed `maxRecordBytes`: its bytes are counted, not kept.
+    private var skipping = false
 
     /// Reads from `source`. With `replacementMarksInvalid` (set for converted encodings, where
     /// U+FFFD only appears for bytes that could not be converted) a U+FFFD flags the record.
@@ -154,7 +158,7 @@ public final class CSVReader {
                         j += 1
                     }
                     if j > i {
-                        try append(buf, i, j)
+                        append(buf, i, j)
                         previousWasCR = false
                         i = j
                         if i == n { break }
@@ -184,7 +188,7 @@ public final class CSVReader {
                         }
                         j += 1
                     }
-                    if j > i { try append(buf, i, j); i = j }
+                    if j > i { append(buf, i, j); i = j }
                     if i < n {  // a quote
                         previousWasCR = false
                         state = .quoteInQuoted
@@ -192,7 +196,7 @@ public final class CSVReader {
                     }
                 case .quoteInQuoted:
                     if c == quote {  // a doubled quote is one quote character
-                        try append(buf, i, i + 1)
+                        append(buf, i, i + 1)
                         state = .quoted
                         i += 1
                     } else if c == comma {
@@ -212,15 +216,24 @@ public final class CSVReader {
         }
     }
 
-    private func append(_ buf: UnsafeBufferPointer<UInt8>, _ from: Int, _ to: Int) throws {
+    private func append(_ buf: UnsafeBufferPointer<UInt8>, _ from: Int, _ to: Int) {
         recordBytes += to - from
+        if skipping { return }
         if recordBytes > maxRecordBytes {
-            throw CSVError.recordTooLong(line: state == .quoted ? quoteLine : recordLine, limit: maxRecordBytes)
+            skipping = true
+            field.removeAll()
+            fields.removeAll()
+            return
         }
         field.append(contentsOf: UnsafeBufferPointer(start: buf.baseAddress! + from, count: to - from))
     }
 
     private func endField() {
+        if skipping {
+            field.removeAll(keepingCapacity: true)
+            fieldWasQuoted = false
+            return
+        }
         var ascii = true
         for b in field where b >= 0x80 {
             ascii = false
@@ -244,7 +257,7 @@ public final class CSVReader {
 
     /// Ends the record at a CR or LF; nil for a blank line (which is skipped).
     private func endRecord(lineEnd: UInt8) -> CSVRecord? {
-        let blank = fields.isEmpty && field.isEmpty && !fieldWasQuoted
+        let blank = fields.isEmpty && field.isEmpty && !fieldWasQuoted && !skipping
         if !blank { endField() }
         if !sawFirstLineEnd {
             sawFirstLineEnd = true
@@ -260,6 +273,12 @@ public final class CSVReader {
         state = .fieldStart
         defer { resetRecord() }
         guard !blank else { return nil }
+        return record()
+    }
+
+    /// The record just ended (an over-long one without its fields).
+    private func record() -> CSVRecord {
+        if skipping { return CSVRecord(fields: [], line: recordLine, byteCount: 64, exceededLimit: maxRecordBytes) }
         return CSVRecord(fields: fields, line: recordLine, firstInvalidField: invalidField, byteCount: recordBytes)
     }
 
@@ -269,6 +288,7 @@ public final class CSVReader {
         fieldWasQuoted = false
         invalidField = nil
         recordBytes = 0
+        skipping = false
         recordLine = line
     }
 
@@ -277,13 +297,13 @@ public final class CSVReader {
         switch state {
         case .quoted:
             throw CSVError.unterminatedQuote(line: quoteLine)
-        case .fieldStart where fields.isEmpty && field.isEmpty && !fieldWasQuoted:
+        case .fieldStart where fields.isEmpty && field.isEmpty && !fieldWasQuoted && !skipping:
             return nil
         default:
             endField()
             state = .fieldStart
             defer { resetRecord() }
-            return CSVRecord(fields: fields, line: recordLine, firstInvalidField: invalidField, byteCount: recordBytes)
+            return record()
         }
     }
 }

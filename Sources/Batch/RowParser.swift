@@ -17,8 +17,12 @@ public struct RowParser: Sendable {
     /// The request for `record`, or why the row cannot be estimated.
     public func parse(_ record: CSVRecord) -> Result<TripRequest, RowError> {
         let f = record.fields
+        if let limit = record.exceededLimit {
+            return .failure(RowError(.recordTooLong, "the record starting on line \(record.line) is longer than \(limit) bytes "
+                + "(the limit for one record); it was skipped"))
+        }
         if let i = record.firstInvalidField {
-            let column = i < schema.inputColumns.count ? "column '\(schema.inputColumns[i])'" : "field \(i + 1)"
+            let column = i < schema.inputColumns.count ? "column '\(Self.excerpt(schema.inputColumns[i]))'" : "field \(i + 1)"
             return .failure(RowError(.badEncoding, "\(column) holds bytes that are not valid text in the input encoding (written as \u{FFFD})"))
         }
         if f.count != schema.inputColumns.count {
@@ -100,8 +104,8 @@ public struct RowParser: Sendable {
         return v
     }
 
-    /// At most 40 characters of a field, for messages.
+    /// At most 40 characters of a field, escaped (no control character), for messages.
     static func excerpt<S: StringProtocol>(_ text: S) -> String {
-        text.count <= 40 ? String(text) : String(text.prefix(40)) + "…"
+        Escaped.excerpt(text, limit: 40)
     }
 }

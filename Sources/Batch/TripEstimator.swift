@@ -97,6 +97,8 @@ public enum RowErrorCode: String, Sendable, CaseIterable, Comparable {
     case badFieldCount = "bad_field_count"
     /// The row holds bytes that are not text in the input encoding.
     case badEncoding = "bad_encoding"
+    /// The record is longer than the reader's limit (1 MiB by default); its fields were not read.
+    case recordTooLong = "record_too_long"
     /// The estimate failed for another reason (the message says which).
     case estimateFailed = "estimate_failed"
 

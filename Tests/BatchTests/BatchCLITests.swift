@@ -42,6 +42,47 @@ final class BatchCLITests: XCTestCase {
         XCTAssertTrue(r.stderr.contains("not_a_number: 1 (first at line 3)"), r.stderr)
     }
 
+    /// A record over 1 MiB is one failed row naming its line and the limit; the rows after it
+    /// are estimated. Messages show at most a short escaped excerpt of what a row held: no
+    /// control character of the input reaches the output or the terminal.
+    func testOverLongRecordIsOneBadRowAndTheRunGoesOn() throws {
+        let data = try SeoulDataset.directory()
+        let dir = TestPaths.temporaryDirectory("batch-long")
+        let input = dir.appendingPathComponent("in.csv").path
+        let output = dir.appendingPathComponent("out.csv").path
+        let trip = "126.9829,37.5700,126.9720,37.5547,2024-05-08T09:00"
+        var bytes = Array("id,origin_lon,origin_lat,dest_lon,dest_lat,depart_at,note\n".utf8)
+        bytes += Array("A,\(trip),short\n".utf8)
+        bytes += Array("B,\(trip),".utf8) + Array(repeating: UInt8(ascii: "z"), count: 1_200_000) + [0x0A]  // no quote anywhere
+        bytes += Array("C,\(trip),after the long one\n".utf8)
+        // A terminal escape sequence, a bell and a NUL in a bad latitude; then many extra fields.
+        bytes += Array("D,126.98,\u{1B}[31mred\u{07}\u{00}\u{1B}]0;owned\u{07},126.97,37.55,2024-05-08T09:00,x\n".utf8)
+        bytes += Array("E,\(trip),x,\u{1B}[2J".utf8) + Array(repeating: UInt8(ascii: ","), count: 40) + [0x0A]
+        bytes += Array("F,\(trip),last\n".utf8)
+        try Data(bytes).write(to: URL(fileURLWithPath: input))
+        let r = try TaxipotCLI.run(["batch", input, "-o", output, "--data", data, "--progress", "none"])
+        XCTAssertEqual(r.status, 2, r.stderr)
+        let text = try String(contentsOfFile: output, encoding: .utf8)
+        let rows = try parseCSV(text)
+        XCTAssertEqual(rows.map { $0.first ?? "" }, ["id", "A", "", "C", "D", "E", "F"], "one row per record, the long one included")
+        XCTAssertEqual(rows[2].last, "record_too_long: the record starting on line 3 is longer than 1048576 bytes (the limit for one record); it was skipped")
+        XCTAssertEqual(rows[1].last, "")
+        XCTAssertEqual(rows[3].last, "", "the row after the long one is estimated")
+        XCTAssertEqual(rows[6].last, "")
+        let latitude = try XCTUnwrap(rows[4].last)
+        XCTAssertTrue(latitude.hasPrefix("not_a_number: origin_lat '\\u{1b}[31mred\\u{7}\\u{0}"), latitude)
+        let extra = try XCTUnwrap(rows[5].last)
+        XCTAssertTrue(extra.hasPrefix("bad_field_count: the row has 48 fields, the header has 7; extra fields: '\\u{1b}[2J', ''"), extra)
+        XCTAssertTrue(extra.hasSuffix("(41 in all)"), extra)
+        // The input columns are passed through as data; the messages never carry a control byte.
+        for message in rows.dropFirst().compactMap(\.last) + [r.stderr] {
+            XCTAssertFalse(message.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" }, "a control character in: \(message)")
+            XCTAssertLessThan(message.utf8.count, 1000, "a short excerpt, not the row: \(message.prefix(200))")
+        }
+        XCTAssertTrue(r.stderr.contains("record_too_long: 1 (first at line 3)"), r.stderr)
+        XCTAssertFalse(r.stderr.contains("never closed"), r.stderr)
+    }
+
     func testKoreanExcelExportInCP949() throws {
         let data = try SeoulDataset.directory()
         let text = "origin,destination,riders,메모\n서울역,광화문,2,\"오전 회의, 본사\"\n종각역,이태원역,1,뷁\n"

@@ -87,10 +87,24 @@ final class CSVReaderTests: XCTestCase {
             XCTAssertEqual(error as? CSVError, .unterminatedQuote(line: 3))
             XCTAssertTrue("\(error)".contains("line 3"), "\(error)")
         }
-        // Bounded memory: a runaway quote stops at the record limit instead of reading everything.
+        // Bounded memory: past the record limit a runaway quote is read through without keeping
+        // its bytes, and still reported as the quote it is.
         let long = "a\n\"" + String(repeating: "x,\n", count: 1000)
         XCTAssertThrowsError(try records(Array(long.utf8), maxRecordBytes: 500)) { error in
-            XCTAssertEqual(error as? CSVError, .recordTooLong(line: 2, limit: 500))
+            XCTAssertEqual(error as? CSVError, .unterminatedQuote(line: 2))
+        }
+    }
+
+    /// A record over the limit is one record of its own (no fields, `exceededLimit` set),
+    /// quoted or not, and the records after it are read as usual, at any chunk size.
+    func testOverLongRecordIsOneRecordAndReadingGoesOn() throws {
+        let text = "a,b\n1,2\n" + String(repeating: "y", count: 700) + ",3\n\"" + String(repeating: "q,\n", count: 300) + "\",4\n5,6\n"
+        for size in [7, 64, 4096] {
+            let r = try records(Array(text.utf8), chunkSize: size, maxRecordBytes: 500)
+            XCTAssertEqual(r.map(\.line), [1, 2, 3, 4, 305], "chunk size \(size)")
+            XCTAssertEqual(r.map(\.exceededLimit), [nil, nil, 500, 500, nil])
+            XCTAssertEqual(r[2].fields, [])
+            XCTAssertEqual(r[4].fields, ["5", "6"])
         }
     }
 
