@@ -38,7 +38,10 @@ public func registerPartiesEndpoints(_ router: Router, parties: PartyService, wr
                 "depart_at": ["type": "string", "description": "ISO 8601 (no offset means Asia/Seoul) or Unix seconds"],
                 "seats_total": ["type": "integer", "minimum": 1, "maximum": .number(Double(Party.maxSeats))],
                 "seats_taken": ["type": "integer", "minimum": 0, "description": "at most seats_total (default 0)"],
-                "title": ["type": "string", "maxLength": .number(Double(Party.maxTitleLength))],
+                "title": ["type": "string", "maxLength": .number(Double(Party.maxTitleLength)),
+                          "description": .string("at most \(Party.maxTitleLength) characters and at most \(Party.maxTitleBytes) bytes of UTF-8 "
+                              + "(a character with many combining marks counts by its bytes); no control characters. "
+                              + "maxLength counts code points, so it never admits a title the server refuses")],
                 "id": ["type": "string", "description": "optional; must equal the path's id"],
             ],
         ],

@@ -5,7 +5,8 @@ public struct JSONParseError: Error, Sendable, CustomStringConvertible {
     public var description: String { "\(message) at byte \(offset)" }
 }
 
-/// A strict RFC 8259 parser with limits: nesting depth, and finite numbers only.
+/// A strict RFC 8259 parser with limits: nesting depth, finite numbers only, and no key
+/// twice in one object (RFC 8259 leaves duplicates to the reader; here they are an error).
 public struct JSONParser {
     public static let defaultMaxDepth = 64
 
@@ -38,6 +39,14 @@ public struct JSONParser {
 
     func fail(_ m: String) -> JSONParseError { JSONParseError(message: m, offset: i) }
 
+    /// A key for a message: JSON-quoted (so control characters are escaped), at most 60 characters.
+    static func shown(_ key: String) -> String {
+        let cut = key.unicodeScalars.count > 60 ? String(String.UnicodeScalarView(key.unicodeScalars.prefix(60))) : key
+        var out: [UInt8] = []
+        JSONWriter.writeString(cut, into: &out)
+        return String(decoding: out, as: UTF8.self) + (cut.utf8.count < key.utf8.count ? "…" : "")
+    }
+
     mutating func value(depth: Int) throws(JSONParseError) -> JSONValue {
         guard i < bytes.count else { throw fail("unexpected end of JSON") }
         switch bytes[i] {
@@ -45,12 +54,25 @@ public struct JSONParser {
             guard depth < maxDepth else { throw fail("JSON nested deeper than \(maxDepth) levels") }
             i += 1
             var members = [(String, JSONValue)]()
+            // Keys seen, once an object has many (few are compared one by one).
+            var seen: Set<String>?
             skipSpace()
             if i < bytes.count, bytes[i] == UInt8(ascii: "}") { i += 1; return .object(members) }
             while true {
                 skipSpace()
                 guard i < bytes.count, bytes[i] == UInt8(ascii: "\"") else { throw fail("expected a string key") }
+                let keyStart = i
                 let key = try string()
+                // A repeated key is refused: readers disagree on which one wins (first, last,
+                // both), so two parsers could read one body two ways.
+                let repeated: Bool
+                if seen == nil && members.count < 16 {
+                    repeated = members.contains { $0.0 == key }
+                } else {
+                    if seen == nil { seen = Set(members.map(\.0)) }
+                    repeated = !seen!.insert(key).inserted
+                }
+                if repeated { throw JSONParseError(message: "duplicate key \(Self.shown(key)) in an object", offset: keyStart) }
                 skipSpace()
                 guard i < bytes.count, bytes[i] == UInt8(ascii: ":") else { throw fail("expected ':'") }
                 i += 1

@@ -36,8 +36,11 @@ public struct Party: Sendable, Hashable {
 
     /// Largest `seats_total` accepted (a van taxi).
     public static let maxSeats = 16
-    /// Longest `title` accepted, in characters.
+    /// Longest `title` accepted, in characters (grapheme clusters).
     public static let maxTitleLength = 200
+    /// Longest `title` accepted, in UTF-8 bytes: one character may hold any number of
+    /// combining marks, so the character limit alone does not bound the size.
+    public static let maxTitleBytes = 800
     /// Earliest and latest `depart_at` accepted: 2000-01-01 and 2100-01-01 (UTC).
     public static let departRange: ClosedRange<Double> = 946_684_800...4_102_444_800
 
@@ -75,6 +78,10 @@ public struct Party: Sendable, Hashable {
             throw PartyValidationError(field: "seats_taken", message: "must be a whole number from 0 to seats_total (\(seatsTotal)), got \(seatsTaken)")
         }
         if let title {
+            // Bytes first: counting characters of a huge title would cost as much as the title.
+            guard title.utf8.count <= Party.maxTitleBytes else {
+                throw PartyValidationError(field: "title", message: "must be at most \(Party.maxTitleBytes) bytes of UTF-8, got \(title.utf8.count)")
+            }
             guard title.count <= Party.maxTitleLength else {
                 throw PartyValidationError(field: "title", message: "must be at most \(Party.maxTitleLength) characters, got \(title.count)")
             }

@@ -36,6 +36,42 @@ final class PartiesEndpointTests: XCTestCase {
         return s + "}"
     }
 
+    /// A body with a key twice is a 400 naming the key, over a real socket, and nothing is
+    /// written; a title of one character with 300,000 combining marks is a 400 naming the
+    /// byte limit; the OpenAPI schema states both title limits.
+    func testDuplicateKeysAndOverlongTitlesAreRefusedOverHTTP() throws {
+        let (router, service) = try makeRouter(token: token)
+        var options = HTTPServerOptions()
+        options.accessLog = false
+        let server = HTTPServer(router: router, options: options)
+        try server.start(host: "127.0.0.1", port: 0)
+        defer { server.stop(graceSeconds: 1) }
+        let client = try RawHTTPClient(port: server.port)
+        let auth = ["Authorization": "Bearer \(token)"]
+        let twice = body(lon: 127.0, lat: 37.5, taken: 1).dropLast() + #","seats_taken":4}"#
+        let dup = try client.request("PUT", "/v1/parties/dup", headers: auth, body: Array(twice.utf8))
+        XCTAssertEqual(dup.status, 400)
+        let error = try JSONParser.parse(dup.body)["error"]
+        XCTAssertEqual(error?["code"]?.stringValue, "invalid_json")
+        XCTAssertTrue(error?["message"]?.stringValue?.contains(#"duplicate key "seats_taken""#) == true, "\(String(describing: error))")
+        XCTAssertNil(service.party(id: "dup"))
+
+        let heavy = "a" + String(repeating: "\u{301}", count: 300_000)
+        XCTAssertEqual(heavy.count, 1, "one character")
+        let long = try client.request("PUT", "/v1/parties/heavy", headers: auth, body: Array(body(lon: 127.0, lat: 37.5, title: heavy).utf8))
+        XCTAssertEqual(long.status, 400)
+        let message = try JSONParser.parse(long.body)["error"]?["message"]?.stringValue ?? ""
+        XCTAssertTrue(message.contains("title") && message.contains("800 bytes"), message)
+        XCTAssertNil(service.party(id: "heavy"))
+
+        let doc = OpenAPIDocument.build(router: router, dataset: try DatasetInfo.load(dataDir: TestPaths.dataDir.path))
+        let put: JSONValue? = doc["paths"]?["/v1/parties/{id}"]?["put"]
+        let schema: JSONValue? = put?["requestBody"]?["content"]?["application/json"]?["schema"]
+        let title: JSONValue? = schema?["properties"]?["title"]
+        XCTAssertEqual(title?["maxLength"]?.intValue, Party.maxTitleLength)
+        XCTAssertTrue(title?["description"]?.stringValue?.contains("\(Party.maxTitleBytes) bytes") == true, "\(String(describing: title))")
+    }
+
     func testCreateReplaceGetDelete() throws {
         let (router, service) = try makeRouter(token: token)
         let bearer = "Bearer \(token)"

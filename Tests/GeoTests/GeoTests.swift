@@ -74,6 +74,24 @@ final class GeoTests: XCTestCase {
         XCTAssertEqual(back.lat, c.lat, accuracy: 1e-9)
     }
 
+    /// A key twice in one object is refused, naming the key (escaped) and where it repeats:
+    /// as written, through escapes, nested, and in an object with many keys (no quadratic cost).
+    func testJSONDuplicateKeysAreRefused() throws {
+        func refusal(_ text: String) -> String? {
+            do { _ = try JSONParser.parse(text); return nil } catch { return error.description }
+        }
+        XCTAssertEqual(refusal(#"{"seats_total":4,"seats_total":1}"#), #"duplicate key "seats_total" in an object at byte 17"#)
+        XCTAssertEqual(refusal(#"{"a":1,"\u0061":2}"#), #"duplicate key "a" in an object at byte 7"#)
+        XCTAssertNotNil(refusal(#"{"o":{"x":[1,{"k":1,"k":1}]}}"#))
+        XCTAssertEqual(refusal(#"{"t\u0007":1,"t\u0007":2}"#), #"duplicate key "t\u0007" in an object at byte 13"#)
+        XCTAssertNil(refusal(#"[{"a":1},{"a":2}]"#), "the same key in two objects is fine")
+        XCTAssertNil(refusal(#"{"a":{"a":1}}"#), "or nested")
+        let many = (0..<50_000).map { "\"k\($0)\":\($0)" }.joined(separator: ",")
+        XCTAssertNil(refusal("{" + many + "}"))
+        XCTAssertEqual(refusal("{" + many + #","k49999":0}"#)?.hasPrefix(#"duplicate key "k49999""#), true)
+        XCTAssertEqual(refusal("{" + many + #","k3":0}"#)?.hasPrefix(#"duplicate key "k3""#), true)
+    }
+
     func testJSONRoundTripAndLimits() throws {
         let v = try JSONParser.parse(#"{"a":[1,2.5,"x\u00e9\ud83d\ude00",true,null],"b":{"c":-1e3}}"#)
         XCTAssertEqual(v["a"]?[1]?.doubleValue, 2.5)

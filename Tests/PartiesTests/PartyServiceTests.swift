@@ -122,6 +122,10 @@ final class PartyServiceTests: XCTestCase {
             ("depart_at", { $0.departAt = .infinity }), ("seats_total", { $0.seatsTotal = 0 }), ("seats_total", { $0.seatsTotal = 17 }),
             ("seats_taken", { $0.seatsTaken = -1 }), ("seats_taken", { $0.seatsTaken = 5 }),
             ("title", { $0.title = String(repeating: "가", count: 201) }), ("title", { $0.title = "a\u{7}b" }),
+            // One character (grapheme) of 300,000 combining marks: 600 KB.
+            ("title", { $0.title = "a" + String(repeating: "\u{301}", count: 300_000) }),
+            // 200 characters, but 802 bytes.
+            ("title", { $0.title = String(repeating: "가", count: 199) + "a" + String(repeating: "\u{301}", count: 102) }),
         ]
         for (field, spoil) in cases {
             var p = good
@@ -130,6 +134,13 @@ final class PartyServiceTests: XCTestCase {
             XCTAssertThrowsError(try service.put(p), field) { XCTAssertEqual(($0 as? PartyValidationError)?.field, field) }
         }
         XCTAssertEqual(service.count, 1)
+        // At both limits at once (200 characters, 800 bytes): accepted.
+        var full = good
+        full.id = "full"
+        full.title = String(repeating: "가", count: 199) + "a" + String(repeating: "\u{301}", count: 101)
+        XCTAssertEqual(full.title?.count, Party.maxTitleLength)
+        XCTAssertEqual(full.title?.utf8.count, Party.maxTitleBytes)
+        XCTAssertEqual(try service.put(full), .created)
     }
 
     func testCSVRowsRoundTripAndErrorsNameTheColumn() {
