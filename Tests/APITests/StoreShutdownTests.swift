@@ -80,7 +80,7 @@ final class StoreShutdownTests: XCTestCase {
     func testDamagedStoreStopsTheStartAndRefusedRowsAreLogged() throws {
         // A 0-byte store: no start, a message naming the file and the recovery.
         let empty = TestPaths.temporaryDirectory("zero-state").path
-        FileManager.default.createFile(atPath: empty + "/parties.db", contents: Data())
+        XCTAssertTrue(FileManager.default.createFile(atPath: empty + "/parties.db", contents: Data()))
         let (server, _, errors) = try start(state: empty)
         server.waitUntilExit()
         let log = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
