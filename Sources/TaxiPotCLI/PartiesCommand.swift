@@ -51,6 +51,7 @@ struct PartiesCommand: Command {
         }
         defer { fclose(file) }
         let store = try PartyStore(stateDirectory: a.value("state-dir") ?? "var")
+        for note in store.notes { printError("taxipot parties: \(note)") }
         let now = Date().timeIntervalSince1970
 
         var batch = [Party]()
