@@ -11,6 +11,10 @@ BIN ?= $(RELEASE_BIN)
 FUZZ_REQUESTS ?= 20000
 
 GRAPH := $(BUILD)/seoul.graph
+# The OSM extracts the road graph is built from, merged into one graph (every connected area
+# of at least 25 nodes is served). `make data OSM="a.osm.pbf b.osm.pbf"` builds from others.
+OSM ?= data/osm/seoul-central.osm.pbf data/osm/extracts/yeouido.osm.pbf \
+       data/osm/extracts/dongjak_heukseok.osm.gz data/osm/extracts/songpa_jamsil.osm.gz
 PLACES := $(BUILD)/places.db
 PLACE_SOURCES := $(wildcard data/places/*.csv data/places/*.geojson)
 
@@ -36,9 +40,9 @@ release: deps
 # Derived data (road graph, place DB) from the sources in data/, rebuilt when absent or older
 # than their sources. The graph also follows the file that defines its format version, so a
 # checkout with a new format rebuilds it instead of serving a refusal.
-$(GRAPH): data/osm/seoul-central.osm.pbf Sources/Routing/GraphFile.swift
+$(GRAPH): $(OSM) Sources/Routing/GraphFile.swift
 	@mkdir -p $(BUILD)
-	$(BIN) import osm $< -o $@
+	$(BIN) import osm $(OSM) -o $@
 
 $(PLACES): $(PLACE_SOURCES)
 	@mkdir -p $(BUILD)
