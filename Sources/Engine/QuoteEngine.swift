@@ -158,11 +158,20 @@ public struct QuoteEngine: Sendable {
         var local = SeoulTime.secondOfDay(departure)
         let testEach = testEverySegment || !(graphInsideHomeRegion && region == homeRegion)
         let profile = fares.profile
+        // Consecutive segments over the same stretch (an estimate's road classes) share one test.
+        var lastMidpoint: Coordinate?, lastOutside = false
         for s in route.segments {
             let hour = Int((local / 3600).rounded(.down)) % 24
             var outside = false
             if testEach {
-                outside = !regions.isInside(regionID: region, Coordinate(lon: (s.start.lon + s.end.lon) / 2, lat: (s.start.lat + s.end.lat) / 2))
+                let mid = Coordinate(lon: (s.start.lon + s.end.lon) / 2, lat: (s.start.lat + s.end.lat) / 2)
+                if mid == lastMidpoint {
+                    outside = lastOutside
+                } else {
+                    outside = !regions.isInside(regionID: region, mid)
+                    lastMidpoint = mid
+                    lastOutside = outside
+                }
             }
             trip.append(TripSegment(distanceM: s.distanceMeters, durationS: s.durationSeconds,
                                     slowS: s.durationSeconds * profile.slow(s.roadClass, hour: hour),
