@@ -236,6 +236,11 @@ enum GraphPreparer {
         }
         let lm = LandmarkBuilder.compute(count: landmarks, firstOut: g.firstOut, head: g.head, lowerBoundTime: lowerBoundTime,
                                          length: g.length, progress: progress)
+        // Circuity while the hierarchy is still being built on its own thread (it is the long pole).
+        progress?("measuring circuity (route length over straight line) by distance band")
+        g.circuity = CircuityMeasure.measure(firstOut: g.firstOut, head: g.head, weight: lowerBoundTime, length: g.length,
+                                             nodeLat: g.nodeLat, nodeLon: g.nodeLon, nodeArea: g.nodeArea,
+                                             edgeClass: g.combo.map { g.comboClass[Int($0)] })
         g.ch = hierarchy.value
         report.hierarchyEdges = g.ch.upHead.count + g.ch.downTail.count
         // A landmark in another area reaches no node of this one: 0 both ways, a bound of 0
@@ -249,10 +254,6 @@ enum GraphPreparer {
             throw OSMImportError("\(source): the road network is too large to prepare (distances beyond 21,000 km or 24 days of driving)")
         }
         g.landmarkNodes = lm.nodes; g.landmarkTime = lmTime; g.landmarkDistance = lmDistance
-        progress?("measuring circuity (route length over straight line) by distance band")
-        g.circuity = CircuityMeasure.measure(firstOut: g.firstOut, head: g.head, weight: lowerBoundTime, length: g.length,
-                                             nodeLat: g.nodeLat, nodeLon: g.nodeLon, nodeArea: g.nodeArea,
-                                             edgeClass: g.combo.map { g.comboClass[Int($0)] })
         let grid = SpatialGridBuilder.build(pointLat: g.pointLat, pointLon: g.pointLon, pieceFirstPoint: g.pieceFirstPoint)
         g.grid = grid.0; g.gridCellFirst = grid.cellFirst; g.gridItems = grid.items
         report.nodes = n; report.edges = g.edgeCount; report.pieces = g.pieceCount; report.landmarks = lm.nodes.count
