@@ -11,6 +11,10 @@ BIN ?= $(RELEASE_BIN)
 FUZZ_REQUESTS ?= 20000
 
 GRAPH := $(BUILD)/seoul.graph
+# The OSM extracts the road graph is built from, merged into one graph (every connected area
+# of at least 25 nodes is served). `make data OSM="a.osm.pbf b.osm.pbf"` builds from others.
+OSM ?= data/osm/seoul-central.osm.pbf data/osm/extracts/yeouido.osm.pbf \
+       data/osm/extracts/dongjak_heukseok.osm.gz data/osm/extracts/songpa_jamsil.osm.gz
 PLACES := $(BUILD)/places.db
 PLACE_SOURCES := $(wildcard data/places/*.csv data/places/*.geojson)
 
@@ -37,9 +41,9 @@ release: deps
 # than their sources. The graph also follows the file that defines its format version (and the
 # place DB the file that defines its checksum), so a checkout with a new format rebuilds it
 # instead of serving a refusal.
-$(GRAPH): data/osm/seoul-central.osm.pbf Sources/Routing/GraphFile.swift
+$(GRAPH): $(OSM) Sources/Routing/GraphFile.swift
 	@mkdir -p $(BUILD)
-	$(BIN) import osm $< -o $@
+	$(BIN) import osm $(OSM) -o $@
 
 $(PLACES): $(PLACE_SOURCES) Sources/Places/PlaceFileChecksum.swift
 	@mkdir -p $(BUILD)

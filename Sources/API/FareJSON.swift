@@ -162,7 +162,7 @@ extension FareJSON {
                 return .object(m)
             })
         }
-        return [
+        let answer: JSONValue = [
             "route": [
                 "distance_m": round(q.route.distanceMeters),
                 "duration_s": round(q.route.durationSeconds),
@@ -177,12 +177,35 @@ extension FareJSON {
             "region": .string(q.region),
             "depart_at": .string(SeoulTime.format(q.departure)),
         ]
+        return answer.adding(q.estimate.map { ("estimated", estimated($0)) })
+    }
+
+    /// The label of an estimated quote: `{"method":"straight_line","circuity":1.37,
+    /// "fare_range_krw":[9800,12400],"straight_line_m":…,"reason":{"code","message"}}`.
+    public static func estimated(_ e: QuoteEstimate) -> JSONValue {
+        [
+            "method": .string(e.method),
+            "circuity": .number((e.circuity * 100).rounded() / 100),
+            "fare_range_krw": [JSONValue(e.fareLowKrw), JSONValue(e.fareHighKrw)],
+            "straight_line_m": .number((e.straightMeters * 10).rounded() / 10),
+            "reason": ["code": .string(e.reasonCode), "message": .string(e.reason)],
+        ]
+    }
+
+    /// Reads an `estimate` option ("allow" or "deny"; JSON body or query).
+    public static func estimateOption(_ value: String?) throws(HTTPError) -> Bool? {
+        guard let value else { return nil }
+        switch value {
+        case "allow": return true
+        case "deny": return false
+        default: throw .badRequest("invalid_parameter", "estimate must be \"allow\" or \"deny\", got '\(value.prefix(40))'")
+        }
     }
 
     /// Parses a `POST /v1/quote` body; `now` is the departure when `depart_at` is absent.
     public static func quoteRequest(_ json: JSONValue, now: Double) throws(HTTPError) -> QuoteRequest {
         let b = try Body(json, allowed: ["origin", "destination", "drop_offs", "riders", "depart_at", "taxi_class",
-                                         "split", "rounding", "toll_krw"])
+                                         "split", "rounding", "toll_krw", "estimate"])
         guard let origin = try b.coordinate("origin") else { throw .badRequest("missing_parameter", "origin is required") }
         guard let destination = try b.coordinate("destination") else {
             throw .badRequest("missing_parameter", "destination is required")
@@ -209,6 +232,15 @@ extension FareJSON {
         return QuoteRequest(origin: origin, destination: destination, dropOffs: dropOffs, riders: riders,
                             departure: try b.departure() ?? now, taxiClass: try b.string("taxi_class") ?? FareRequest.defaultTaxiClass,
                             split: try b.splitPolicy(), roundingKrw: try b.int("rounding", default: 10),
-                            tollKrw: try b.int("toll_krw", default: 0))
+                            tollKrw: try b.int("toll_krw", default: 0), allowEstimate: try estimateOption(try b.string("estimate")) ?? false)
+    }
+}
+
+extension JSONValue {
+    /// This object with one more member when `member` is given.
+    func adding(_ member: (String, JSONValue)?) -> JSONValue {
+        guard let member, case .object(var m) = self else { return self }
+        m.append(member)
+        return .object(m)
     }
 }

@@ -71,6 +71,8 @@ public func registerQuoteEndpoint(_ router: Router, quotes: QuoteEngine) {
             "split": ["type": "string", "enum": ["equal", "by_leg", "proportional"], "description": "split policy (default equal)"],
             "rounding": ["type": "integer", "enum": [10, 100], "description": "share rounding unit in won (default 10)"],
             "toll_krw": ["type": "integer", "minimum": 0, "description": "tolls, passed through (default 0)"],
+            "estimate": ["type": "string", "enum": ["allow", "deny"],
+                         "description": "allow: a point outside the served roads gets a straight-line estimate labelled \"estimated\" instead of a 422 (default deny; also ?estimate=allow)"],
         ],
     ]
     let doc = OperationDoc(
@@ -79,9 +81,10 @@ public func registerQuoteEndpoint(_ router: Router, quotes: QuoteEngine) {
         responses: [(200, "route, fare breakdown (parts add up to total_krw), one share per rider, per_person_krw"),
                     (400, "bad input (names the field); unknown taxi_class lists the allowed values"),
                     (404, "no road route between the points"),
-                    (422, "a point too far from a road, an origin outside the fare regions, or no schedule for depart_at")])
+                    (422, "outside_coverage (a point outside the served roads, unless estimate=allow), an origin outside the fare regions, or no schedule for depart_at")])
     router.add("POST", "/v1/quote", doc, cost: .light) { req in
-        let request = try FareJSON.quoteRequest(try req.jsonBody(), now: SeoulTime.now())
+        var request = try FareJSON.quoteRequest(try req.jsonBody(), now: SeoulTime.now())
+        if let allow = try FareJSON.estimateOption(try req.queryValue("estimate")) { request.allowEstimate = allow || request.allowEstimate }
         do {
             return .json(FareJSON.quote(try quotes.quote(request)))
         } catch let e as FareRequestError {

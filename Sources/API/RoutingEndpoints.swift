@@ -61,7 +61,7 @@ func registerRoutingEndpoints(_ router: Router, _ context: ServiceContext) {
         responses: [(200, "The route: distance_m, duration_s, geometry, legs, snapped points, street_names"),
                     (400, "A parameter is missing or malformed, or more than 25 via points"),
                     (404, "no_route: the points are not connected by road"),
-                    (422, "too_far_from_road: no road within max_snap_m of a point")])
+                    (422, "outside_coverage: a point with no road within max_snap_m, or in a served area no road joins to the other point's (the message says how far the nearest served road is; see /v1/coverage)")])
     router.add("GET", "/v1/route", doc, cost: .light) { req in
         let engine = context.routeEngine
         let (request, format) = try parseRouteQuery(req)

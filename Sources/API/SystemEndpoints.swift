@@ -4,12 +4,15 @@ import JSON
 
 /// `/health`, `/metrics` and `/openapi.json`.
 func registerSystemEndpoints(_ router: Router, _ context: ServiceContext) {
-    router.add("GET", "/health", OperationDoc("Liveness and the loaded dataset's name and version",
+    let roads = CoverageJSON.healthSummary(context.routeEngine.graph)
+    router.add("GET", "/health", OperationDoc("Liveness, the loaded dataset's name and version, the served road areas and the circuity factors estimates use",
                                               responses: [(200, "The service is up")]), cost: .light) { _ in
         .json([
             "status": "ok",
             "dataset": ["name": .string(context.info.name), "version": .string(context.info.version)],
             "uptime_s": .number((Date().timeIntervalSince(context.startedAt) * 1000).rounded() / 1000),
+            "coverage": roads["coverage"] ?? .null,
+            "circuity": roads["circuity"] ?? .null,
         ])
     }
     router.add("GET", "/metrics", OperationDoc("Prometheus text: requests by route and status, latency histograms, in-flight",

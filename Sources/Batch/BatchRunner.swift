@@ -19,6 +19,8 @@ public struct BatchOptions: Sendable {
     public var writeByteOrderMark: Bool?
     /// End output lines with CRLF (nil: as the input's header line does).
     public var crlf: Bool?
+    /// Add the columns `estimated, fare_low_krw, fare_high_krw` before `error` (`--estimate`).
+    public var estimateColumns = false
 
     public init(workers: Int = ProcessInfo.processInfo.activeProcessorCount, chunkRows: Int = 256,
                 chunkBytes: Int = 1 << 20, maxChunksInFlight: Int? = nil, maxRecordBytes: Int = 1 << 20,
@@ -78,7 +80,7 @@ public final class BatchRunner {
         let start = ContinuousClock.now
         let writer = CSVWriter(crlf: options.crlf ?? reader.usesCRLF)
         var head: [UInt8] = (options.writeByteOrderMark ?? reader.hadByteOrderMark) ? [0xEF, 0xBB, 0xBF] : []
-        writer.appendRecord(schema.outputColumns, to: &head)
+        writer.appendRecord(schema.outputColumns(withEstimates: options.estimateColumns), to: &head)
         try sink.write(head)
 
         let pipeline = ChunkPipeline(maxChunksInFlight: options.maxChunksInFlight)
@@ -86,7 +88,8 @@ public final class BatchRunner {
         let workerThreads = DispatchGroup()
         let readJob = ReadJob(reader: reader, pipeline: pipeline, options: options)
         let rowJob = RowJob(parser: RowParser(schema: schema, defaultDepartAt: options.defaultDepartAt),
-                            estimator: estimator, writer: writer, columnCount: schema.inputColumns.count)
+                            estimator: estimator, writer: writer, columnCount: schema.inputColumns.count,
+                            estimateColumns: options.estimateColumns)
         startThread("batch-reader", readerThread) { readJob.run() }
         for i in 0..<options.workers {
             startThread("batch-worker-\(i)", workerThreads) { rowJob.run(pipeline) }
@@ -203,8 +206,10 @@ private final class RowJob: Sendable {
     let estimator: any TripEstimator
     let writer: CSVWriter
     let columnCount: Int
+    let estimateColumns: Bool
 
-    init(parser: RowParser, estimator: any TripEstimator, writer: CSVWriter, columnCount: Int) {
+    init(parser: RowParser, estimator: any TripEstimator, writer: CSVWriter, columnCount: Int, estimateColumns: Bool) {
+        self.estimateColumns = estimateColumns
         self.parser = parser
         self.estimator = estimator
         self.writer = writer
@@ -232,7 +237,7 @@ private final class RowJob: Sendable {
             switch result {
             case .success(let estimate):
                 ok += 1
-                for c in estimate.columns {
+                for c in estimate.columns + (estimateColumns ? estimate.estimateColumns : []) {
                     out.append(0x2C)
                     CSVWriter.appendField(c, to: &out)
                 }
@@ -245,7 +250,8 @@ private final class RowJob: Sendable {
                     let extra = extras.prefix(5).map { "'\(RowParser.excerpt($0))'" }.joined(separator: ", ")
                     error.message += "; extra fields: \(extra)" + (extras.count > 5 ? ", … (\(extras.count) in all)" : "")
                 }
-                out.append(contentsOf: Array(repeating: 0x2C, count: BatchSchema.resultColumns.count - 1))
+                let empty = BatchSchema.resultColumns.count - 1 + (estimateColumns ? BatchSchema.estimateColumns.count : 0)
+                out.append(contentsOf: Array(repeating: 0x2C, count: empty))
                 out.append(0x2C)
                 CSVWriter.appendField(error.description, to: &out)
             }

@@ -83,6 +83,14 @@ public struct BatchSchema: Sendable, Equatable {
     /// The output header: the input columns, then the result columns.
     public var outputColumns: [String] { inputColumns + Self.resultColumns }
 
+    /// The columns `--estimate` adds before `error`.
+    public static let estimateColumns = ["estimated", "fare_low_krw", "fare_high_krw"]
+
+    /// The output header with the estimate columns (`--estimate`) or without.
+    public func outputColumns(withEstimates: Bool) -> [String] {
+        withEstimates ? inputColumns + Self.resultColumns.dropLast() + Self.estimateColumns + ["error"] : outputColumns
+    }
+
     /// Input columns that clash with a result column's name (they are kept; the output repeats the name).
     public var clashingColumns: [String] {
         inputColumns.filter { Self.resultColumns.contains(String($0.trimmingSpaces()).lowercased()) }

@@ -9,17 +9,21 @@ public struct QuoteTripEstimator: TripEstimator {
     public let quotes: QuoteEngine
     /// Resolves `origin`/`destination` text; nil when the batch has only coordinates.
     public let geocoder: PlaceGeocoder?
+    /// Rows with a point outside the served roads get a labelled straight-line estimate
+    /// (`--estimate`) instead of the `outside_coverage` error.
+    public let allowEstimate: Bool
 
-    public init(quotes: QuoteEngine, geocoder: PlaceGeocoder?) {
+    public init(quotes: QuoteEngine, geocoder: PlaceGeocoder?, allowEstimate: Bool = false) {
         self.quotes = quotes
         self.geocoder = geocoder
+        self.allowEstimate = allowEstimate
     }
 
     /// The estimator over a loaded dataset; place text resolves towards the road network's centre.
-    public init(dataset: Dataset) {
+    public init(dataset: Dataset, allowEstimate: Bool = false) {
         let box = dataset.graph.boundingBox
         let centre = Coordinate(lon: (box.west + box.east) / 2, lat: (box.south + box.north) / 2)
-        self.init(quotes: dataset.quotes, geocoder: PlaceGeocoder(index: dataset.places, bias: centre))
+        self.init(quotes: dataset.quotes, geocoder: PlaceGeocoder(index: dataset.places, bias: centre), allowEstimate: allowEstimate)
     }
 
     public func estimate(_ trip: TripRequest) -> Result<TripEstimate, RowError> {
@@ -37,12 +41,13 @@ public struct QuoteTripEstimator: TripEstimator {
         case .failure(let e): return .failure(e)
         }
         let request = QuoteRequest(origin: origin, destination: destination, riders: trip.riders, departure: trip.departAt,
-                                   taxiClass: trip.taxiClass, split: split)
+                                   taxiClass: trip.taxiClass, split: split, allowEstimate: allowEstimate)
         do {
             let q = try quotes.quote(request)
             return .success(TripEstimate(distanceMeters: q.route.distanceMeters, durationSeconds: q.route.durationSeconds,
                                          fareKRW: q.fare.totalKrw, perPersonKRW: q.perPersonKrw, nightKRW: q.fare.nightKrw,
-                                         schedule: q.schedule.id))
+                                         schedule: q.schedule.id, estimated: q.estimate != nil,
+                                         fareLowKRW: q.estimate?.fareLowKrw, fareHighKRW: q.estimate?.fareHighKrw))
         } catch {
             return .failure(Self.rowError(error))
         }
@@ -66,6 +71,7 @@ public struct QuoteTripEstimator: TripEstimator {
         switch e.code {
         case "too_far_from_road": code = .noRoadNearby
         case "no_route": code = .noRoute
+        case "outside_coverage": code = .outsideCoverage
         case "unknown_taxi_class": code = .unknownTaxiClass
         case "no_schedule": code = .noSchedule
         case "outside_fare_regions", "unknown_region": code = .outsideFareRegions

@@ -48,10 +48,18 @@ public struct TripEstimate: Sendable, Equatable {
     public var nightKRW: Int
     /// The identifier of the fare schedule applied.
     public var schedule: String
+    /// True when the trip could not be routed and the figures are a straight-line estimate
+    /// (`taxipot batch --estimate`); then the fare range below is set.
+    public var estimated: Bool
+    public var fareLowKRW: Int?
+    public var fareHighKRW: Int?
 
     public init(distanceMeters: Double, durationSeconds: Double, fareKRW: Int, perPersonKRW: Int,
-                nightKRW: Int, schedule: String)
+                nightKRW: Int, schedule: String, estimated: Bool = false, fareLowKRW: Int? = nil, fareHighKRW: Int? = nil)
     {
+        self.estimated = estimated
+        self.fareLowKRW = fareLowKRW
+        self.fareHighKRW = fareHighKRW
         self.distanceMeters = distanceMeters
         self.durationSeconds = durationSeconds
         self.fareKRW = fareKRW
@@ -64,6 +72,12 @@ public struct TripEstimate: Sendable, Equatable {
     public var columns: [String] {
         [String(Int(distanceMeters.rounded())), String(Int(durationSeconds.rounded())),
          String(fareKRW), String(perPersonKRW), String(nightKRW), schedule]
+    }
+
+    /// The values for the columns `estimated, fare_low_krw, fare_high_krw` (`--estimate`):
+    /// `true` and the range for an estimate, `false` and empty for a routed trip.
+    public var estimateColumns: [String] {
+        [estimated ? "true" : "false", fareLowKRW.map(String.init) ?? "", fareHighKRW.map(String.init) ?? ""]
     }
 }
 
@@ -89,6 +103,9 @@ public enum RowErrorCode: String, Sendable, CaseIterable, Comparable {
     case noRoadNearby = "no_road_nearby"
     /// No route joins the two points.
     case noRoute = "no_route"
+    /// A point outside the served road network (no road near it, or in an area no road joins
+    /// to the other point's); `--estimate` prices such rows instead.
+    case outsideCoverage = "outside_coverage"
     /// No fare schedule covers the departure (its date, or the region's taxi class).
     case noSchedule = "no_schedule"
     /// The origin lies in no fare region.

@@ -27,6 +27,12 @@ public final class Dataset: Sendable {
     public let quotes: QuoteEngine
 
     /// The files of a dataset folder.
+    /// The OSM extracts the embedded road graph is built from, relative to the data folder (the
+    /// Makefile's `OSM` default lists the same files): central Seoul, Yeouido, Dongjak/Heukseok
+    /// and Songpa/Jamsil, merged into one graph of several served areas.
+    public static let defaultOSMFiles = ["osm/seoul-central.osm.pbf", "osm/extracts/yeouido.osm.pbf",
+                                         "osm/extracts/dongjak_heukseok.osm.gz", "osm/extracts/songpa_jamsil.osm.gz"]
+
     public static func graphPath(_ dir: String) -> String { (dir as NSString).appendingPathComponent("build/seoul.graph") }
     public static func placesPath(_ dir: String) -> String { (dir as NSString).appendingPathComponent("build/places.db") }
     public static func profilePath(_ dir: String) -> String { (dir as NSString).appendingPathComponent("traffic/profile.csv") }

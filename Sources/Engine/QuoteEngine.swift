@@ -43,8 +43,23 @@ public struct QuoteEngine: Sendable {
         return regions.regionID(at: point)
     }
 
-    /// Prices a pooled ride; errors carry the HTTP status they map to (400, 404, 422).
+    /// Prices a pooled ride; errors carry the HTTP status they map to (400, 404, 422). With
+    /// `allowEstimate`, a trip the graph cannot route (`outside_coverage`) gets a straight-line
+    /// estimate, labelled in `Quote.estimate`.
     public func quote(_ r: QuoteRequest) throws(FareRequestError) -> Quote {
+        try price(r, estimating: nil)
+    }
+
+    /// A straight-line estimate of the ride whether or not the graph could route it, labelled
+    /// (`Quote.estimate`, whose reason is `reason`'s message, or "requested" when nil): for
+    /// endpoints that price what they cannot route (matching, tables). Costs a few meter runs
+    /// over about 10 segments per leg, less than a route.
+    public func estimate(_ r: QuoteRequest, because reason: RoutingError? = nil) throws(FareRequestError) -> Quote {
+        try price(r, estimating: .some(reason))
+    }
+
+    /// `estimating`: nil to route (estimating only as `allowEstimate` allows), .some to estimate.
+    private func price(_ r: QuoteRequest, estimating forced: RoutingError??) throws(FareRequestError) -> Quote {
         try FareEstimator.validateCommon(distanceM: 0, departure: r.departure, riders: r.riders,
                                          roundingKrw: r.roundingKrw, tollKrw: r.tollKrw)
         guard r.origin.isValid else { throw .invalid("origin", "must be a valid lon/lat") }
@@ -77,13 +92,37 @@ public struct QuoteEngine: Sendable {
             throw .lookup(error)
         }
 
-        let route = try self.route(from: r.origin, via: r.dropOffs.map(\.coordinate), to: r.destination, departure: r.departure)
-        let trip = meterTrip(route, region: region, departure: r.departure)
-        let fare: FareBreakdown
-        do {
-            fare = try FareMeter(schedule: schedule).run(trip, departure: r.departure, tollKrw: r.tollKrw)
-        } catch {
-            throw FareRequestError(status: 500, code: "internal_error", field: nil, message: "metering the route failed: \(error)")
+        // Outside the served roads, an estimate when asked for (and only then, labelled).
+        let points = [r.origin] + r.dropOffs.map(\.coordinate) + [r.destination]
+        var outside: RoutingError?? = forced
+        if forced == nil, r.allowEstimate, let problem = routes.coverageProblem(through: points), case .outsideCoverage = problem {
+            outside = .some(problem)
+        }
+        let estimating = outside != nil
+        func tripRoute(_ pts: [Coordinate], level: CircuityLevel = .median) throws(FareRequestError) -> RouteResult {
+            if estimating { return routes.straightLineRoute(through: pts, departAt: r.departure, level: level) }
+            return try self.route(from: pts[0], via: Array(pts.dropFirst().dropLast()), to: pts[pts.count - 1], departure: r.departure)
+        }
+        func meter(_ route: RouteResult, toll: Int) throws(FareRequestError) -> ([TripSegment], FareBreakdown) {
+            let trip = meterTrip(route, region: region, departure: r.departure, testEverySegment: estimating)
+            do {
+                return (trip, try FareMeter(schedule: schedule).run(trip, departure: r.departure, tollKrw: toll))
+            } catch {
+                throw FareRequestError(status: 500, code: "internal_error", field: nil, message: "metering the route failed: \(error)")
+            }
+        }
+        let route = try tripRoute(points)
+        let (trip, fare) = try meter(route, toll: r.tollKrw)
+        var estimate: QuoteEstimate?
+        if let outside {
+            let low = try meter(tripRoute(points, level: .low), toll: r.tollKrw).1.totalKrw
+            let high = try meter(tripRoute(points, level: .high), toll: r.tollKrw).1.totalKrw
+            var straight = 0.0
+            for i in 0..<(points.count - 1) { straight += points[i].distance(to: points[i + 1]) }
+            estimate = QuoteEstimate(circuity: routes.estimateCircuity(through: points), straightMeters: straight,
+                                     fareLowKrw: min(low, fare.totalKrw), fareHighKrw: max(high, fare.totalKrw),
+                                     reason: outside.map { Self.renamed($0).message } ?? "an estimate was requested",
+                                     reasonCode: outside?.code ?? "requested")
         }
 
         // Persons: those riding to the destination first (the host is rider 0), then each drop-off's.
@@ -96,13 +135,8 @@ public struct QuoteEngine: Sendable {
             var soloByStop: [Int: Int] = [:]  // stop index (lastLeg for the destination) → solo fare
             for stop in Set(riders.map(\.lastLeg)) {
                 let target = stop == lastLeg ? r.destination : r.dropOffs[stop].coordinate
-                let solo = try self.route(from: r.origin, via: [], to: target, departure: r.departure)
-                do {
-                    soloByStop[stop] = try FareMeter(schedule: schedule).run(meterTrip(solo, region: region, departure: r.departure),
-                                                                           departure: r.departure).totalKrw
-                } catch {
-                    throw FareRequestError(status: 500, code: "internal_error", field: nil, message: "metering a solo route failed: \(error)")
-                }
+                let solo = try tripRoute([r.origin, target])
+                soloByStop[stop] = try meter(solo, toll: 0).1.totalKrw
             }
             for i in riders.indices { riders[i].soloFareKrw = soloByStop[riders[i].lastLeg] ?? 0 }
             solos = riders.map(\.soloFareKrw)
@@ -111,22 +145,33 @@ public struct QuoteEngine: Sendable {
         return Quote(route: route, region: region, schedule: schedule, trip: trip, fare: fare, split: shares,
                      riderDropOffs: stops, soloFaresKrw: solos,
                      perPersonKrw: FareSplit.perPerson(totalKrw: fare.totalKrw, persons: r.riders, roundingKrw: r.roundingKrw),
-                     departure: r.departure)
+                     departure: r.departure, estimate: estimate)
     }
 
     /// The meter's trip along a route: each segment with its slow time from the profile (by
     /// class and the clock hour it is reached) and its out-of-city flag.
-    public func meterTrip(_ route: RouteResult, region: String, departure: Double) -> [TripSegment] {
+    /// `testEverySegment`: test each segment even when the graph lies inside the region (an
+    /// estimated route runs off the graph).
+    public func meterTrip(_ route: RouteResult, region: String, departure: Double, testEverySegment: Bool = false) -> [TripSegment] {
         var trip = [TripSegment]()
         trip.reserveCapacity(route.segments.count)
         var local = SeoulTime.secondOfDay(departure)
-        let testEach = !(graphInsideHomeRegion && region == homeRegion)
+        let testEach = testEverySegment || !(graphInsideHomeRegion && region == homeRegion)
         let profile = fares.profile
+        // Consecutive segments over the same stretch (an estimate's road classes) share one test.
+        var lastMidpoint: Coordinate?, lastOutside = false
         for s in route.segments {
             let hour = Int((local / 3600).rounded(.down)) % 24
             var outside = false
             if testEach {
-                outside = !regions.isInside(regionID: region, Coordinate(lon: (s.start.lon + s.end.lon) / 2, lat: (s.start.lat + s.end.lat) / 2))
+                let mid = Coordinate(lon: (s.start.lon + s.end.lon) / 2, lat: (s.start.lat + s.end.lat) / 2)
+                if mid == lastMidpoint {
+                    outside = lastOutside
+                } else {
+                    outside = !regions.isInside(regionID: region, mid)
+                    lastMidpoint = mid
+                    lastOutside = outside
+                }
             }
             trip.append(TripSegment(distanceM: s.distanceMeters, durationS: s.durationSeconds,
                                     slowS: s.durationSeconds * profile.slow(s.roadClass, hour: hour),
@@ -141,22 +186,28 @@ public struct QuoteEngine: Sendable {
         do {
             return try routes.route(RouteRequest(from: from, to: to, via: via, departAt: departure))
         } catch {
-            func name(_ p: String) -> String {
-                switch p {
-                case "from": return "origin"
-                case "to": return "destination"
-                default:
-                    if p.hasPrefix("via[") { return "drop_offs" + p.dropFirst(3) }
-                    return p
-                }
+            throw Self.renamed(error).fareRequestError
+        }
+    }
+
+    /// A routing error with its points named after the quote's fields (from → origin, …).
+    static func renamed(_ error: RoutingError) -> RoutingError {
+        func name(_ p: String) -> String {
+            switch p {
+            case "from": return "origin"
+            case "to": return "destination"
+            default:
+                if p.hasPrefix("via[") { return "drop_offs" + p.dropFirst(3) }
+                return p
             }
-            let renamed: RoutingError = switch error {
-            case .invalidCoordinate(let p): .invalidCoordinate(point: name(p))
-            case let .tooFarFromRoad(p, c, m): .tooFarFromRoad(point: name(p), coordinate: c, maxMeters: m)
-            case let .noRoute(a, b): .noRoute(from: name(a), to: name(b))
-            default: error
-            }
-            throw renamed.fareRequestError
+        }
+        return switch error {
+        case .invalidCoordinate(let p): .invalidCoordinate(point: name(p))
+        case let .tooFarFromRoad(p, c, m): .tooFarFromRoad(point: name(p), coordinate: c, maxMeters: m)
+        case let .noRoute(a, b): .noRoute(from: name(a), to: name(b))
+        case let .outsideCoverage(p, c, limit, nearest, other): .outsideCoverage(point: name(p), coordinate: c, snapLimitMeters: limit,
+                                                                                  nearestAreaMeters: nearest, otherAreaOf: other.map(name))
+        default: error
         }
     }
 }

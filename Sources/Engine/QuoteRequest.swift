@@ -27,11 +27,15 @@ public struct QuoteRequest: Sendable {
     public var split: SplitPolicy
     public var roundingKrw: Int
     public var tollKrw: Int
+    /// When a point is outside the served road network (`outside_coverage`), price a
+    /// straight-line estimate instead of refusing (`"estimate":"allow"`); the quote says so.
+    public var allowEstimate: Bool
 
     public init(origin: Coordinate, destination: Coordinate, dropOffs: [DropOff] = [], riders: Int? = nil,
                 departure: Double, taxiClass: String = FareRequest.defaultTaxiClass, split: SplitPolicy = .equal,
-                roundingKrw: Int = 10, tollKrw: Int = 0)
+                roundingKrw: Int = 10, tollKrw: Int = 0, allowEstimate: Bool = false)
     {
+        self.allowEstimate = allowEstimate
         self.origin = origin
         self.destination = destination
         self.dropOffs = dropOffs
@@ -64,11 +68,30 @@ public struct Quote: Sendable {
     public var soloFaresKrw: [Int]?
     public var perPersonKrw: Int
     public var departure: Double
+    /// Set when the road graph could not route the trip and the quote is a straight-line
+    /// estimate (asked for with `allowEstimate`); nil for a routed quote.
+    public var estimate: QuoteEstimate?
 
     /// Seconds below the meter's threshold over the whole route.
     public var slowS: Double { trip.reduce(0) { $0 + $1.slowS } }
     /// Metres driven outside the origin region's city boundary.
     public var outOfCityM: Double { trip.reduce(0) { $0 + ($1.outOfCity ? $1.distanceM : 0) } }
+}
+
+/// What an estimated quote is: how it was made and how far its fare may be off.
+public struct QuoteEstimate: Sendable {
+    /// "straight_line": great-circle distance × the graph's circuity for the distance band.
+    public var method = "straight_line"
+    /// The factor used (route length over straight-line length, the band's median).
+    public var circuity: Double
+    /// Straight-line length through the points, metres.
+    public var straightMeters: Double
+    /// The fare at the band's 5th and 95th percentile circuity.
+    public var fareLowKrw: Int
+    public var fareHighKrw: Int
+    /// Why the trip was not routed (the `outside_coverage` message).
+    public var reason: String
+    public var reasonCode: String
 }
 
 /// Which fare region a point is in, and whether a point is inside a region's city boundary.
@@ -84,7 +107,7 @@ extension RoutingError {
     /// The request error a quote answers with for this routing failure.
     public var fareRequestError: FareRequestError {
         let field: String? = switch self {
-        case .invalidCoordinate(let p), .tooFarFromRoad(let p, _, _): p
+        case .invalidCoordinate(let p), .tooFarFromRoad(let p, _, _), .outsideCoverage(let p, _, _, _, _): p
         default: nil
         }
         return FareRequestError(status: httpStatus, code: code, field: field, message: message)

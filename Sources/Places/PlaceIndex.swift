@@ -22,6 +22,8 @@ public final class PlaceIndex: Sendable {
     let regionOfPlace: [Int32]
     /// Folded names of each region's 시도, 시군구 and 읍면동 (with short forms and stems).
     let regionTokens: [[String]]
+    /// The division names a run-together address may start with (강남구역삼동).
+    let adminRuns: AdminRunSegmenter
     let index: SearchIndex
     let grid: SpatialGrid
     let admin: AdminLocator
@@ -73,6 +75,7 @@ public final class PlaceIndex: Sendable {
             return i
         }
         regionTokens = tokens
+        adminRuns = AdminRunSegmenter(divisions: divisions)
 
         let keys = rows.map { SearchKeys.keys(for: $0.place, aliases: $0.aliases) }
         index = SearchIndex(keysPerPlace: keys)

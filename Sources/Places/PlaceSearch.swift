@@ -17,6 +17,9 @@ extension PlaceIndex {
     /// a small bonus per division word that matched.
     static let addressFactor: Float = 0.95
     static let addressWordBonus: Float = 0.05
+    /// A reading of Latin keys as 2-set Hangul counts a little less than the text as typed, so
+    /// a romanised name that matches as typed keeps its rank.
+    static let keyboardFactor: Float = 0.97
     /// A match at least this good counts as exact (an exact key of weight ≥ 0.9).
     static let exactMatchFloor: Float = 0.9
     /// At most this many results over all pages.
@@ -106,18 +109,38 @@ extension PlaceIndex {
             matcher.fuzzy(symbols, s, factor: 1, maxEdits: symbols.count >= 14 ? 2 : 1)
             if let loose { matcher.fuzzy(loose, s, factor: 1, maxEdits: loose.count >= 14 ? 2 : 1) }
         }
+        // Typed with the keyboard in English mode: the Latin runs read as 2-set keystrokes
+        // (rkdskadur = 강남역, 강남dur = 강남역), one more reading a little below the text as typed.
+        if KeyboardLayout.hasLatinLetter(text) {
+            let converted = SearchText.fold(KeyboardLayout.hangul(fromKeys: text))
+            if converted != folded && SearchText.containsHangul(converted) {
+                let keyed = SearchSymbols.encode(converted)
+                matcher.prefix(keyed, s, factor: PlaceIndex.keyboardFactor)
+                if let typing = SearchSymbols.trailingFinalAsInitial(keyed) {
+                    matcher.prefix(typing, s, factor: PlaceIndex.keyboardFactor)
+                }
+            }
+        }
         let words = SearchText.words(text)
         if words.count >= 2 && words.count <= 6 {
             for split in 1..<words.count {
-                let context = Array(words[..<split])
-                let name = SearchSymbols.encode(words[split...].joined())
-                let filter = RegionFilter(words: context, regionOfPlace: regionOfPlace, regionTokens: regionTokens)
-                // Each division word that matched adds a little.
-                let bonus = PlaceIndex.addressWordBonus * Float(context.count)
-                for (p, match) in matcher.prefixMatches(name, filter: filter) {
-                    s.consider(p, match * PlaceIndex.addressFactor + bonus)
-                }
+                addressReading(context: Array(words[..<split]), name: words[split...].joined(), matcher, s)
             }
+        } else if words.count == 1 {
+            // Divisions run together: 강남구역삼동, 서울강남구역삼동, 부산해운대구우동.
+            for (context, name) in adminRuns.readings(of: words[0]) {
+                addressReading(context: context, name: name, matcher, s)
+            }
+        }
+    }
+
+    /// The "divisions + name" reading: places named `name` inside the divisions `context` names.
+    func addressReading(context: [String], name: String, _ matcher: PlaceMatcher, _ s: ScratchPool.Scratch) {
+        let filter = RegionFilter(words: context, regionOfPlace: regionOfPlace, regionTokens: regionTokens)
+        // Each division word that matched adds a little.
+        let bonus = PlaceIndex.addressWordBonus * Float(context.count)
+        for (p, match) in matcher.prefixMatches(SearchSymbols.encode(name), filter: filter) {
+            s.consider(p, match * PlaceIndex.addressFactor + bonus)
         }
     }
 

@@ -50,6 +50,11 @@ struct GraphData {
 
     var ch = ContractionHierarchy()
 
+    /// The served area (connected component, 0 = largest) of each node.
+    var nodeArea: [UInt32] = []
+    /// Route length over straight-line length by distance band, measured at import.
+    var circuity = CircuityTable()
+
     /// The import report as JSON text.
     var metadata: [UInt8] = []
 

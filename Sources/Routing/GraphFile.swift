@@ -12,7 +12,8 @@ import Geo
 enum GraphFile {
     static let magic: [UInt8] = Array("TXPGRAPH".utf8)
     /// Bumped whenever the layout or the meaning of a section changes.
-    static let formatVersion: UInt32 = 5
+    /// 6: several connected areas (`nodeArea`) and the circuity table measured at import.
+    static let formatVersion: UInt32 = 6
     static let byteOrderMark: UInt64 = 0x0102_0304_0506_0708
 
     /// Section ids and element sizes.
@@ -23,12 +24,13 @@ enum GraphFile {
         case landmarkNodes, landmarkTime, landmarkDistance, gridCellFirst, gridItems, gridParams, metadata
         case chRank, chUpFirst, chUpHead, chUpWeight, chDownFirst, chDownTail, chDownWeight
         case hourQ
+        case nodeArea, circuity
 
         var elementSize: Int {
             switch self {
             case .combo: 2
             case .comboClass, .comboCap, .nameBytes, .metadata: 1
-            case .comboBoundQ, .boundSpeed, .gridParams, .hourQ: 8
+            case .comboBoundQ, .boundSpeed, .gridParams, .hourQ, .circuity: 8
             default: 4
             }
         }
@@ -68,6 +70,7 @@ enum GraphFile {
             blob(.chRank, g.ch.rank), blob(.chUpFirst, g.ch.upFirst), blob(.chUpHead, g.ch.upHead), blob(.chUpWeight, g.ch.upWeight),
             blob(.chDownFirst, g.ch.downFirst), blob(.chDownTail, g.ch.downTail), blob(.chDownWeight, g.ch.downWeight),
             blob(.hourQ, g.hourQ),
+            blob(.nodeArea, g.nodeArea), blob(.circuity, g.circuity.encoded),
         ]
         let headerSize = 64 + 24 * blobs.count
         var header = [UInt8](repeating: 0, count: headerSize)

@@ -8,8 +8,15 @@ public struct ImportReport: Sendable, CustomStringConvertible {
     public var missingNodeRefs = 0, blockedNodeRefs = 0
     public var junctions = 0, restrictionCopies = 0
     public var restrictionsApplied = 0, restrictionsSkipped = 0
-    /// Strongly connected components of the junction graph; only the largest is kept.
+    /// Strongly connected components of the junction graph; those of at least `minAreaNodes`
+    /// nodes (and always the largest) are kept as the served areas.
     public var components = 0
+    public var minAreaNodes = 0
+    /// Nodes of each kept area, largest first.
+    public var areaNodes: [Int] = []
+    /// Nodes found in more than one input file (kept once).
+    public var sharedNodes = 0
+    public var inputs = 0
     public var removedNodes = 0, removedEdges = 0
     public var nodes = 0, edges = 0, pieces = 0, landmarks = 0
     /// Edges of the contraction hierarchy (upward plus downward, shortcuts included).
@@ -21,7 +28,8 @@ public struct ImportReport: Sendable, CustomStringConvertible {
         """
         \(source): \(osmNodes) nodes, \(osmWays) ways, \(osmRelations) relations read; \(drivableWays) drivable ways
           graph: \(nodes) nodes (\(junctions) junctions, \(restrictionCopies) restriction copies before pruning), \(edges) edges, \(pieces) road pieces
-          largest strongly connected component kept of \(components); removed \(removedNodes) nodes and \(removedEdges) edges outside it
+          \(areaNodes.count) connected areas of at least \(minAreaNodes) nodes kept of \(components) components (nodes: \(areaNodes.map(String.init).joined(separator: ", "))); removed \(removedNodes) nodes and \(removedEdges) edges outside them
+          inputs: \(inputs) files, \(sharedNodes) nodes shared between them
           turn restrictions: \(restrictionsApplied) applied, \(restrictionsSkipped) skipped (via ways, missing members, not for cars)
           node refs skipped: \(missingNodeRefs) missing from the file, \(blockedNodeRefs) at barriers
           landmarks: \(landmarks); contraction hierarchy: \(hierarchyEdges) edges; file \(fileBytes) bytes
@@ -49,27 +57,54 @@ public struct ImportReport: Sendable, CustomStringConvertible {
             ("restriction_copies", restrictionCopies), ("restrictions_applied", restrictionsApplied),
             ("restrictions_skipped", restrictionsSkipped), ("components", components), ("removed_nodes", removedNodes),
             ("removed_edges", removedEdges), ("nodes", nodes), ("edges", edges), ("pieces", pieces), ("landmarks", landmarks),
-            ("hierarchy_edges", hierarchyEdges),
+            ("hierarchy_edges", hierarchyEdges), ("min_area_nodes", minAreaNodes), ("shared_nodes", sharedNodes), ("inputs", inputs),
         ]
-        return "{\"source\":\"\(esc(source))\"," + fields.map { "\"\($0.0)\":\($0.1)" }.joined(separator: ",") + "}"
+        return "{\"source\":\"\(esc(source))\"," + fields.map { "\"\($0.0)\":\($0.1)" }.joined(separator: ",")
+            + ",\"area_nodes\":[" + areaNodes.map(String.init).joined(separator: ",") + "]}"
     }
 }
 
 /// `taxipot import osm`: OSM file → prepared graph file.
 public enum OSMImporter {
-    /// Reads `input` (`.osm` or `.osm.pbf`), prepares the graph with `profile`'s speeds and
-    /// `landmarks` ALT landmarks, and writes it to `output`.
+    /// The smallest connected area kept by default, in graph nodes: smaller strongly connected
+    /// pieces are car parks, campus loops and bits cut off at an extract's edge. 25, not more: the
+    /// Yeouido extract clips its one-way carriageways at the boundary, and its largest strongly
+    /// connected piece is 95 nodes (the whole island core), its next ones 58, 48, 31 and 29.
+    public static let defaultMinAreaNodes = 25
+
+    /// Reads `input` (`.osm`, `.osm.gz` or `.osm.pbf`), prepares the graph with `profile`'s
+    /// speeds and `landmarks` ALT landmarks, and writes it to `output`.
     public static func importFile(_ input: String, to output: String, profile: TrafficProfile, landmarks: Int = 16,
+                                  minAreaNodes: Int = defaultMinAreaNodes,
                                   progress: ((String) -> Void)? = nil) throws(OSMImportError) -> ImportReport
     {
+        try importFiles([input], to: output, profile: profile, landmarks: landmarks, minAreaNodes: minAreaNodes, progress: progress)
+    }
+
+    /// Reads every file of `inputs` and merges them into one graph (a node or way with the same
+    /// OSM id in several files is one node or way), then as `importFile`.
+    public static func importFiles(_ inputs: [String], to output: String, profile: TrafficProfile, landmarks: Int = 16,
+                                   minAreaNodes: Int = defaultMinAreaNodes,
+                                   progress: ((String) -> Void)? = nil) throws(OSMImportError) -> ImportReport
+    {
+        guard !inputs.isEmpty else { throw OSMImportError("no OSM file to import") }
         var report = ImportReport()
-        report.source = (input as NSString).lastPathComponent
+        report.source = inputs.map { ($0 as NSString).lastPathComponent }.joined(separator: "+")
+        report.inputs = inputs.count
+        report.minAreaNodes = max(1, minAreaNodes)
         let t0 = Date()
-        let extract = try OSMReader.read(path: input, progress: progress)
+        var parts: [OSMExtract] = []
+        for input in inputs {
+            parts.append(try OSMReader.read(path: input, progress: progress))
+            if inputs.count > 1 { progress?("read \(input)") }
+        }
+        let extract = OSMExtract.merged(parts)
+        parts = []
+        report.sharedNodes = extract.sharedNodes
         report.readSeconds = Date().timeIntervalSince(t0)
         progress?("read \(extract.totalNodes) nodes, \(extract.totalWays) ways, \(extract.totalRelations) relations")
         let t1 = Date()
-        var graph = try GraphPreparer.prepare(extract, profile: profile, landmarks: landmarks, source: input,
+        var graph = try GraphPreparer.prepare(extract, profile: profile, landmarks: landmarks, source: inputs.joined(separator: ", "),
                                               report: &report, progress: progress)
         report.prepareSeconds = Date().timeIntervalSince(t1)
         graph.metadata = Array(report.json.utf8)
@@ -102,14 +137,22 @@ enum GraphPreparer {
         let edges = rx.edges
         progress?("junction graph: \(total) nodes, \(edges.count) edges")
 
-        // Largest strongly connected component.
+        // Strongly connected components: each one of useful size is a served area.
         let bySourceFirst = JunctionGraph.firstIndex(keys: edges.source, count: total)
         let bySource = JunctionGraph.grouped(keys: edges.source, first: bySourceFirst)
         let scc = GraphAlgorithms.stronglyConnectedComponents(nodeCount: total, firstOut: bySourceFirst,
                                                               head: bySource.map { edges.target[Int($0)] })
         report.components = scc.count
+        var componentSize = [Int](repeating: 0, count: scc.count)
+        for v in 0..<total { componentSize[Int(scc.component[v])] += 1 }
+        let keptComponents = componentSize.indices
+            .filter { $0 == Int(scc.largest) || componentSize[$0] >= report.minAreaNodes }
+            .sorted { componentSize[$0] != componentSize[$1] ? componentSize[$0] > componentSize[$1] : $0 < $1 }
+        var areaOfComponent = [Int32](repeating: -1, count: scc.count)
+        for (a, c) in keptComponents.enumerated() { areaOfComponent[c] = Int32(a) }
+        report.areaNodes = keptComponents.map { componentSize[$0] }
         var keptIndex: [Int] = []
-        for v in 0..<total where scc.component[v] == scc.largest { keptIndex.append(v) }
+        for v in 0..<total where areaOfComponent[Int(scc.component[v])] >= 0 { keptIndex.append(v) }
         let spatial = GraphAlgorithms.hilbertOrder(lat: keptIndex.map { lat[$0] }, lon: keptIndex.map { lon[$0] })
         var newId = [Int32](repeating: -1, count: total)
         for (k, i) in spatial.enumerated() { newId[keptIndex[i]] = Int32(k) }
@@ -136,7 +179,11 @@ enum GraphPreparer {
         var g = GraphData()
         g.nodeLat = [Int32](repeating: 0, count: n)
         g.nodeLon = [Int32](repeating: 0, count: n)
-        for v in keptIndex { g.nodeLat[Int(newId[v])] = lat[v]; g.nodeLon[Int(newId[v])] = lon[v] }
+        g.nodeArea = [UInt32](repeating: 0, count: n)
+        for v in keptIndex {
+            g.nodeLat[Int(newId[v])] = lat[v]; g.nodeLon[Int(newId[v])] = lon[v]
+            g.nodeArea[Int(newId[v])] = UInt32(areaOfComponent[Int(scc.component[v])])
+        }
         let newSource = keptEdges.map { UInt32(newId[Int(edges.source[Int($0)])]) }
         g.firstOut = JunctionGraph.firstIndex(keys: newSource, count: n)
         let csr = JunctionGraph.grouped(keys: newSource, first: g.firstOut).map { keptEdges[Int($0)] }
@@ -189,12 +236,24 @@ enum GraphPreparer {
         }
         let lm = LandmarkBuilder.compute(count: landmarks, firstOut: g.firstOut, head: g.head, lowerBoundTime: lowerBoundTime,
                                          length: g.length, progress: progress)
+        // Circuity while the hierarchy is still being built on its own thread (it is the long pole).
+        progress?("measuring circuity (route length over straight line) by distance band")
+        g.circuity = CircuityMeasure.measure(firstOut: g.firstOut, head: g.head, weight: lowerBoundTime, length: g.length,
+                                             nodeLat: g.nodeLat, nodeLon: g.nodeLon, nodeArea: g.nodeArea,
+                                             edgeClass: g.combo.map { g.comboClass[Int($0)] })
         g.ch = hierarchy.value
         report.hierarchyEdges = g.ch.upHead.count + g.ch.downTail.count
-        guard !lm.time.contains(where: { $0 >= UInt32.max / 2 }), !lm.distance.contains(where: { $0 >= UInt32.max / 2 }) else {
+        // A landmark in another area reaches no node of this one: 0 both ways, a bound of 0
+        // for every query inside the area (no road joins two areas, so no query crosses).
+        var lmTime = lm.time, lmDistance = lm.distance
+        if report.areaNodes.count > 1 {
+            for i in lmTime.indices where lmTime[i] == .max { lmTime[i] = 0 }
+            for i in lmDistance.indices where lmDistance[i] == .max { lmDistance[i] = 0 }
+        }
+        guard !lmTime.contains(where: { $0 >= UInt32.max / 2 }), !lmDistance.contains(where: { $0 >= UInt32.max / 2 }) else {
             throw OSMImportError("\(source): the road network is too large to prepare (distances beyond 21,000 km or 24 days of driving)")
         }
-        g.landmarkNodes = lm.nodes; g.landmarkTime = lm.time; g.landmarkDistance = lm.distance
+        g.landmarkNodes = lm.nodes; g.landmarkTime = lmTime; g.landmarkDistance = lmDistance
         let grid = SpatialGridBuilder.build(pointLat: g.pointLat, pointLon: g.pointLon, pieceFirstPoint: g.pieceFirstPoint)
         g.grid = grid.0; g.gridCellFirst = grid.cellFirst; g.gridItems = grid.items
         report.nodes = n; report.edges = g.edgeCount; report.pieces = g.pieceCount; report.landmarks = lm.nodes.count

@@ -47,6 +47,43 @@ struct OSMExtract {
         nodesSorted = true
     }
 
+    /// Several extracts as one: a node or way with the same id in several files is kept once
+    /// (the first file's), as is a turn restriction; counts add up.
+    static func merged(_ parts: [OSMExtract]) -> OSMExtract {
+        guard parts.count > 1 else { return parts.first ?? OSMExtract() }
+        var m = OSMExtract()
+        m.nodesSorted = false
+        var seenWays = Set<Int64>(), seenRelations = Set<Int64>()
+        for var x in parts {
+            x.finish()
+            m.nodeIds += x.nodeIds; m.nodeLat += x.nodeLat; m.nodeLon += x.nodeLon
+            m.blockedNodes.formUnion(x.blockedNodes)
+            m.invalidNodes += x.invalidNodes
+            for w in 0..<x.wayIds.count where seenWays.insert(x.wayIds[w]).inserted {
+                m.wayIds.append(x.wayIds[w]); m.wayRules.append(x.wayRules[w])
+                m.refs += x.refs[Int(x.wayFirstRef[w])..<Int(x.wayFirstRef[w + 1])]
+                m.wayFirstRef.append(UInt32(m.refs.count))
+            }
+            for r in x.restrictions where seenRelations.insert(r.relationId).inserted { m.restrictions.append(r) }
+            m.skippedRestrictions += x.skippedRestrictions
+            m.totalNodes += x.totalNodes; m.totalWays += x.totalWays; m.totalRelations += x.totalRelations
+        }
+        // Sort by id (stable: the first file's copy of a shared node comes first), then drop repeats.
+        let order = m.nodeIds.indices.sorted { (m.nodeIds[$0], $0) < (m.nodeIds[$1], $1) }
+        var ids: [Int64] = [], lat: [Int32] = [], lon: [Int32] = []
+        ids.reserveCapacity(order.count); lat.reserveCapacity(order.count); lon.reserveCapacity(order.count)
+        for i in order where ids.last != m.nodeIds[i] {
+            ids.append(m.nodeIds[i]); lat.append(m.nodeLat[i]); lon.append(m.nodeLon[i])
+        }
+        m.sharedNodes = m.nodeIds.count - ids.count
+        m.nodeIds = ids; m.nodeLat = lat; m.nodeLon = lon
+        m.nodesSorted = true
+        return m
+    }
+
+    /// Nodes found in more than one merged file (kept once).
+    var sharedNodes = 0
+
     /// The index of node `id` in the node arrays, or nil.
     @inline(__always)
     func nodeIndex(_ id: Int64) -> Int? {
@@ -67,24 +104,63 @@ public struct OSMImportError: Error, CustomStringConvertible, Sendable {
 
 /// Reads OSM XML (`.osm`) and PBF (`.osm.pbf`) files with readosm.
 enum OSMReader {
-    /// Reads `path`; `progress` gets a line now and then on large files.
+    /// Reads `path`; `progress` gets a line now and then on large files. A gzip-compressed
+    /// XML file (`.osm.gz`) is inflated first by the system's `gzip -dc` into a temporary
+    /// `.osm` file (readosm reads only `.osm` and `.pbf` by name), removed afterwards.
     static func read(path: String, progress: ((String) -> Void)?) throws(OSMImportError) -> OSMExtract {
         let lower = path.lowercased()
-        guard lower.hasSuffix(".osm") || lower.hasSuffix(".pbf") else {
-            throw OSMImportError("\(path): an OSM file must end in .osm (XML) or .osm.pbf (PBF)")
+        guard lower.hasSuffix(".osm") || lower.hasSuffix(".pbf") || lower.hasSuffix(".osm.gz") else {
+            throw OSMImportError("\(path): an OSM file must end in .osm (XML), .osm.gz (gzip XML) or .osm.pbf (PBF)")
         }
         guard FileManager.default.isReadableFile(atPath: path) else {
             throw OSMImportError("\(path): cannot read the file (missing or not readable)")
         }
+        if lower.hasSuffix(".osm.gz") {
+            let plain = try inflate(path)
+            defer { unlink(plain) }
+            return try readPlain(path: plain, shownAs: path, progress: progress)
+        }
+        return try readPlain(path: path, shownAs: path, progress: progress)
+    }
+
+    /// `gzip -dc path` into a temporary `.osm` file; its path.
+    static func inflate(_ path: String) throws(OSMImportError) -> String {
+        let name = "taxipot-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).osm"
+        let plain = (NSTemporaryDirectory() as NSString).appendingPathComponent(name)
+        guard FileManager.default.createFile(atPath: plain, contents: nil), let out = FileHandle(forWritingAtPath: plain) else {
+            throw OSMImportError("\(path): cannot create a temporary file to inflate it into (\(plain))")
+        }
+        let gzip = Process()
+        gzip.executableURL = URL(fileURLWithPath: "/bin/gzip")
+        gzip.arguments = ["-dc", "--", path]
+        gzip.standardOutput = out
+        gzip.standardError = FileHandle.nullDevice
+        do {
+            try gzip.run()
+        } catch {
+            try? out.close()
+            unlink(plain)
+            throw OSMImportError("\(path): cannot run /bin/gzip to inflate it (\(error))")
+        }
+        gzip.waitUntilExit()
+        try? out.close()
+        guard gzip.terminationStatus == 0 else {
+            unlink(plain)
+            throw OSMImportError("\(path): not a valid gzip file (gzip -dc exited with \(gzip.terminationStatus))")
+        }
+        return plain
+    }
+
+    static func readPlain(path: String, shownAs shown: String, progress: ((String) -> Void)?) throws(OSMImportError) -> OSMExtract {
         var handle: UnsafeRawPointer?
         let openCode = readosm_open(path, &handle)
         defer { if handle != nil { readosm_close(handle) } }
-        guard openCode == READOSM_OK else { throw OSMImportError("\(path): cannot open: \(describe(openCode))") }
+        guard openCode == READOSM_OK else { throw OSMImportError("\(shown): cannot open: \(describe(openCode))") }
         let collector = Collector(progress: progress)
         let context = Unmanaged.passUnretained(collector).toOpaque()
         let code = readosm_parse(handle, context, nodeCallback, wayCallback, relationCallback)
         guard code == READOSM_OK else {
-            throw OSMImportError("\(path): not a valid OSM file: \(describe(code)) (after \(collector.extract.totalNodes) nodes, \(collector.extract.totalWays) ways)")
+            throw OSMImportError("\(shown): not a valid OSM file: \(describe(code)) (after \(collector.extract.totalNodes) nodes, \(collector.extract.totalWays) ways)")
         }
         var extract = collector.extract
         extract.finish()

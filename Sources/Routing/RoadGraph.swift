@@ -34,6 +34,19 @@ public final class RoadGraph: @unchecked Sendable {
     let chRank, chUpFirst, chUpHead, chUpWeight, chDownFirst, chDownTail, chDownWeight: UnsafeBufferPointer<UInt32>
     /// Per hour, per speed combo: the time factors the hierarchy's witnesses were made to hold for.
     let hourQ: UnsafeBufferPointer<UInt64>
+    /// The served area (connected component, 0 = the largest) of each node.
+    let nodeArea: UnsafeBufferPointer<UInt32>
+    /// Connected areas: no road joins two of them.
+    public let areaCount: Int
+    /// Nodes of each area (area 0 is the largest).
+    public let areaNodeCounts: [Int]
+    /// The bounding box of each area's nodes.
+    public let areaBoundingBoxes: [BoundingBox]
+    /// Route length over straight-line length by distance band, measured at import.
+    public let circuity: CircuityTable
+
+    /// The area node `i` belongs to (0 ..< areaCount).
+    public func area(ofNode i: Int) -> Int { Int(nodeArea[i]) }
 
     /// Junctions and restriction copies in the graph.
     public var nodeCount: Int { nodeLat.count }
@@ -151,6 +164,25 @@ public final class RoadGraph: @unchecked Sendable {
         chDownFirst = try section(.chDownFirst, UInt32.self); chDownTail = try section(.chDownTail, UInt32.self)
         chDownWeight = try section(.chDownWeight, UInt32.self)
         hourQ = try section(.hourQ, UInt64.self)
+        nodeArea = try section(.nodeArea, UInt32.self)
+        guard let circuity = CircuityTable(encoded: try section(.circuity, Double.self)) else { throw fail("corrupt circuity table") }
+        self.circuity = circuity
+        var areas = 0
+        for a in nodeArea where Int(a) < nodeArea.count { areas = max(areas, Int(a) + 1) }
+        areaCount = areas
+        var counts = [Int](repeating: 0, count: areas)
+        var boxes = [BoundingBox](repeating: BoundingBox(west: 180, south: 90, east: -180, north: -90), count: areas)
+        if nodeArea.count == nodeLat.count && nodeLon.count == nodeLat.count {
+            for v in 0..<nodeArea.count where Int(nodeArea[v]) < areas {
+                let a = Int(nodeArea[v])
+                counts[a] += 1
+                let lat = Double(nodeLat[v]) / 1e7, lon = Double(nodeLon[v]) / 1e7
+                boxes[a].west = min(boxes[a].west, lon); boxes[a].east = max(boxes[a].east, lon)
+                boxes[a].south = min(boxes[a].south, lat); boxes[a].north = max(boxes[a].north, lat)
+            }
+        }
+        areaNodeCounts = counts
+        areaBoundingBoxes = boxes
         let gp = try section(.gridParams, Double.self)
         guard gp.count == 6, gp.allSatisfy(\.isFinite), gp[2] > 0, gp[3] > 0, gp[4] >= 1, gp[5] >= 1, gp[4] * gp[5] < 1e9 else {
             throw fail("corrupt grid parameters")
@@ -168,6 +200,7 @@ public final class RoadGraph: @unchecked Sendable {
     private func consistencyProblem(nodes n: Int, edges m: Int, pieces p: Int, landmarks l: Int) -> String? {
         let points = pointLat.count
         guard n > 0, nodeLat.count == n, nodeLon.count == n, firstOut.count == n + 1 else { return "node arrays" }
+        guard nodeArea.count == n, areaCount <= n, !areaNodeCounts.contains(0) else { return "area of each node" }
         guard head.count == m, length.count == m, combo.count == m, edgePiece.count == m else { return "edge arrays" }
         guard pieceFirstPoint.count == p + 1, pieceName.count == p, pieceFirstEdge.count == p + 1 else { return "piece arrays" }
         guard pointLon.count == points, pointOffset.count == points else { return "point arrays" }

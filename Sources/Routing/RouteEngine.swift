@@ -111,9 +111,13 @@ public final class RouteEngine: @unchecked Sendable {
         for (p, name) in zip(points, pointNames) {
             guard p.isValid else { throw .invalidCoordinate(point: name) }
             let endpoints = endpoints(at: p, maxMeters: request.maxSnapMeters)
-            guard !endpoints.isEmpty else { throw .tooFarFromRoad(point: name, coordinate: p, maxMeters: request.maxSnapMeters) }
+            guard !endpoints.isEmpty else {
+                throw .outsideCoverage(point: name, coordinate: p, snapLimitMeters: request.maxSnapMeters,
+                                       nearestAreaMeters: distanceToServedRoad(p), otherAreaOf: nil)
+            }
             snapped.append(endpoints)
         }
+        try keepCommonArea(&snapped, points: points, names: pointNames)
         let hour = SeoulTime.hour(request.departAt)
         let hierarchy = request.metric == .time && (request.algorithm == .astar || request.algorithm == .hierarchy)
             ? hierarchyMetric(hour: hour, wait: request.algorithm == .hierarchy) : nil
@@ -140,6 +144,57 @@ public final class RouteEngine: @unchecked Sendable {
             }
         }
         return try outcome.get()
+    }
+
+    /// The served areas of the graph, traced on first use (`/v1/coverage`, distances to them).
+    public var coverage: CoverageMap { coverageOnce.value { CoverageMap(graph: graph) } }
+    private let coverageOnce = OnceBox<CoverageMap>()
+
+    /// Whether a route can join `from` and `to`: both within `maxSnapMeters` of a road of the
+    /// same connected area. Nil when it can; else the error `route` would answer with (an
+    /// `outsideCoverage` naming the point). For endpoints that estimate what they cannot route.
+    public func coverageProblem(from: Coordinate, to: Coordinate, maxSnapMeters: Double = 200) -> RoutingError? {
+        var snapped: [[Endpoint]] = []
+        for (p, name) in [(from, "from"), (to, "to")] {
+            guard p.isValid else { return .invalidCoordinate(point: name) }
+            let e = endpoints(at: p, maxMeters: maxSnapMeters)
+            guard !e.isEmpty else {
+                return .outsideCoverage(point: name, coordinate: p, snapLimitMeters: maxSnapMeters,
+                                        nearestAreaMeters: distanceToServedRoad(p), otherAreaOf: nil)
+            }
+            snapped.append(e)
+        }
+        do { try keepCommonArea(&snapped, points: [from, to], names: ["from", "to"]) } catch { return error }
+        return nil
+    }
+
+    /// Metres from `p` to the nearest road of the graph: exact within `maxSnapLimitMeters`,
+    /// else from the coverage cells (about ±0.5 km).
+    func distanceToServedRoad(_ p: Coordinate) -> Double? {
+        if let hit = graph.snap(p, maxMeters: Self.maxSnapLimitMeters).min(by: { $0.distance < $1.distance }) { return hit.distance }
+        return coverage.distanceToCoverage(p).map { max($0, Self.maxSnapLimitMeters) }
+    }
+
+    /// Keeps, for each point, the ways of standing on a road of the area every point can reach;
+    /// throws `outsideCoverage` naming the first point whose roads lie in other areas only.
+    private func keepCommonArea(_ snapped: inout [[Endpoint]], points: [Coordinate], names: [String]) throws(RoutingError) {
+        guard graph.areaCount > 1 else { return }
+        func areas(_ e: [Endpoint]) -> Set<Int> { Set(e.map { graph.area(ofNode: Int(graph.head[$0.edge])) }) }
+        var common = areas(snapped[0])
+        for i in 1..<snapped.count {
+            let here = areas(snapped[i])
+            let both = common.intersection(here)
+            guard !both.isEmpty else {
+                let first = common.min()!
+                let away = CoverageMap(singleArea: coverage.areas[first]).distanceToCoverage(points[i])
+                throw .outsideCoverage(point: names[i], coordinate: points[i], snapLimitMeters: 0, nearestAreaMeters: away,
+                                       otherAreaOf: names[0])
+            }
+            common = both
+        }
+        for i in snapped.indices {
+            snapped[i].removeAll { !common.contains(graph.area(ofNode: Int(graph.head[$0.edge]))) }
+        }
     }
 
     /// How many customized hour metrics the engine keeps at most (from `hierarchyCacheBytes`).

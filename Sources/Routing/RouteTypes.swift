@@ -110,12 +110,17 @@ public enum RoutingError: Error, Sendable, CustomStringConvertible, Equatable {
     case tooManyViaPoints(count: Int, limit: Int)
     /// A request option is out of range.
     case invalidOption(name: String, message: String)
+    /// The point is outside the served road network: no road within `snapLimitMeters`
+    /// (`otherAreaOf` nil), or its roads lie in another connected area than those of the point
+    /// `otherAreaOf` names, with no road between them. `nearestAreaMeters`: how far the nearest
+    /// served road (or the other point's area) is, when known.
+    case outsideCoverage(point: String, coordinate: Coordinate, snapLimitMeters: Double, nearestAreaMeters: Double?, otherAreaOf: String?)
 
     /// The HTTP status: 400, 404 or 422.
     public var httpStatus: Int {
         switch self {
         case .invalidCoordinate, .tooManyViaPoints, .invalidOption: 400
-        case .tooFarFromRoad: 422
+        case .tooFarFromRoad, .outsideCoverage: 422
         case .noRoute: 404
         }
     }
@@ -128,6 +133,7 @@ public enum RoutingError: Error, Sendable, CustomStringConvertible, Equatable {
         case .noRoute: "no_route"
         case .tooManyViaPoints: "too_many_via_points"
         case .invalidOption: "invalid_parameter"
+        case .outsideCoverage: "outside_coverage"
         }
     }
 
@@ -140,8 +146,21 @@ public enum RoutingError: Error, Sendable, CustomStringConvertible, Equatable {
         case .noRoute(let a, let b): "no road route from '\(a)' to '\(b)'"
         case .tooManyViaPoints(let n, let limit): "\(n) via points given; at most \(limit) are allowed"
         case .invalidOption(let name, let message): "'\(name)' \(message)"
+        case let .outsideCoverage(p, c, limit, nearest, other): Self.outsideMessage(p, c, limit, nearest, other)
         }
     }
 
     public var description: String { "\(code): \(message)" }
+
+    static func outsideMessage(_ p: String, _ c: Coordinate, _ limit: Double, _ nearest: Double?, _ other: String?) -> String {
+        let away = nearest.map { m in m < 1000 ? "\(Int(m.rounded())) m" : String(format: "%.1f km", m / 1000) }
+        if let other {
+            return "'\(p)' (\(c.lon),\(c.lat)) lies in a served area that no road joins to the area of '\(other)'"
+                + (away.map { "; that area is about \($0) away" } ?? "")
+                + " (an estimate is available with estimate=allow where offered)"
+        }
+        return "'\(p)' (\(c.lon),\(c.lat)) is outside the served road network: no road within \(Int(limit.rounded())) m"
+            + (away.map { "; the nearest served road is about \($0) away" } ?? "")
+            + " (see GET /v1/coverage; an estimate is available with estimate=allow where offered)"
+    }
 }

@@ -22,13 +22,24 @@ enum QuoteBench {
             }
             return failed
         }
+        // A straight-line estimate of the same trips (what answers outside the served roads).
+        func estimateAll() -> Int {
+            var failed = 0
+            for (a, b) in pairs where (try? dataset.quotes.estimate(QuoteRequest(origin: a, destination: b, riders: 2, departure: departAt))) == nil {
+                failed += 1
+            }
+            return failed
+        }
         // Warm-up pass of each, then alternating timed passes (route, quote) so drift hits both.
         let routeFailed = routeAll()
         let quoteFailed = quoteAll()
-        var ratios: [Double] = [], quoteMicros: [Double] = [], routeMicros: [Double] = []
+        let estimateFailed = estimateAll()
+        var ratios: [Double] = [], quoteMicros: [Double] = [], routeMicros: [Double] = [], estimateRatios: [Double] = []
         for _ in 0..<ctx.runs {
             let r = seconds { _ = routeAll() }
             let q = seconds { _ = quoteAll() }
+            let e = seconds { _ = estimateAll() }
+            estimateRatios.append(e / r)
             ratios.append(q / r)
             routeMicros.append(r / Double(pairs.count) * 1e6)
             quoteMicros.append(q / Double(pairs.count) * 1e6)
@@ -38,6 +49,11 @@ enum QuoteBench {
             + "route failures \(routeFailed), quote failures \(quoteFailed)"
         ctx.add(BenchRecord(key: "quote.cost_ratio", impl: "taxipot QuoteEngine", metric: "quote cost / route cost", unit: "×",
                             better: "lower", samples: ratios, n: pairs.count, conditions: cond))
+        ctx.add(BenchRecord(key: "quote.estimate_cost_ratio", impl: "taxipot QuoteEngine", metric: "estimate cost / route cost", unit: "×",
+                            better: "lower", samples: estimateRatios, n: pairs.count,
+                            conditions: "\(pairs.count) central-Seoul pairs x \(ctx.runs) runs: time of a pass of straight-line estimates "
+                                + "(QuoteEngine.estimate: circuity by band, meter at median, p05 and p95) / time of a pass of routes alone; "
+                                + "estimate failures \(estimateFailed)"))
         ctx.add(BenchRecord(key: "quote.mean_us", impl: "taxipot QuoteEngine", metric: "quote mean", unit: "µs",
                             better: "lower", samples: quoteMicros, n: pairs.count,
                             conditions: cond + String(format: "; route mean %.1f µs", Stats(samples: routeMicros).median)))

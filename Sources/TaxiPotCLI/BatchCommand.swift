@@ -7,7 +7,7 @@ struct BatchCommand: Command {
     let summary = "estimate route, fare and split for every row of a CSV file"
     let help = """
         Usage: taxipot batch [IN.csv] [-o OUT.csv] [--workers N] [--encoding utf-8|cp949] [--data DIR]
-                             [--depart-at ISO8601] [--progress auto|bar|lines|none]
+                             [--depart-at ISO8601] [--progress auto|bar|lines|none] [--estimate]
 
         Reads IN.csv (standard input when omitted or '-') and writes OUT.csv (standard output
         when omitted or '-'): the input columns unchanged, then
@@ -28,6 +28,12 @@ struct BatchCommand: Command {
           --depart-at T       departure for rows without depart_at (default: now)
           --progress P        progress on stderr: a live bar on a terminal, a line every 5 s
                               otherwise (auto, the default), or bar, lines, none
+          --estimate          price rows outside the served roads by a labelled straight-line estimate
+
+        --estimate: a row with a point outside the served roads (outside_coverage) gets a
+        straight-line estimate (distance × the graph's circuity, duration from the traffic
+        profile, the meter's fare) instead of an error, and the output gains the columns
+        estimated (true/false), fare_low_krw and fare_high_krw before error.
 
         A bad row never stops the run: it is written with error = "code: message" and empty
         result columns. Exit 0 when every row is fine, 2 when some failed, 1 when the input
@@ -36,7 +42,7 @@ struct BatchCommand: Command {
 
     func run(_ args: [String]) throws -> Int32 {
         let a = try Arguments(args, valued: ["output", "workers", "encoding", "data", "depart-at", "progress"],
-                              aliases: ["-o": "output"])
+                              flags: ["estimate"], aliases: ["-o": "output"])
         guard a.positionals.count <= 1 else { throw UsageError("unexpected argument '\(a.positionals[1])' (one input file at most)") }
         let inputPath = a.positionals.first.flatMap { $0 == "-" ? nil : $0 }
         let outputPath = a.value("output").flatMap { $0 == "-" ? nil : $0 }
@@ -67,7 +73,8 @@ struct BatchCommand: Command {
         // 1. The header, before any work: missing columns end the run here.
         let raw: ByteSource = try inputPath.map { try FileDescriptorSource(path: $0) }
             ?? FileDescriptorSource(fileDescriptor: 0, name: "standard input")
-        let options = BatchOptions(workers: workers, defaultDepartAt: departAt, writeByteOrderMark: encoding == .cp949 ? true : nil)
+        var options = BatchOptions(workers: workers, defaultDepartAt: departAt, writeByteOrderMark: encoding == .cp949 ? true : nil)
+        options.estimateColumns = a.has("estimate")
         let runner: BatchRunner
         do {
             runner = try BatchRunner(source: try encoding.decoding(raw), options: options, convertedEncoding: encoding != .utf8)
@@ -79,7 +86,7 @@ struct BatchCommand: Command {
         }
 
         // 2. The engine: road graph, places (regions and geocoding), traffic profile, fares.
-        let estimator = QuoteTripEstimator(dataset: try Dataset(directory: a.value("data") ?? "data"))
+        let estimator = QuoteTripEstimator(dataset: try Dataset(directory: a.value("data") ?? "data"), allowEstimate: a.has("estimate"))
 
         // 3. Stream.
         let sink: ByteSink = try outputPath.map { try FileDescriptorSink(path: $0) }

@@ -156,7 +156,7 @@ final class FaresEndpointTests: XCTestCase {
             (#"{\#(od),\#(t),"drop_offs":[{"lon":126.9720,"lat":37.5547,"riders":2}],"riders":2}"#, 400, "invalid_parameter", "riders"),
             (#"{\#(od),\#(t),"drop_offs":{"lon":1}}"#, 400, "invalid_parameter", "drop_offs"),
             (#"{\#(od),\#(t),"drop_offs":[{"lon":126.97,"lat":37.55,"riders":"two"}]}"#, 400, "invalid_parameter", "drop_offs[0].riders"),
-            (#"{"origin":\#(jonggak),"destination":{"lon":126.90,"lat":37.60},\#(t)}"#, 422, "too_far_from_road", "destination"),
+            (#"{"origin":\#(jonggak),"destination":{"lon":126.90,"lat":37.60},\#(t)}"#, 422, "outside_coverage", "destination"),
             (#"{"origin":{"lon":150,"lat":10},"destination":\#(itaewon),\#(t)}"#, 422, "outside_fare_regions", "origin"),
             (#"{\#(od),\#(t),"split":"fair"}"#, 400, "invalid_parameter", "split"),
             (#"{\#(od),\#(t),"rounding":5}"#, 400, "invalid_parameter", "rounding"),

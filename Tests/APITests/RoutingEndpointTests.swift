@@ -92,8 +92,8 @@ final class RoutingEndpointTests: XCTestCase {
         try assertError([cityHall, namsan, ("max_snap_m", "-1")], status: 400, code: "invalid_parameter", mentioning: "'max_snap_m'")
         try assertError([cityHall, cityHall, namsan], status: 400, code: "repeated_parameter", mentioning: "'from'")
         // Off the road network: Incheon harbour is far outside central Seoul.
-        try assertError([cityHall, ("to", "126.60,37.45")], status: 422, code: "too_far_from_road", mentioning: "'to'")
-        try assertError([cityHall, namsan, ("via", "126.98,37.56;126.60,37.45")], status: 422, code: "too_far_from_road", mentioning: "'via[1]'")
+        try assertError([cityHall, ("to", "126.60,37.45")], status: 422, code: "outside_coverage", mentioning: "'to'")
+        try assertError([cityHall, namsan, ("via", "126.98,37.56;126.60,37.45")], status: 422, code: "outside_coverage", mentioning: "'via[1]'")
         XCTAssertEqual(RoutingError.noRoute(from: "from", to: "to").httpError.status, 404)
         XCTAssertEqual(RoutingError.noRoute(from: "from", to: "to").httpError.code, "no_route")
     }

@@ -101,3 +101,51 @@ final class BatchCLITests: XCTestCase {
         XCTAssertGreaterThan(Int(rows[2][6]) ?? 0, 4800, "종각역 → 이태원역 is priced")
     }
 }
+
+/// `taxipot batch --estimate` over rows inside and outside the served roads.
+final class BatchEstimateTests: XCTestCase {
+    func testMixedCoveredAndUncoveredRowsAreAllAnsweredInOrder() throws {
+        let data = try SeoulDataset.directory()
+        let csv = """
+            id,origin_lon,origin_lat,dest_lon,dest_lat,depart_at
+            covered,126.9829,37.5700,126.9720,37.5547,2024-05-08T09:00
+            gangnam-hongdae,127.0276,37.4979,126.9237,37.5572,2024-05-08T09:00
+            jamsil-from-cityhall,126.9779,37.5663,127.1002,37.5133,2024-05-08T09:00
+            bad,126.98,north,126.97,37.55,2024-05-08T09:00
+            covered-2,126.9945,37.5345,127.0016,37.5709,2024-05-08T09:00
+
+            """
+        let r = try TaxipotCLI.run(["batch", "--data", data, "--workers", "2", "--estimate"], stdin: Array(csv.utf8))
+        XCTAssertEqual(r.status, 2, r.stderr)  // the bad row
+        let rows = try parseCSV(String(decoding: r.stdout, as: UTF8.self))
+        let header = rows[0]
+        XCTAssertEqual(Array(header.suffix(4)), ["estimated", "fare_low_krw", "fare_high_krw", "error"])
+        let col = { (name: String) in header.firstIndex(of: name)! }
+        XCTAssertEqual(rows.dropFirst().map { $0[0] }, ["covered", "gangnam-hongdae", "jamsil-from-cityhall", "bad", "covered-2"])
+        for row in rows.dropFirst() {
+            XCTAssertEqual(row.count, header.count)
+            // Every row is answered or flagged.
+            XCTAssertTrue(!row[col("fare_krw")].isEmpty || !row[col("error")].isEmpty, "\(row)")
+        }
+        for i in [1, 5] {
+            XCTAssertEqual(rows[i][col("estimated")], "false")
+            XCTAssertEqual(rows[i][col("fare_low_krw")], "")
+            XCTAssertEqual(rows[i][col("error")], "")
+        }
+        for i in [2, 3] {
+            XCTAssertEqual(rows[i][col("estimated")], "true", "\(rows[i])")
+            let fare = Int(rows[i][col("fare_krw")])!, low = Int(rows[i][col("fare_low_krw")])!, high = Int(rows[i][col("fare_high_krw")])!
+            XCTAssertTrue(low <= fare && fare <= high, "\(rows[i])")
+        }
+        XCTAssertTrue(rows[4][col("error")].hasPrefix("not_a_number"))
+
+        // Without --estimate the uncovered rows are flagged outside_coverage, in place.
+        let plain = try TaxipotCLI.run(["batch", "--data", data, "--workers", "2"], stdin: Array(csv.utf8))
+        let plainRows = try parseCSV(String(decoding: plain.stdout, as: UTF8.self))
+        XCTAssertEqual(plainRows[0].last, "error")
+        XCTAssertFalse(plainRows[0].contains("estimated"))
+        XCTAssertTrue(plainRows[2].last?.hasPrefix("outside_coverage:") ?? false, "\(plainRows[2])")
+        XCTAssertTrue(plainRows[3].last?.hasPrefix("outside_coverage:") ?? false, "\(plainRows[3])")
+        XCTAssertTrue(plain.stderr.contains("outside_coverage: 2"), plain.stderr)
+    }
+}

@@ -93,7 +93,7 @@ final class EndToEndTests: XCTestCase {
             ("abc,37.5700,126.9720,37.5547,,,,", "not_a_number"),
             ("126.9829,,126.9720,37.5547,,,,", "empty_field"),
             ("126.9829,97.5700,126.9720,37.5547,,,,", "out_of_range"),
-            ("126.9829,37.5700,127.1000,37.4500,,,,", "no_road_nearby"),     // outside the central-Seoul road network
+            ("126.9829,37.5700,127.1000,37.4500,,,,", "outside_coverage"),   // outside the served road network (issue 24: was no_road_nearby)
             ("126.9829,37.5700,126.9720,37.5547,2024-13-01T10:00,,,", "bad_date"),
             ("126.9829,37.5700,126.9720,37.5547,,11,,", "bad_riders"),
             ("126.9829,37.5700,126.9720,37.5547,,,limousine,", "unknown_taxi_class"),

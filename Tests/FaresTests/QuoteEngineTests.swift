@@ -148,9 +148,9 @@ final class QuoteEngineTests: XCTestCase {
              400, "invalid_parameter", "drop_offs[0].riders"),
             (QuoteRequest(origin: a, destination: b, departure: t, taxiClass: "van"), 400, "unknown_taxi_class", "taxi_class"),
             (QuoteRequest(origin: a, destination: b, departure: seoul("2010-01-01T12:00")), 422, "no_schedule", "depart_at"),
-            (QuoteRequest(origin: a, destination: Coordinate(lon: 126.90, lat: 37.60), departure: t), 422, "too_far_from_road", "destination"),
+            (QuoteRequest(origin: a, destination: Coordinate(lon: 126.90, lat: 37.60), departure: t), 422, "outside_coverage", "destination"),
             (QuoteRequest(origin: a, destination: b, dropOffs: [DropOff(coordinate: Coordinate(lon: 127.2, lat: 37.3))], departure: t),
-             422, "too_far_from_road", "drop_offs[0]"),
+             422, "outside_coverage", "drop_offs[0]"),
             (QuoteRequest(origin: Coordinate(lon: 150, lat: 10), destination: b, departure: t), 422, "outside_fare_regions", "origin"),
             (QuoteRequest(origin: a, destination: b, departure: t, roundingKrw: 1), 400, "invalid_parameter", "rounding"),
         ]

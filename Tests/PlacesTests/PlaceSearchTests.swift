@@ -11,7 +11,7 @@ final class PlaceSearchTests: XCTestCase {
         let cases = try PlaceQuerySet.load(path: TestPaths.dataDir.appendingPathComponent("places/queries.tsv").path)
         XCTAssertGreaterThanOrEqual(cases.count, 60)
         let kinds = Set(cases.map(\.kind))
-        for kind in ["exact", "short", "choseong", "typo", "typing", "spacing", "romanised", "address", "biased", "POI"] {
+        for kind in ["exact", "short", "choseong", "typo", "typing", "spacing", "romanised", "address", "biased", "POI", "keyboard"] {
             XCTAssertTrue(kinds.contains(kind), "the query set has no '\(kind)' case")
         }
         let evaluation = PlaceQuerySet.evaluate(cases, on: index)

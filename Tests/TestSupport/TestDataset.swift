@@ -4,6 +4,7 @@ import TaxiPot
 /// A complete prepared dataset for tests, built in-process once per test run (every test
 /// target runs in one process, so the place DB is built once for all of them): a temporary
 /// folder linking the sources of the repository's `data/`, with `build/seoul.graph` imported
+/// from `Dataset.defaultOSMFiles`
 /// and `build/places.db` built by the project's own importers.
 public enum TestDataset {
     public struct Built: @unchecked Sendable {
@@ -25,8 +26,9 @@ public enum TestDataset {
         try fm.createDirectory(at: build, withIntermediateDirectories: true)
         let graph = Dataset.graphPath(dir.path), places = Dataset.placesPath(dir.path)
         let profile = try TrafficProfile.load(path: Dataset.profilePath(dir.path))
-        let importReport = try OSMImporter.importFile(TestPaths.dataDir.appendingPathComponent("osm/seoul-central.osm.pbf").path,
-                                                      to: graph, profile: profile)
+        // The embedded default: every staged Seoul extract merged, as `make data` builds it.
+        let importReport = try OSMImporter.importFiles(Dataset.defaultOSMFiles.map { TestPaths.dataDir.appendingPathComponent($0).path },
+                                                       to: graph, profile: profile)
         let placesReport = try PlaceDatabaseBuilder.build(dataDirectory: TestPaths.dataDir.path, outputPath: places)
         return Built(directory: dir.path, graphPath: graph, placesPath: places, importReport: importReport, placesReport: placesReport)
     }

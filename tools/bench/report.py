@@ -72,6 +72,7 @@ ROWS = [
     ("Clusters", "100k parties: index build", "clusters.100k.build_s", "peer", "", None),
     ("Clusters", "100k parties: viewport query p50", "clusters.100k.query_p50", "peer", "", None),
     ("Fares", "quote cost / route cost", "quote.cost_ratio", None, "≤ 1.2", lambda o, p: o <= 1.2),
+    ("Fares", "estimate cost / route cost", "quote.estimate_cost_ratio", None, "≤ 1", lambda o, p: o <= 1.0),
     ("HTTP", "GET /v1/route", "http.route.rps", "ceiling", "", None),
     ("HTTP", "POST /v1/quote", "http.quote.rps", "ceiling", "", None),
     ("HTTP", "GET /v1/places", "http.places.rps", "ceiling", "≥ 5,000 req/s", lambda o, p: o >= 5000),
