@@ -156,8 +156,10 @@ final class Admission {
         }
     }
 
-    /// Closes lingering sockets whose client is done, and connections past their head deadline.
-    func tick() {
+    /// Closes lingering sockets whose client is done, and connections past their head
+    /// deadline; returns how many of those were answered 408.
+    func tick() -> Int {
+        var timedOut = 0
         let now = Self.now()
         if !lingering.isEmpty {
             lingering.removeAll { entry in
@@ -181,10 +183,12 @@ final class Admission {
             r.expired = true
             if r.requestLineAt != 0 {
                 _ = Self.timeoutAnswer.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+                timedOut += 1
             }
             // libmicrohttpd sees the end of the stream and closes the connection itself.
             shutdown(fd, Int32(SHUT_RDWR))
         }
+        return timedOut
     }
 
     /// Closes every lingering socket (the server is stopping).

@@ -179,7 +179,11 @@ public final class HTTPServer: @unchecked Sendable {
             EventLoop(daemon: d, listenFD: fd, spinNanos: UInt64(max(0, options.ioSpinMicroseconds)) * 1000,
                       mayLinger: { workers?.isIdle ?? true },
                       accept: { [unowned self] in self.acceptConnections(d) },
-                      tick: { [unowned self] in self.admission.tick() })
+                      tick: { [unowned self] in
+                          for _ in 0..<self.admission.tick() {
+                              self.metrics.recordLocked(route: "unmatched", status: 408, seconds: Double(self.options.headerTimeoutSeconds))
+                          }
+                      })
         }
         guard let d, let loop, loop.start() else {
             self.loop = nil
@@ -237,8 +241,8 @@ public final class HTTPServer: @unchecked Sendable {
             _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
             let client = ClientAddress(storage)
             guard admission.admits(client) else {
-                admission.refuse(fd)
                 metrics.recordLocked(route: "overload", status: 503, seconds: 0, rejectedForLoad: true)
+                admission.refuse(fd)
                 continue
             }
             admission.pendingClient = client
@@ -272,9 +276,9 @@ public final class HTTPServer: @unchecked Sendable {
                 ? RequestHead.refusal(413, "body_too_large", "the Content-Length \(text.prefix(40)) is too large; at most \(options.maxBodyBytes) bytes are accepted")
                 : RequestHead.refusal(400, "invalid_content_length", "the Content-Length must be a whole number of bytes, got '\(RequestHead.escaped(text))'")
             let answer = Admission.rawAnswer(status: error.status, reason: digits ? "Content Too Large" : "Bad Request", body: error.response.body)
+            metrics.recordLocked(route: "unmatched", status: error.status, seconds: 0)
             _ = answer.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
             shutdown(fd, Int32(SHUT_WR))
-            metrics.recordLocked(route: "unmatched", status: error.status, seconds: 0)
         }
     }
 
