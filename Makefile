@@ -18,7 +18,7 @@ OSM ?= data/osm/seoul-central.osm.pbf data/osm/extracts/yeouido.osm.pbf \
 PLACES := $(BUILD)/places.db
 PLACE_SOURCES := $(wildcard data/places/*.csv data/places/*.geojson)
 
-.PHONY: run test deps build release data derived bench fuzz browser-test clean
+.PHONY: run test deps build release data derived bench fuzz browser-test load clean
 
 deps:
 	@bash tools/install-deps
@@ -67,12 +67,19 @@ test: deps
 	swift test --skip-build
 	@$(MAKE) --no-print-directory fuzz BIN=$(DEBUG_BIN)
 	@$(MAKE) --no-print-directory browser-test BIN=$(DEBUG_BIN)
+	bash tools/load/hostile-clients $(DEBUG_BIN) quick
 
 # The map page in headless Chromium (Debian's) driven by Playwright (PyPI, in .venv-test):
 # installs what is missing, starts its own server on a free port, writes screenshots to
 # .build/screenshots/.
 browser-test:
 	bash tools/browser/run-tests $(BIN) $(DATA)
+
+# Issue 21's availability checks at full size on loopback (2,000 connections; 1,100 sockets
+# trickling a header byte every 5 s), about a minute; `make test` runs them small.
+load: release
+	@$(MAKE) --no-print-directory derived BIN=$(RELEASE_BIN)
+	bash tools/load/hostile-clients $(RELEASE_BIN) full
 
 # The HTTP fuzzer against a server on a free port (FUZZ_REQUESTS requests).
 fuzz:

@@ -8,10 +8,18 @@ public struct HTTPServerOptions: Sendable {
     public var workerThreads = ProcessInfo.processInfo.activeProcessorCount
     /// Complete requests allowed to wait for a worker; beyond it the answer is 503.
     public var queueCapacity = 512
-    /// Open connections at most; further ones are refused at accept.
-    public var connectionLimit = 1024
-    /// Seconds a connection may stay idle (or trickle) before it is closed.
+    /// Open connections at most; a connection past it is answered 503 (with `Retry-After`) and
+    /// closed. The server lowers it to what the open-file limit allows (`start` raises that limit
+    /// to its hard maximum first, less `OpenFileLimit.reservedForFiles` and room for the 503s).
+    public var connectionLimit = 16_384
+    /// Open connections at most from one client address (0: no cap); past it, 503 and close.
+    public var connectionsPerClient = 256
+    /// Seconds a connection may stay idle before it is closed.
     public var connectionTimeoutSeconds = 15
+    /// Seconds a request's head (its header lines) may take after its request line; past it
+    /// the connection is answered 408 and closed, even while bytes keep trickling in. A request
+    /// line must likewise come within the idle timeout of the connection being ready.
+    public var headerTimeoutSeconds = 10
     /// Largest request body accepted (413 beyond it).
     public var maxBodyBytes = 1 << 20
     /// Longest request target accepted (414 beyond it).
@@ -59,11 +67,15 @@ public final class HTTPServer: @unchecked Sendable {
     private var pool: WorkerPool?
     private var loop: EventLoop?
     private var listenFD: Int32 = -1
+    /// Connection limits and head deadlines (I/O thread only once started).
+    private var admission: Admission!
     private let logLock = NSLock()
+    /// What libmicrohttpd's log callback calls back (lives as long as the server).
+    private let loggerContext: UnsafeMutablePointer<taxipot_mhd_logger_context> = .allocate(capacity: 1)
     /// Route pattern → requests left to send to the workers after a slow inline run (I/O thread only).
     private var inlinePenalty: [String: Int] = [:]
     /// Open client connections (I/O thread only: libmicrohttpd's connection callback runs there).
-    private var openConnections = 0
+    private var openConnections: Int { admission.openConnections }
     /// How busy the I/O thread has recently been with inline handlers (I/O thread only).
     private var inlineLoad = DecayingLoad(timeConstantNanos: 5_000_000)
     /// True when called on one of a server's worker threads, false on its I/O thread (where
@@ -72,6 +84,9 @@ public final class HTTPServer: @unchecked Sendable {
 
     /// The port the server listens on (useful after asking for port 0).
     public private(set) var port: Int = 0
+    /// The connection limit in force once started: `options.connectionLimit`, lowered to what
+    /// the open-file limit allows.
+    public private(set) var effectiveConnectionLimit = 0
 
     /// A server for `router`; `metrics` is where it counts requests (share it with a /metrics endpoint).
     public init(router: Router, options: HTTPServerOptions = HTTPServerOptions(), metrics: ServerMetrics = ServerMetrics()) {
@@ -80,7 +95,10 @@ public final class HTTPServer: @unchecked Sendable {
         self.metrics = metrics
     }
 
-    deinit { stop() }
+    deinit {
+        stop()
+        loggerContext.deallocate()
+    }
 
     /// Binds `host:port` (port 0 picks a free one) and starts serving.
     public func start(host: String, port: Int) throws(HTTPServerError) {
@@ -88,25 +106,44 @@ public final class HTTPServer: @unchecked Sendable {
         listenFD = fd
         self.port = ListenSocket.port(fd)
         pool = WorkerPool(threads: max(1, options.workerThreads), queueCapacity: options.queueCapacity)
+        // Every connection costs a descriptor, and so does every 503 still being read.
+        let files = OpenFileLimit.raise()
+        let lingerLimit = max(16, min(1024, files / 16))
+        effectiveConnectionLimit = max(1, min(options.connectionLimit, files - OpenFileLimit.reservedForFiles - lingerLimit))
+        admission = Admission(connectionLimit: effectiveConnectionLimit, perClientLimit: max(0, options.connectionsPerClient),
+                              headerTimeoutSeconds: options.headerTimeoutSeconds, idleTimeoutSeconds: options.connectionTimeoutSeconds,
+                              lingerLimit: lingerLimit)
 
         let me = Unmanaged.passUnretained(self).toOpaque()
-        let uriLog: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, OpaquePointer?) -> UnsafeMutableRawPointer? = { _, uri, _ in
-            let state = RequestState(rawTarget: uri.map { String(cString: $0) } ?? "/")
+        let uriLog: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, OpaquePointer?) -> UnsafeMutableRawPointer? = { _, uri, connection in
+            let record = connection.flatMap { taxipot_mhd_socket_context($0) }.map { Unmanaged<ConnectionRecord>.fromOpaque($0).takeUnretainedValue() }
+            record?.requestLineAt = Admission.now()
+            let state = RequestState(rawTarget: uri.map { String(cString: $0) } ?? "/", targetBytes: uri.map { strlen($0) } ?? 0, record: record)
             return Unmanaged.passRetained(state).toOpaque()
         }
         let completed: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafeMutablePointer<UnsafeMutableRawPointer?>?, MHD_RequestTerminationCode) -> Void = { _, _, conCls, _ in
             guard let conCls, let p = conCls.pointee else { return }
-            Unmanaged<RequestState>.fromOpaque(p).release()
+            let state = Unmanaged<RequestState>.fromOpaque(p).takeRetainedValue()
+            if let record = state.record {
+                record.inRequest = false
+                record.requestLineAt = 0
+                record.readySince = Admission.now()
+            }
             conCls.pointee = nil
         }
-        let notify: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafeMutablePointer<UnsafeMutableRawPointer?>?, MHD_ConnectionNotificationCode) -> Void = { cls, _, _, code in
-            guard let cls else { return }
+        let notify: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafeMutablePointer<UnsafeMutableRawPointer?>?, MHD_ConnectionNotificationCode) -> Void = { cls, connection, context, code in
+            guard let cls, let connection, let context else { return }
             let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
-            server.openConnections += code.rawValue == 0 ? 1 : -1  // MHD_CONNECTION_NOTIFY_STARTED, else CLOSED
+            if code.rawValue == 0 {  // MHD_CONNECTION_NOTIFY_STARTED
+                context.pointee = Unmanaged.passRetained(server.admission.opened(connection)).toOpaque()
+            } else if let p = context.pointee {  // MHD_CONNECTION_NOTIFY_CLOSED
+                server.admission.closed(Unmanaged<ConnectionRecord>.fromOpaque(p).takeRetainedValue())
+                context.pointee = nil
+            }
         }
         var items: [MHD_OptionItem] = [
-            MHD_OptionItem(option: MHD_OPTION.LISTEN_SOCKET, value: Int(fd), ptr_value: nil),
-            MHD_OptionItem(option: MHD_OPTION.CONNECTION_LIMIT, value: options.connectionLimit, ptr_value: nil),
+            // libmicrohttpd never refuses a connection itself: `acceptConnections` does, with a 503.
+            MHD_OptionItem(option: MHD_OPTION.CONNECTION_LIMIT, value: effectiveConnectionLimit + 64, ptr_value: nil),
             MHD_OptionItem(option: MHD_OPTION.CONNECTION_TIMEOUT, value: options.connectionTimeoutSeconds, ptr_value: nil),
             // Room for a request line well past maxURLBytes, so an over-long URL gets our JSON 414.
             MHD_OptionItem(option: MHD_OPTION.CONNECTION_MEMORY_LIMIT, value: max(128 << 10, options.maxURLBytes * 8), ptr_value: nil),
@@ -116,22 +153,38 @@ public final class HTTPServer: @unchecked Sendable {
             MHD_OptionItem(option: MHD_OPTION.END, value: 0, ptr_value: nil),
         ]
         // libmicrohttpd's events run on our own I/O thread (`EventLoop`), not an internal one.
-        let flags = MHD_USE_EPOLL.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_ERROR_LOG.rawValue
-        let handler: MHD_AccessHandlerCallback = { cls, connection, _, method, _, uploadData, uploadSize, conCls in
+        // The I/O thread accepts connections itself (`acceptConnections`): no listening socket here.
+        let flags = MHD_USE_EPOLL.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_ERROR_LOG.rawValue | MHD_USE_NO_LISTEN_SOCKET.rawValue
+        let handler: MHD_AccessHandlerCallback = { cls, connection, url, method, version, uploadData, uploadSize, conCls in
             guard let cls, let connection, let conCls, let p = conCls.pointee else { return MHD_Result.NO }
             let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
             let state = Unmanaged<RequestState>.fromOpaque(p).takeUnretainedValue()
-            return server.access(connection, state, method, uploadData, uploadSize)
+            return server.access(connection, state, method, url, version, uploadData, uploadSize)
         }
+        // libmicrohttpd's messages still go to stderr; one of them is also the only sign of a
+        // Content-Length it refuses itself (see `refuseUnreadableLengths`).
+        loggerContext.pointee = taxipot_mhd_logger_context(on_length_error: { cls in
+            guard let cls else { return }
+            Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue().refuseUnreadableLengths()
+        }, cls: me)
         let d = items.withUnsafeMutableBufferPointer { buf -> OpaquePointer? in
-            withVaList([Int32(MHD_OPTION.ARRAY.rawValue), buf.baseAddress!, Int32(MHD_OPTION.END.rawValue)]) { va in
+            withVaList([Int32(MHD_OPTION.EXTERNAL_LOGGER.rawValue), OpaquePointer(taxipot_mhd_logger_function()!), OpaquePointer(loggerContext),
+                        Int32(MHD_OPTION.ARRAY.rawValue), buf.baseAddress!, Int32(MHD_OPTION.END.rawValue)]) { va in
                 MHD_start_daemon_va(flags, 0, nil, nil, handler, me, va)
             }
         }
         // Set before the thread starts: the handlers it runs read `loop`.
         let workers = pool
-        loop = d.flatMap { EventLoop(daemon: $0, spinNanos: UInt64(max(0, options.ioSpinMicroseconds)) * 1000,
-                                     mayLinger: { workers?.isIdle ?? true }) }
+        loop = d.flatMap { d in
+            EventLoop(daemon: d, listenFD: fd, spinNanos: UInt64(max(0, options.ioSpinMicroseconds)) * 1000,
+                      mayLinger: { workers?.isIdle ?? true },
+                      accept: { [unowned self] in self.acceptConnections(d) },
+                      tick: { [unowned self] in
+                          for _ in 0..<self.admission.tick() {
+                              self.metrics.recordLocked(route: "unmatched", status: 408, seconds: Double(self.options.headerTimeoutSeconds))
+                          }
+                      })
+        }
         guard let d, let loop, loop.start() else {
             self.loop = nil
             if let d { MHD_stop_daemon(d) }
@@ -146,7 +199,7 @@ public final class HTTPServer: @unchecked Sendable {
     /// Stops accepting, lets in-flight requests finish (up to `graceSeconds`), then stops.
     public func stop(graceSeconds: Double = 10) {
         guard let d = daemon else { return }
-        let fd = MHD_quiesce_daemon(d)
+        loop?.quiesce()
         let deadline = Date().addingTimeInterval(graceSeconds)
         while (metrics.currentInFlight > 0 || (pool?.queued ?? 0) > 0) && Date() < deadline {
             usleep(2000)
@@ -155,15 +208,84 @@ public final class HTTPServer: @unchecked Sendable {
         loop?.stop()
         loop = nil
         MHD_stop_daemon(d)
-        if fd >= 0 { close(fd) }
+        admission.closeLingering()
+        close(listenFD)
+        listenFD = -1
         daemon = nil
         pool?.shutdown()
         pool = nil
     }
 
+    // MARK: - Connections
+
+    /// Takes the connections waiting on the listening socket (I/O thread): each goes to
+    /// libmicrohttpd, or, past the connection limit or its client's cap, gets a 503 and is
+    /// closed. False when out of descriptors (the loop retries later).
+    private func acceptConnections(_ daemon: OpaquePointer) -> Bool {
+        for _ in 0..<1024 {
+            var storage = sockaddr_storage()
+            var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+            let fd = withUnsafeMutablePointer(to: &storage) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    accept(listenFD, $0, &length)
+                }
+            }
+            if fd < 0 {
+                switch errno {
+                case EINTR, ECONNABORTED: continue
+                case EMFILE, ENFILE, ENOBUFS, ENOMEM: return false
+                default: return true  // EAGAIN: none left
+                }
+            }
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+            let client = ClientAddress(storage)
+            guard admission.admits(client) else {
+                metrics.recordLocked(route: "overload", status: 503, seconds: 0, rejectedForLoad: true)
+                admission.refuse(fd)
+                continue
+            }
+            admission.pendingClient = client
+            _ = withUnsafePointer(to: &storage) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { MHD_add_connection(daemon, fd, $0, length) }
+            }  // on failure libmicrohttpd has closed the socket
+            admission.pendingClient = nil
+        }
+        return true
+    }
+
+    /// Answers the connections whose head has a `Content-Length` libmicrohttpd cannot read
+    /// (not a number, or past 2^64) with one clean JSON 400 or 413, and closes their sending
+    /// side. libmicrohttpd 0.9.75 refuses such a head itself before any callback of ours, with
+    /// a response whose status line and headers it writes twice; it logs first, and this runs
+    /// from its log callback, before it writes: its own answer then fails to send and it closes
+    /// the connection. Every connection still reading its head with such a header is answered
+    /// (the one being refused is among them; the others would be refused the same way).
+    private func refuseUnreadableLengths() {
+        for r in admission.records where r.requestLineAt != 0 && !r.inRequest && !r.expired {
+            guard MHD_lookup_connection_value(r.connection, MHD_ValueKind.HEADER_KIND, "Transfer-Encoding") == nil,
+                  let value = MHD_lookup_connection_value(r.connection, MHD_ValueKind.HEADER_KIND, "Content-Length")
+            else { continue }
+            let text = String(cString: value)
+            let digits = !text.isEmpty && text.utf8.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
+            if digits && UInt64(text) != nil { continue }
+            let fd = taxipot_mhd_connection_fd(r.connection)
+            guard fd >= 0 else { continue }
+            r.expired = true
+            let error = digits
+                ? RequestHead.refusal(413, "body_too_large", "the Content-Length \(text.prefix(40)) is too large; at most \(options.maxBodyBytes) bytes are accepted")
+                : RequestHead.refusal(400, "invalid_content_length", "the Content-Length must be a whole number of bytes, got '\(RequestHead.escaped(text))'")
+            let answer = Admission.rawAnswer(status: error.status, reason: digits ? "Content Too Large" : "Bad Request", body: error.response.body)
+            metrics.recordLocked(route: "unmatched", status: error.status, seconds: 0)
+            _ = answer.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+            shutdown(fd, Int32(SHUT_WR))
+        }
+    }
+
     // MARK: - Request flow
 
     private func access(_ connection: OpaquePointer, _ state: RequestState, _ method: UnsafePointer<CChar>?,
+                        _ url: UnsafePointer<CChar>?, _ version: UnsafePointer<CChar>?,
                         _ uploadData: UnsafePointer<CChar>?, _ uploadSize: UnsafeMutablePointer<Int>?) -> MHD_Result
     {
         if let response = state.response {
@@ -171,9 +293,17 @@ public final class HTTPServer: @unchecked Sendable {
         }
         if !state.headersSeen {
             state.headersSeen = true
+            state.record?.inRequest = true
             state.method = method.map { String(cString: $0) } ?? "GET"
             state.started = DispatchTime.now().uptimeNanoseconds
-            state.headers = Self.headers(of: connection)
+            switch RequestHead.read(connection, method: method, url: url, version: version, targetBytes: state.targetBytes) {
+            case .success(let headers): state.headers = headers
+            case .failure(let error): return reject(connection, state, error)
+            }
+            for b in state.rawTarget.utf8 where b <= 0x20 || b == 0x7f {
+                return reject(connection, state, RequestHead.refusal(400, "malformed_request",
+                    "the request target contains a space or a control character (byte \\u{\(String(b, radix: 16))})"))
+            }
             if state.rawTarget.utf8.count > options.maxURLBytes {
                 return reject(connection, state, HTTPError(status: 414, code: "uri_too_long",
                     message: "the request URL is \(state.rawTarget.utf8.count) bytes; at most \(options.maxURLBytes) are accepted"))
@@ -238,8 +368,7 @@ public final class HTTPServer: @unchecked Sendable {
             MHD_resume_connection(connection)
             loop?.wake()  // resumed inside MHD_run: the loop must run it once more
             let seconds = Double(DispatchTime.now().uptimeNanoseconds - state.started) / 1e9
-            metrics.end(route: "overload", status: 503, seconds: seconds)
-            metrics.recordLocked(route: "overload", status: 0, seconds: 0, rejectedForLoad: true)
+            metrics.end(route: "overload", status: 503, seconds: seconds, rejectedForLoad: true)
             state.response = HTTPError(status: 503, code: "overloaded",
                 message: "the server is at capacity; retry shortly", headers: [("Retry-After", "1")]).response
             log(state, 503, seconds)
@@ -321,19 +450,6 @@ public final class HTTPServer: @unchecked Sendable {
         line.utf8CString.withUnsafeBufferPointer { p in _ = write(2, p.baseAddress, p.count - 1) }
         logLock.unlock()
     }
-
-    private static func headers(of connection: OpaquePointer) -> [String: String] {
-        final class Box { var headers: [String: String] = [:] }
-        let box = Box()
-        let iterator: MHD_KeyValueIterator = { cls, _, key, value in
-            guard let cls, let key else { return MHD_Result.YES }
-            let box = Unmanaged<Box>.fromOpaque(cls).takeUnretainedValue()
-            box.headers[String(cString: key).lowercased()] = value.map { String(cString: $0) } ?? ""
-            return MHD_Result.YES
-        }
-        _ = MHD_get_connection_values(connection, MHD_ValueKind.HEADER_KIND, iterator, Unmanaged.passUnretained(box).toOpaque())
-        return box.headers
-    }
 }
 
 /// An exponentially decaying measure of busy time: `share` is about the fraction of the last
@@ -366,6 +482,10 @@ struct DecayingLoad {
 /// One request's state across libmicrohttpd's callbacks.
 final class RequestState: @unchecked Sendable {
     let rawTarget: String
+    /// The target's length in bytes as received up to its first NUL (`RequestHead` compares).
+    let targetBytes: Int
+    /// The connection's record (I/O thread only).
+    let record: ConnectionRecord?
     var method = "GET"
     var headers: [String: String] = [:]
     var body: [UInt8] = []
@@ -375,5 +495,9 @@ final class RequestState: @unchecked Sendable {
     var started: UInt64 = 0
     var response: HTTPResponse?
 
-    init(rawTarget: String) { self.rawTarget = rawTarget }
+    init(rawTarget: String, targetBytes: Int, record: ConnectionRecord?) {
+        self.rawTarget = rawTarget
+        self.targetBytes = targetBytes
+        self.record = record
+    }
 }

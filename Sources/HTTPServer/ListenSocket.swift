@@ -2,7 +2,7 @@ import Foundation
 
 /// The listening TCP socket the server hands to libmicrohttpd.
 enum ListenSocket {
-    /// Binds `host:port` (port 0 picks a free one) and listens with a backlog of 1024.
+    /// Binds `host:port` (port 0 picks a free one) and listens with a backlog of 4096.
     static func open(host: String, port: Int) throws(HTTPServerError) -> Int32 {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
@@ -23,11 +23,14 @@ enum ListenSocket {
             close(fd)
             throw HTTPServerError(description: "cannot listen on \(host):\(port): \(msg)")
         }
-        guard listen(fd, 1024) == 0 else {
+        guard listen(fd, 4096) == 0 else {
             let msg = String(cString: strerror(errno))
             close(fd)
             throw HTTPServerError(description: "cannot listen on \(host):\(port): \(msg)")
         }
+        // The I/O thread accepts until EAGAIN.
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
         return fd
     }
 

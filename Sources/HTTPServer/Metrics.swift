@@ -25,11 +25,13 @@ public final class ServerMetrics: @unchecked Sendable {
         lock.lock(); inFlight += 1; lock.unlock()
     }
 
-    func end(route: String, status: Int, seconds: Double) {
+    /// Records the answer to a request `begin` counted: one count, under its status (a 503 for
+    /// load also counts in `taxipot_http_rejected_overload_total`).
+    func end(route: String, status: Int, seconds: Double, rejectedForLoad: Bool = false) {
         lock.lock()
         defer { lock.unlock() }
         inFlight -= 1
-        record(route: route, status: status, seconds: seconds)
+        record(route: route, status: status, seconds: seconds, rejectedForLoad: rejectedForLoad)
     }
 
     /// Records a request answered without reaching a handler (413, 414, 503 …).
@@ -80,7 +82,7 @@ public final class ServerMetrics: @unchecked Sendable {
         }
         s += "# HELP taxipot_http_in_flight Requests being handled now.\n# TYPE taxipot_http_in_flight gauge\n"
         s += "taxipot_http_in_flight \(inFlight)\n"
-        s += "# HELP taxipot_http_rejected_overload_total Requests answered 503 because the queue was full.\n"
+        s += "# HELP taxipot_http_rejected_overload_total Requests and connections answered 503 because the queue or the connection limit was full.\n"
         s += "# TYPE taxipot_http_rejected_overload_total counter\n"
         s += "taxipot_http_rejected_overload_total \(rejected)\n"
         return s

@@ -7,7 +7,8 @@ struct ServeCommand: Command {
     let summary = "serve the HTTP API over a prepared dataset"
     let help = """
         Usage: taxipot serve [--host H] [--port P] [--data DIR] [--state-dir DIR]
-                             [--workers N] [--queue N] [--connections N] [--timeout S] [--no-access-log]
+                             [--workers N] [--queue N] [--connections N] [--per-client N] [--timeout S]
+                             [--header-timeout S] [--no-access-log]
                              [--no-inline] [--io-spin-us N] [--cluster-radius PX] [--hierarchy-cache-mb N]
                              [--web DIR] [--leaflet DIR]
 
@@ -18,8 +19,13 @@ struct ServeCommand: Command {
           --state-dir DIR   where mutable state lives (default: var), created if absent
           --workers N       handler threads (default: the number of cores)
           --queue N         requests waiting for a worker before 503 (default 512)
-          --connections N   open connections at most (default 1024)
+          --connections N   open connections at most (default 16384, lowered to what the open-file
+                            limit allows; the server raises its soft limit to the hard one); past
+                            it a new connection is answered 503 with Retry-After and closed
+          --per-client N    open connections at most from one client address (default 256; 0: no cap)
           --timeout S       idle connection timeout in seconds (default 15)
+          --header-timeout S  seconds a request's headers may take after its request line, however
+                            slowly bytes trickle in; then 408 and close (default 10)
           --no-access-log   no per-request line on stderr
           --no-inline       run every handler on a worker; by default light read-only endpoints
                             (route, places, fare, clusters, …) run on the I/O thread when no
@@ -46,7 +52,8 @@ struct ServeCommand: Command {
         """
 
     func run(_ args: [String]) throws -> Int32 {
-        let a = try Arguments(args, valued: ["host", "port", "data", "state-dir", "workers", "queue", "connections", "timeout", "cluster-radius", "io-spin-us", "hierarchy-cache-mb", "web", "leaflet"],
+        let a = try Arguments(args, valued: ["host", "port", "data", "state-dir", "workers", "queue", "connections", "per-client", "timeout", "header-timeout",
+                                             "cluster-radius", "io-spin-us", "hierarchy-cache-mb", "web", "leaflet"],
                               flags: ["no-access-log", "no-inline"])
         guard a.positionals.isEmpty else { throw UsageError("unexpected argument '\(a.positionals[0])'") }
         let host = a.value("host") ?? "127.0.0.1"
@@ -54,8 +61,10 @@ struct ServeCommand: Command {
         var options = HTTPServerOptions()
         options.workerThreads = try a.int("workers", default: options.workerThreads, range: 1...256)
         options.queueCapacity = try a.int("queue", default: options.queueCapacity, range: 1...100_000)
-        options.connectionLimit = try a.int("connections", default: options.connectionLimit, range: 1...100_000)
+        options.connectionLimit = try a.int("connections", default: options.connectionLimit, range: 1...1_000_000)
+        options.connectionsPerClient = try a.int("per-client", default: options.connectionsPerClient, range: 0...1_000_000)
         options.connectionTimeoutSeconds = try a.int("timeout", default: options.connectionTimeoutSeconds, range: 1...3600)
+        options.headerTimeoutSeconds = try a.int("header-timeout", default: options.headerTimeoutSeconds, range: 1...3600)
         options.accessLog = !a.has("no-access-log")
         options.inlineLightHandlers = !a.has("no-inline")
         options.ioSpinMicroseconds = try a.int("io-spin-us", default: options.ioSpinMicroseconds, range: 0...10_000)
@@ -88,7 +97,7 @@ struct ServeCommand: Command {
         let server = HTTPServer(router: makeRouter(context: context), options: options, metrics: metrics)
         try server.start(host: host, port: port)
         printError("taxipot: serving \(context.info.name) \(context.info.version) on http://\(host):\(server.port) "
-            + "(\(options.workerThreads) workers; GET /openapi.json lists the API)")
+            + "(\(options.workerThreads) workers, at most \(server.effectiveConnectionLimit) connections; GET /openapi.json lists the API)")
 
         var received: Int32 = 0
         sigwait(&signals, &received)

@@ -17,12 +17,25 @@ public final class RawHTTPClient {
     private var fd: Int32
     private var buffer: [UInt8] = []
 
-    /// Connects to 127.0.0.1:`port`.
-    public init(port: Int, timeoutSeconds: Int = 10) throws {
+    /// Connects to 127.0.0.1:`port`, from `source` (another loopback address such as
+    /// 127.0.0.2 stands for another client) or the default.
+    public init(port: Int, timeoutSeconds: Int = 10, source: String? = nil) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw ClientError(description: "socket failed") }
         var tv = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+        if let source {
+            var local = sockaddr_in()
+            local.sin_family = sa_family_t(AF_INET)
+            local.sin_addr.s_addr = inet_addr(source)
+            let bound = withUnsafePointer(to: &local) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            guard bound == 0 else {
+                Glibc.close(fd)
+                throw ClientError(description: "cannot bind to \(source)")
+            }
+        }
         var addr = sockaddr_in()
         addr.sin_family = sa_family_t(AF_INET)
         addr.sin_port = in_port_t(UInt16(port).bigEndian)
@@ -72,6 +85,26 @@ public final class RawHTTPClient {
         var byte: UInt8 = 0
         let n = recv(fd, &byte, 1, 0)
         return n == 0 || (n < 0 && errno == ECONNRESET)
+    }
+
+    /// Everything the server sends until it closes the connection or `seconds` pass, and
+    /// whether it closed.
+    public func readUntilClose(seconds: Double) -> (bytes: [UInt8], closed: Bool) {
+        var out = buffer
+        buffer = []
+        let deadline = Date().addingTimeInterval(seconds)
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let left = deadline.timeIntervalSinceNow
+            guard left > 0 else { return (out, false) }
+            var tv = timeval(tv_sec: Int(left), tv_usec: Int((left - Double(Int(left))) * 1e6))
+            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+            let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if n > 0 { out += chunk[0..<n]; continue }
+            if n == 0 || errno == ECONNRESET { return (out, true) }
+            if errno == EINTR { continue }
+            return (out, false)
+        }
     }
 
     private func fill() throws {
