@@ -92,14 +92,16 @@ struct Insertion {
 }
 
 extension RidePlan {
-    /// The position that lengthens the ride least (in time; the earliest of equals), given the
+    /// The position that lengthens the ride least (in time, to the millisecond that route
+    /// durations carry; the earliest of equals), given the
     /// cells from each stop-before (the origin, then `stops[i]`) to the new point and from the
     /// new point to each stop; nil when no position has both routes.
     func cheapestInsertion(toNew: (Int) -> TravelCell?, fromNew: (Int) -> TravelCell?) -> Insertion? {
         var best: Insertion?
         for j in 0..<stops.count {
             guard let a = toNew(j), let b = fromNew(j) else { continue }
-            let added = TravelCell(duration: a.duration + b.duration - legs[j].duration, distance: a.distance + b.distance - legs[j].distance)
+            let added = TravelCell(duration: ((a.duration + b.duration - legs[j].duration) * 1000).rounded() / 1000,
+                                   distance: ((a.distance + b.distance - legs[j].distance) * 100).rounded() / 100)
             if best == nil || added.duration < best!.added.duration { best = Insertion(position: j, added: added) }
         }
         return best

@@ -57,10 +57,10 @@ public final class PoolingEngine: Sendable {
         let window = request.windowMinutes * 60
         let filter = PartyFilter(departAfter: max(request.departAt - window, t.nextUp), departBefore: request.departAt + window,
                                  minSeats: request.seats)
+        let solo = try pricer.soloFare(from: request.origin, to: request.destination, departure: request.departAt)
         let nearby = parties.nearby(request.origin, radiusMeters: request.walkMeters, filter: filter,
                                     limit: MatchRequest.maxCandidates).parties
         guard !nearby.isEmpty else { return [] }
-        let solo = try pricer.soloFare(from: request.origin, to: request.destination, departure: request.departAt)
 
         var candidates: [(NearbyParty, RidePlan)] = []
         for c in nearby { if let plan = planner.plan(c.party) { candidates.append((c, plan)) } }
