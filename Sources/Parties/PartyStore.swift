@@ -328,7 +328,7 @@ public final class PartyStore {
                     + " (damaged on disk, or edited outside taxipot)")
                 continue
             }
-            do {
+            do throws(PartyValidationError) {
                 guard p.version >= 1 else { throw PartyValidationError(field: "version", message: "must be at least 1, got \(p.version)") }
                 try p.validate()
                 out.append(p)

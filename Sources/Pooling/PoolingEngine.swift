@@ -16,7 +16,7 @@ public struct PartyQuote: Sendable {
 
 /// Pooling over the live parties: party quotes and matching riders to open parties.
 ///
-/// Travel times come through one `TravelTimes` seam (`SingleRouteTravelTimes` today); each
+/// Travel times come through one `TravelTimes` seam (`TableTravelTimes`: `RouteEngine.table`); each
 /// party's own ride plan is kept until the party changes, so a match request asks the road
 /// network only about the rider's points: one table from every candidate's stops to the
 /// rider's destination and one from it back, then one priced route per candidate that passes
@@ -32,7 +32,7 @@ public final class PoolingEngine: Sendable {
     {
         self.parties = parties
         pricer = RidePricer(quotes: quotes)
-        planner = RidePlanner(times: times ?? SingleRouteTravelTimes(routes: quotes.routes))
+        planner = RidePlanner(times: times ?? TableTravelTimes(routes: quotes.routes))
         self.now = now
     }
 

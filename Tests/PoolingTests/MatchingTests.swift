@@ -175,6 +175,23 @@ final class MatchingTests: XCTestCase {
         print("matching: \(compared) riders over \(all.count) parties, \(matchesSeen) matches equal to the reference, \(leftOutByDetour) candidates left out; \(Int(Date().timeIntervalSince(started))) s")
     }
 
+    func testTableSeamEqualsSingleRoutesAndLeavesOffRoadPointsEmpty() throws {
+        let data = try Dataset(directory: try TestDataset.directory())
+        var rng = SplitMix64(seed: 5)
+        func node() -> Coordinate { data.graph.coordinate(ofNode: Int.random(in: 0..<data.graph.nodeCount, using: &rng)) }
+        var sources = (0..<12).map { _ in node() }, destinations = (0..<9).map { _ in node() }
+        sources.insert(Coordinate(lon: 129.075, lat: 35.18), at: 4)  // Busan: off the graph
+        destinations.append(Coordinate(lon: 126.5, lat: 33.4))  // Jeju
+        for at in [Self.now, Self.now + 13 * 3600] {
+            let fast = TableTravelTimes(routes: data.routes).table(sources: sources, destinations: destinations, departAt: at)
+            let slow = SingleRouteTravelTimes(routes: data.routes).table(sources: sources, destinations: destinations, departAt: at)
+            XCTAssertEqual(fast, slow)
+            XCTAssertTrue(fast[4].allSatisfy { $0 == nil })
+            XCTAssertTrue(fast.allSatisfy { $0.last! == nil })
+            XCTAssertEqual(fast.joined().compactMap { $0 }.count, 12 * 9)
+        }
+    }
+
     func testHandWorkedDetourAndSaving() throws {
         let w = try world("match-hand")
         let depart = Self.now + 1800
