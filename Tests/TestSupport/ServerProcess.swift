@@ -1,5 +1,4 @@
 import Foundation
-import XCTest
 
 /// The real `taxipot serve` binary run as a child process on a free loopback port, for tests
 /// that kill it (-9) and start it again on the same state folder.
