@@ -26,9 +26,16 @@ READS_LUA = os.path.join(benchlib.HERE, "wrk", "requests.lua")
 TOKEN = "pooling-bench-token"
 
 
-def road_points():
-    """Road nodes of central Seoul: both ends of the routing benchmark's pairs."""
-    with open(os.path.join(benchlib.INPUTS, "route_pairs.csv")) as f:
+def road_points(data):
+    """Road nodes of central Seoul: both ends of the routing benchmark's pairs (inputs.py); without
+    them, the places of the place DB in the middle of the served area (most lie by a road)."""
+    path = os.path.join(benchlib.INPUTS, "route_pairs.csv")
+    if not os.path.exists(path):
+        import sqlite3
+        db = sqlite3.connect(os.path.join(data, "build", "places.db"))
+        return [(lon, lat) for lon, lat in db.execute(
+            "SELECT lon, lat FROM places WHERE lon BETWEEN 126.95 AND 127.01 AND lat BETWEEN 37.55 AND 37.58")]
+    with open(path) as f:
         r = csv.reader(f)
         next(r)
         pts = []
@@ -53,7 +60,7 @@ def main():
     args = ap.parse_args()
     runs = 1 if benchlib.QUICK else 3
     rng = random.Random(2323)
-    pts = road_points()
+    pts = road_points(args.data)
     now = time.time()
     work = tempfile.mkdtemp(prefix="pooling-http-")
     proc = None
