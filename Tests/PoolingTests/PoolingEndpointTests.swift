@@ -44,8 +44,10 @@ final class PoolingEndpointTests: XCTestCase {
         }
         XCTAssertEqual(get(router, "/v1/match", [("origin", "126.98,37.57")]).status, 400)
         // Far from every party: no match, not an error.
-        let far = o.offset(eastMeters: 2500, northMeters: 0)
-        XCTAssertEqual(get(router, "/v1/match", [("origin", "\(far.lon),\(far.lat)"), ("destination", "\(d.lon),\(d.lat)")]).json?["matches"]?.arrayValue?.count, 0)
+        // From the party's destination, 1.9 km from its meeting point: no match, not an error.
+        let none = get(router, "/v1/match", [("origin", "\(d.lon),\(d.lat)"), ("destination", "126.9760,37.5600")])
+        XCTAssertEqual(none.status, 200, "\(String(describing: none.json))")
+        XCTAssertEqual(none.json?["matches"]?.arrayValue?.count, 0)
 
         let doc = OpenAPIDocument.build(router: router, dataset: context.info)
         for (path, method) in [("/v1/match", "get"), ("/v1/parties/{id}/quote", "get"), ("/v1/parties/{id}/riders", "post"),
