@@ -7,6 +7,7 @@ import PackageDescription
 /// - Geo, JSON, SQLiteKit: shared primitives.
 /// - Coordinates, Places, Routing, Fares, Parties: the five capabilities.
 /// - Engine: the loaded dataset and quotes (route + fare + split).
+/// - Pooling: riders in parties priced and matched (party quotes, matching riders to parties).
 /// - HTTPServer (transport), API (endpoints), Batch (CSV fare estimates).
 /// - TaxiPot: the library product re-exporting all of the above.
 /// - TaxiPotCLI: the `taxipot` executable; TaxiPotBench: `taxipot-bench`.
@@ -46,12 +47,13 @@ let package = Package(
 
         // Composition and faces.
         .target(name: "Engine", dependencies: ["Geo", "Routing", "Fares", "Places", "Coordinates"]),
+        .target(name: "Pooling", dependencies: ["Geo", "Routing", "Fares", "Parties", "Engine"]),
         .target(name: "Batch", dependencies: ["Geo", "Engine"]),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "JSON"]),
         .target(name: "API", dependencies: ["HTTPServer", "JSON", "Geo", "Engine", "Coordinates",
-                                            "Places", "Routing", "Fares", "Parties"]),
+                                            "Places", "Routing", "Fares", "Parties", "Pooling"]),
         .target(name: "TaxiPot", dependencies: ["Geo", "JSON", "Coordinates", "Places", "Routing",
-                                                "Fares", "Parties", "Engine", "Batch", "HTTPServer", "API"]),
+                                                "Fares", "Parties", "Engine", "Pooling", "Batch", "HTTPServer", "API"]),
         .executableTarget(name: "TaxiPotCLI", dependencies: ["TaxiPot"]),
         .executableTarget(name: "TaxiPotBench", dependencies: ["TaxiPot"]),
 
@@ -62,6 +64,7 @@ let package = Package(
         .testTarget(name: "RoutingTests", dependencies: ["Routing", "TestSupport"]),
         .testTarget(name: "FaresTests", dependencies: ["Fares", "Engine", "TestSupport"]),
         .testTarget(name: "PartiesTests", dependencies: ["Parties", "TestSupport"]),
+        .testTarget(name: "PoolingTests", dependencies: ["Pooling", "TaxiPot", "TestSupport"]),
         .testTarget(name: "BatchTests", dependencies: ["Batch", "TestSupport"]),
         .testTarget(name: "APITests", dependencies: ["API", "TaxiPot", "TestSupport"]),
         .target(name: "TestSupport", dependencies: ["TaxiPot"], path: "Tests/TestSupport"),

@@ -22,14 +22,15 @@ func registerPartiesEndpoints(_ router: Router, _ context: ServiceContext) {
 public func registerPartiesEndpoints(_ router: Router, parties: PartyService, writeToken: String?) {
     let auth = WriteAuthorization(token: writeToken)
     let idParam = ParameterDoc("id", in: "path", required: true, "party id: 1–64 characters of A–Z, a–z, 0–9, '_' or '-'")
-    let partyDoc = "{\"id\",\"origin\":[lon,lat],\"destination\":[lon,lat],\"depart_at\" (ISO 8601, +09:00),\"seats_total\",\"seats_taken\",\"seats_left\",\"title\"?}"
+    let partyDoc = "{\"id\",\"origin\":[lon,lat],\"destination\":[lon,lat],\"depart_at\" (ISO 8601, +09:00),\"seats_total\",\"seats_taken\",\"seats_left\",\"title\"?,\"riders\":[{\"rider_id\",\"seats\",\"drop_off\"?:{\"lon\",\"lat\"}}] (organiser first),\"version\"}; header ETag: \"<version>\""
     let authErrors: [(Int, String)] = [(401, "unauthorized: missing or wrong 'Authorization: Bearer <token>'"),
                                        (403, "writes_disabled: the server has no TAXIPOT_WRITE_TOKEN")]
     let point: JSONValue = ["description": "[lon,lat], \"lon,lat\" or {\"lon\",\"lat\"}"]
 
+    let ifMatch = ParameterDoc("If-Match", in: "header", "optional: the ETag (\"<version>\") the write was based on, or *; a stale one answers 412 and changes nothing")
     router.add("PUT", "/v1/parties/{id}", OperationDoc(
-        "Create or replace a party (durable when answered)",
-        parameters: [idParam],
+        "Create or replace a party (durable when answered). Without riders: a new party's seats_taken seats are held by an implied organiser (rider_id 'organiser'); a live party keeps its riders, the organiser getting seats_taken less the others' seats",
+        parameters: [idParam, ifMatch],
         requestBody: [
             "type": "object",
             "required": ["origin", "destination", "depart_at", "seats_total"],
@@ -42,19 +43,25 @@ public func registerPartiesEndpoints(_ router: Router, parties: PartyService, wr
                           "description": .string("at most \(Party.maxTitleLength) characters and at most \(Party.maxTitleBytes) bytes of UTF-8 "
                               + "(a character with many combining marks counts by its bytes); no control characters. "
                               + "maxLength counts code points, so it never admits a title the server refuses")],
+                "riders": ["type": "array", "maxItems": .number(Double(Party.maxRiders)),
+                           "description": "optional: [{\"rider_id\",\"seats\" (default 1),\"drop_off\"?}], organiser first; seats_taken defaults to their sum and must equal it"],
                 "id": ["type": "string", "description": "optional; must equal the path's id"],
             ],
         ],
         responses: [(201, "created: " + partyDoc), (200, "replaced: " + partyDoc),
                     (400, "invalid_id, invalid_json, missing_field, invalid_party (naming the field), unknown_field, id_mismatch"),
+                    (409, "seats_conflict: without riders, seats_taken does not cover the riders who joined"),
+                    (412, "version_mismatch: If-Match names another version (or no live party); nothing changed"),
                     (422, "party_expired: its departure plus the grace period has passed"),
                     (503, "storage_unavailable: the party store cannot write")] + authErrors
     )) { req in
         try auth.check(req)
         let id = try partyID(req)
+        let precondition = try ifMatchPrecondition(req)
         let party = try PartiesJSON.party(id: id, body: try req.jsonBody())
-        let outcome = try storeCall { try parties.put(party) }
-        return .json(PartiesJSON.party(party), status: outcome == .created ? 201 : 200)
+        let saved = try storeCall { try parties.save(party, precondition: precondition, keepingRiders: true) }
+        return .json(PartiesJSON.party(saved.party), status: saved.outcome == .created ? 201 : 200,
+                     headers: [("ETag", PartiesJSON.etag(saved.party))])
     }
 
     router.add("GET", "/v1/parties/{id}", OperationDoc(
@@ -63,18 +70,22 @@ public func registerPartiesEndpoints(_ router: Router, parties: PartyService, wr
     ), cost: .light) { req in
         let id = try partyID(req)
         guard let p = parties.party(id: id) else { throw notFound(id) }
-        return .json(PartiesJSON.party(p))
+        return .json(PartiesJSON.party(p), headers: [("ETag", PartiesJSON.etag(p))])
     }
 
     router.add("DELETE", "/v1/parties/{id}", OperationDoc(
-        "Delete a party (durable when answered)", parameters: [idParam],
-        responses: [(204, "deleted"), (400, "invalid_id"), (404, "party_not_found"), (503, "storage_unavailable")] + authErrors
+        "Delete a party (durable when answered)", parameters: [idParam, ifMatch],
+        responses: [(204, "deleted"), (400, "invalid_id"), (404, "party_not_found"),
+                     (412, "version_mismatch: If-Match names another version; nothing changed"), (503, "storage_unavailable")] + authErrors
     )) { req in
         try auth.check(req)
         let id = try partyID(req)
-        guard try storeCall({ try parties.delete(id: id) }) else { throw notFound(id) }
+        let precondition = try ifMatchPrecondition(req)
+        guard try storeCall({ try parties.delete(id: id, precondition: precondition) }) else { throw notFound(id) }
         return .noContent
     }
+
+    registerPartyRidersEndpoints(router, parties: parties, auth: auth)
 
     router.add("GET", "/v1/parties", OperationDoc(
         "Live parties near a point, nearest first, then earliest departure (the app's party list)",
@@ -206,7 +217,7 @@ struct WriteAuthorization: Sendable {
     }
 }
 
-private func partyID(_ req: HTTPRequest) throws(HTTPError) -> String {
+func partyID(_ req: HTTPRequest) throws(HTTPError) -> String {
     let id = req.pathParameters["id"] ?? ""
     guard Party.isValidID(id) else {
         throw HTTPError.badRequest("invalid_id", "a party id is 1–64 characters of A–Z, a–z, 0–9, '_' or '-', got '\(id.prefix(80))'")
@@ -222,7 +233,7 @@ private func clusterID(_ req: HTTPRequest) throws(HTTPError) -> ClusterID {
     return id
 }
 
-private func notFound(_ id: String) -> HTTPError {
+func notFound(_ id: String) -> HTTPError {
     HTTPError.notFound("party_not_found", "no live party '\(id)' (never created, deleted, or expired)")
 }
 
@@ -230,10 +241,34 @@ private func clusterNotFound(_ id: ClusterID) -> HTTPError {
     HTTPError.notFound("cluster_not_found", "the cells of cluster '\(id)' hold no matching party now")
 }
 
+/// The write's precondition from `If-Match`: absent none, `*` the party exists, else one ETag
+/// (`"3"`, `W/"3"` or `3`).
+func ifMatchPrecondition(_ req: HTTPRequest) throws(HTTPError) -> PartyPrecondition {
+    guard let raw = req.header("if-match") else { return .none }
+    var text = Substring(raw).trimmingSpaces()
+    if text == "*" { return .exists }
+    if text.hasPrefix("W/") { text = text.dropFirst(2) }
+    if text.count >= 2, text.first == "\"", text.last == "\"" { text = text.dropFirst().dropLast() }
+    guard let v = Int(text), v >= 1 else {
+        throw HTTPError.badRequest("invalid_if_match", "If-Match must be one ETag of this party (\"<version>\", as GET answers it) or *, got '\(raw.prefix(60))'")
+    }
+    return .version(v)
+}
+
 /// Runs a store write, turning its errors into HTTP answers.
-private func storeCall<T>(_ body: () throws -> T) throws(HTTPError) -> T {
+func storeCall<T>(_ body: () throws -> T) throws(HTTPError) -> T {
     do {
         return try body()
+    } catch let e as PartyWriteError {
+        switch e {
+        case .notFound: throw HTTPError.notFound("party_not_found", e.description)
+        case .riderNotFound: throw HTTPError.notFound("rider_not_found", e.description)
+        case .departed: throw HTTPError(status: 410, code: "departed", message: e.description)
+        case .full: throw HTTPError(status: 409, code: "party_full", message: e.description)
+        case .alreadyJoined: throw HTTPError(status: 409, code: "already_joined", message: e.description)
+        case .seatsConflict: throw HTTPError(status: 409, code: "seats_conflict", message: e.description)
+        case .versionMismatch: throw HTTPError(status: 412, code: "version_mismatch", message: e.description)
+        }
     } catch let e as PartyValidationError {
         throw PartiesJSON.invalid(e.field, e.message)
     } catch let e as PartyExpiredError {

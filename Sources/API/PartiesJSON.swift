@@ -10,7 +10,9 @@ public enum PartiesJSON {
     /// A coordinate as a GeoJSON position `[lon, lat]`.
     static func position(_ c: Coordinate) -> JSONValue { .array([.number(c.lon), .number(c.lat)]) }
 
-    /// `{"id","origin":[lon,lat],"destination":[lon,lat],"depart_at","seats_total","seats_taken","seats_left","title"?}`.
+    /// `{"id","origin":[lon,lat],"destination":[lon,lat],"depart_at","seats_total","seats_taken","seats_left","title"?,
+    /// "riders":[{"rider_id","seats","drop_off"?:{"lon","lat"}}],"version"}`; the riders are
+    /// `Party.seatedRiders` (the implied organiser of a party stored without a rider list).
     public static func party(_ p: Party, distance: Double? = nil) -> JSONValue {
         var m: [(String, JSONValue)] = [
             ("id", .string(p.id)),
@@ -22,9 +24,21 @@ public enum PartiesJSON {
             ("seats_left", .number(Double(p.seatsLeft))),
         ]
         if let t = p.title { m.append(("title", .string(t))) }
+        m.append(("riders", .array(p.seatedRiders.map(rider))))
+        m.append(("version", .number(Double(p.version))))
         if let distance { m.append(("distance_m", .number((distance * 10).rounded() / 10))) }
         return .object(m)
     }
+
+    /// `{"rider_id","seats","drop_off"?:{"lon","lat"}}`.
+    public static func rider(_ r: PartyRider) -> JSONValue {
+        var m: [(String, JSONValue)] = [("rider_id", .string(r.id)), ("seats", .number(Double(r.seats)))]
+        if let d = r.dropOff { m.append(("drop_off", .object([("lon", .number(d.lon)), ("lat", .number(d.lat))]))) }
+        return .object(m)
+    }
+
+    /// The `ETag` of a party version: `"<version>"`.
+    public static func etag(_ p: Party) -> String { "\"\(p.version)\"" }
 
     /// A GeoJSON Point feature for a party shown alone: `{"party_id","depart_at","seats_left"}`,
     /// and with `detailed` also its seats, destination and title (for cluster leaves).
@@ -115,7 +129,7 @@ public enum PartiesJSON {
         guard case .object(let members) = body else {
             throw HTTPError.badRequest("invalid_json", "the body must be a JSON object describing the party")
         }
-        let known: Set<String> = ["id", "origin", "destination", "depart_at", "seats_total", "seats_taken", "title"]
+        let known: Set<String> = ["id", "origin", "destination", "depart_at", "seats_total", "seats_taken", "title", "riders"]
         if let unknown = members.first(where: { !known.contains($0.0) }) {
             throw HTTPError.badRequest("unknown_field", "unknown field '\(unknown.0.prefix(60))' (known: \(known.sorted().joined(separator: ", ")))")
         }
@@ -128,7 +142,14 @@ public enum PartiesJSON {
         let departAt = try instant(dv, field: "depart_at")
         guard let total = body["seats_total"] else { throw missing("seats_total") }
         guard let seatsTotal = total.intValue else { throw invalid("seats_total", "must be a whole number") }
-        var seatsTaken = 0
+        var riders: [PartyRider] = []
+        if let list = body["riders"], !list.isNull {
+            guard let items = list.arrayValue, !items.isEmpty, items.count <= Party.maxRiders else {
+                throw invalid("riders", "must be a list of 1–\(Party.maxRiders) riders {\"rider_id\",\"seats\",\"drop_off\"?}, the organiser first")
+            }
+            for (i, item) in items.enumerated() { riders.append(try rider(item, field: "riders[\(i)]")) }
+        }
+        var seatsTaken = riders.reduce(0) { $0 + $1.seats }
         if let taken = body["seats_taken"], !taken.isNull {
             guard let v = taken.intValue else { throw invalid("seats_taken", "must be a whole number") }
             seatsTaken = v
@@ -139,9 +160,31 @@ public enum PartiesJSON {
             title = s.isEmpty ? nil : s
         }
         let p = Party(id: id, origin: origin, destination: destination, departAt: departAt,
-                      seatsTotal: seatsTotal, seatsTaken: seatsTaken, title: title)
+                      seatsTotal: seatsTotal, seatsTaken: seatsTaken, title: title, riders: riders)
         do { try p.validate() } catch { throw invalid(error.field, error.message) }
         return p
+    }
+
+    /// A rider as a join body or a `riders` item gives it: `{"rider_id","seats"?,"drop_off"?}`
+    /// (`seats` default 1; `drop_off` any position form, null or absent: the destination).
+    public static func rider(_ v: JSONValue, field: String) throws(HTTPError) -> PartyRider {
+        guard case .object(let members) = v else { throw invalid(field, "must be an object {\"rider_id\",\"seats\",\"drop_off\"?}") }
+        let known: Set<String> = ["rider_id", "seats", "drop_off"]
+        if let unknown = members.first(where: { !known.contains($0.0) }) {
+            throw HTTPError.badRequest("unknown_field", "unknown field '\(field).\(unknown.0.prefix(60))' (known: drop_off, rider_id, seats)")
+        }
+        guard let idValue = v["rider_id"] else { throw missing("\(field).rider_id") }
+        guard let id = idValue.stringValue else { throw invalid("\(field).rider_id", "must be a string") }
+        var seats = 1
+        if let n = v["seats"], !n.isNull {
+            guard let s = n.intValue else { throw invalid("\(field).seats", "must be a whole number") }
+            seats = s
+        }
+        var drop: Coordinate?
+        if let d = v["drop_off"], !d.isNull { drop = try coordinate(d, field: "\(field).drop_off") }
+        let r = PartyRider(id: id, seats: seats, dropOff: drop)
+        do { try r.validate(field: field) } catch { throw invalid(error.field, error.message) }
+        return r
     }
 
     /// A position as `[lon,lat]`, `"lon,lat"` or `{"lon":…,"lat":…}`.

@@ -9,6 +9,7 @@ public func makeRouter(context: ServiceContext) -> Router {
     registerRoutingEndpoints(router, context)
     registerCoverageEndpoints(router, context)
     registerPartiesEndpoints(router, context)
+    registerPoolingEndpoints(router, context)
     registerPlacesEndpoints(router, context)
     registerMapEndpoints(router, context)
     registerPageEndpoints(router, context.configuration)

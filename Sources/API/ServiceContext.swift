@@ -5,6 +5,7 @@ import HTTPServer
 import JSON
 import Parties
 import Places
+import Pooling
 import Routing
 
 /// Where the service finds its dataset and state, and its tunable options.
@@ -93,6 +94,8 @@ public final class ServiceContext: Sendable {
     public let parties: PartyService
     /// The served road network as a map layer (`/v1/roads`).
     public let roadLayer: RoadMapLayer
+    /// Party quotes and matching riders to the live parties.
+    public let pooling: PoolingEngine
 
     public init(configuration: ServiceConfiguration, metrics: ServerMetrics = ServerMetrics()) throws {
         self.configuration = configuration
@@ -104,6 +107,7 @@ public final class ServiceContext: Sendable {
             throw ServiceError(error.description)
         }
         roadLayer = RoadMapLayer(graph: data.graph)
+        pooling = PoolingEngine(quotes: data.quotes, parties: parties)
     }
 
     /// Routing over `DATA/build/seoul.graph`.

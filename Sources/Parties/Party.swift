@@ -3,6 +3,9 @@ import Geo
 /// An open taxi-pooling party: riders going from one place to another at one time.
 ///
 /// Identified by a client-given `id`; placed on the map (and clustered) at its `origin`.
+///
+/// Equality and hashing compare the content; `version` (the store's revision counter) is left
+/// out, so a party read back equals the one written.
 public struct Party: Sendable, Hashable {
     /// Client-given identifier: 1–64 characters of `[A-Za-z0-9_-]`.
     public var id: String
@@ -14,13 +17,19 @@ public struct Party: Sendable, Hashable {
     public var departAt: Double
     /// Seats in the taxi the party fills, the organiser included.
     public var seatsTotal: Int
-    /// Seats already taken.
+    /// Seats already taken: the sum of the riders' seats when `riders` is not empty.
     public var seatsTaken: Int
     /// An optional human title ("강남역 → 판교").
     public var title: String?
+    /// The riders, organiser first. Empty: the party has no rider list and `seatsTaken` seats
+    /// are held by an implied organiser (see `seatedRiders`).
+    public var riders: [PartyRider]
+    /// The revision: 1 when created, one more at every write (replace, join, leave). Set by
+    /// `PartyService`; not part of equality.
+    public var version: Int
 
     public init(id: String, origin: Coordinate, destination: Coordinate, departAt: Double,
-                seatsTotal: Int, seatsTaken: Int, title: String? = nil)
+                seatsTotal: Int, seatsTaken: Int, title: String? = nil, riders: [PartyRider] = [], version: Int = 0)
     {
         self.id = id
         self.origin = origin
@@ -29,7 +38,36 @@ public struct Party: Sendable, Hashable {
         self.seatsTotal = seatsTotal
         self.seatsTaken = seatsTaken
         self.title = title
+        self.riders = riders
+        self.version = version
     }
+
+    /// A party with `riders` (organiser first), whose `seatsTaken` is their seats' sum.
+    public init(id: String, origin: Coordinate, destination: Coordinate, departAt: Double,
+                seatsTotal: Int, riders: [PartyRider], title: String? = nil)
+    {
+        self.init(id: id, origin: origin, destination: destination, departAt: departAt, seatsTotal: seatsTotal,
+                  seatsTaken: riders.reduce(0) { $0 + $1.seats }, title: title, riders: riders)
+    }
+
+    public static func == (a: Party, b: Party) -> Bool {
+        a.id == b.id && a.origin == b.origin && a.destination == b.destination && a.departAt == b.departAt
+            && a.seatsTotal == b.seatsTotal && a.seatsTaken == b.seatsTaken && a.title == b.title && a.riders == b.riders
+    }
+
+    public func hash(into h: inout Hasher) {
+        h.combine(id)
+        h.combine(origin)
+        h.combine(destination)
+        h.combine(departAt)
+        h.combine(seatsTotal)
+        h.combine(seatsTaken)
+        h.combine(title)
+        h.combine(riders)
+    }
+
+    /// The most riders (with distinct ids) a party lists: one per seat.
+    public static var maxRiders: Int { maxSeats }
 
     /// Seats still free.
     public var seatsLeft: Int { seatsTotal - seatsTaken }
@@ -76,6 +114,20 @@ public struct Party: Sendable, Hashable {
         }
         guard (0...seatsTotal).contains(seatsTaken) else {
             throw PartyValidationError(field: "seats_taken", message: "must be a whole number from 0 to seats_total (\(seatsTotal)), got \(seatsTaken)")
+        }
+        if !riders.isEmpty {
+            var ids = Set<String>()
+            var seats = 0
+            for (i, r) in riders.enumerated() {
+                try r.validate(field: "riders[\(i)]")
+                guard ids.insert(r.id).inserted else {
+                    throw PartyValidationError(field: "riders[\(i)].rider_id", message: "'\(r.id)' is listed twice")
+                }
+                seats += r.seats
+            }
+            guard seats == seatsTaken else {
+                throw PartyValidationError(field: "seats_taken", message: "must equal the riders' seats (\(seats)), got \(seatsTaken)")
+            }
         }
         if let title {
             // Bytes first: counting characters of a huge title would cost as much as the title.

@@ -34,6 +34,57 @@ public enum PartyPutOutcome: Sendable, Equatable {
     case replaced
 }
 
+/// What a write requires of the live party's version (HTTP `If-Match`).
+public enum PartyPrecondition: Sendable, Equatable {
+    /// Nothing.
+    case none
+    /// A live party of that id exists (`If-Match: *`).
+    case exists
+    /// The live party's version is this one (`If-Match: "3"`).
+    case version(Int)
+
+    /// Throws `PartyWriteError.versionMismatch` when `live` does not satisfy the condition.
+    func check(id: String, live: Party?) throws(PartyWriteError) {
+        switch self {
+        case .none: return
+        case .exists: if live == nil { throw .versionMismatch(id: id, current: nil, expected: "*") }
+        case .version(let v): if live?.version != v { throw .versionMismatch(id: id, current: live?.version, expected: String(v)) }
+        }
+    }
+}
+
+/// Why a party write (join, leave, a conditional put or delete) was refused; nothing changed.
+public enum PartyWriteError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// No live party has that id.
+    case notFound(id: String)
+    /// The party has departed: riders can no longer join or leave.
+    case departed(id: String, departAt: Double)
+    /// Fewer seats are free than the rider asks for.
+    case full(id: String, seatsLeft: Int, asked: Int)
+    /// The rider is already in the party.
+    case alreadyJoined(id: String, riderID: String)
+    /// The rider is not in the party.
+    case riderNotFound(id: String, riderID: String)
+    /// The live party's version is not the one the writer read (`current` nil: no live party).
+    case versionMismatch(id: String, current: Int?, expected: String)
+    /// A write without a rider list would leave the riders who joined without seats.
+    case seatsConflict(id: String, message: String)
+
+    public var description: String {
+        switch self {
+        case .notFound(let id): "no live party '\(id)' (never created, deleted, or expired)"
+        case let .departed(id, at): "party '\(id)' departed at \(SeoulTime.format(at)): riders can no longer join or leave"
+        case let .full(id, left, asked): "party '\(id)' has \(left) seat\(left == 1 ? "" : "s") left; \(asked) asked"
+        case let .alreadyJoined(id, rider): "rider '\(rider)' is already in party '\(id)'"
+        case let .riderNotFound(id, rider): "party '\(id)' has no rider '\(rider)'"
+        case let .versionMismatch(id, current, expected):
+            current.map { "party '\(id)' is at version \($0), not \(expected): read it again, then retry" }
+                ?? "no live party '\(id)' to match version \(expected)"
+        case let .seatsConflict(id, message): "party '\(id)': \(message)"
+        }
+    }
+}
+
 /// Live parties: the durable store and the in-memory cluster index, kept in step.
 ///
 /// A write goes to the store first (durable when it returns), then to the index, so the next
@@ -104,35 +155,138 @@ public final class PartyService: @unchecked Sendable {
     /// Throws `PartyValidationError`, `PartyExpiredError` or `PartyStoreError`.
     @discardableResult
     public func put(_ party: Party) throws -> PartyPutOutcome {
+        try save(party).outcome
+    }
+
+    /// Validates and saves `party` durably, then indexes it, when `precondition` holds for the
+    /// live party of that id; returns the party as stored (with its new `version`) and whether
+    /// it was created or replaced.
+    ///
+    /// With `keepingRiders` and a `party` without a rider list, the live party's riders are
+    /// kept: the organiser (its first rider) is given `party.seatsTaken` less the other riders'
+    /// seats (a party that now holds more than the writer counted fails with
+    /// `PartyWriteError.seatsConflict` rather than dropping a rider who joined).
+    ///
+    /// Throws `PartyValidationError`, `PartyExpiredError`, `PartyWriteError` or `PartyStoreError`.
+    @discardableResult
+    public func save(_ party: Party, precondition: PartyPrecondition = .none,
+                     keepingRiders: Bool = false) throws -> (party: Party, outcome: PartyPutOutcome)
+    {
         try party.validate()
         let t = now()
         guard party.departAt + options.grace > t else { throw PartyExpiredError(id: party.id, expiredAt: party.departAt + options.grace) }
         writeLock.lock()
         defer { writeLock.unlock() }
+        let old = read { $0.party(id: party.id) }
+        try precondition.check(id: party.id, live: old)
+        var stored = party
+        if keepingRiders, party.riders.isEmpty, let old, !old.riders.isEmpty {
+            let others = old.riders.dropFirst()
+            let otherSeats = others.reduce(0) { $0 + $1.seats }
+            if others.isEmpty && party.seatsTaken == 0 {
+                stored.riders = []
+            } else {
+                guard party.seatsTaken > otherSeats else {
+                    throw PartyWriteError.seatsConflict(id: party.id, message:
+                        "seats_taken \(party.seatsTaken) does not cover the \(otherSeats) seats of the riders who joined (\(others.map(\.id).joined(separator: ", "))) plus the organiser's; send the riders list, or leave them out and count their seats")
+                }
+                var organiser = old.riders[0]
+                organiser.seats = party.seatsTaken - otherSeats
+                stored.riders = [organiser] + others
+                try stored.validate()
+            }
+        }
+        stored.version = (old?.version ?? 0) + 1
+        try commit(stored, at: t)
+        return (stored, old == nil ? .created : .replaced)
+    }
+
+    /// Adds `rider` to the live party `partyID`, durably, and returns the party as stored.
+    ///
+    /// The check (the party is live and has not departed, the rider is not in it, the seats are
+    /// free) and the write happen under the one writer lock, so however many joins race, the
+    /// party is never oversold; the answer comes after the store's commit reached the disk.
+    /// Throws `PartyValidationError` (a bad rider), `PartyWriteError` (`notFound`, `departed`,
+    /// `full`, `alreadyJoined`) or `PartyStoreError`.
+    public func join(partyID: String, rider: PartyRider) throws -> Party {
+        try rider.validate(field: "rider")
+        let t = now()
+        writeLock.lock()
+        defer { writeLock.unlock() }
+        guard let old = read({ $0.party(id: partyID) }) else { throw PartyWriteError.notFound(id: partyID) }
+        guard old.departAt > t else { throw PartyWriteError.departed(id: partyID, departAt: old.departAt) }
+        let riders = old.seatedRiders
+        guard !riders.contains(where: { $0.id == rider.id }) else { throw PartyWriteError.alreadyJoined(id: partyID, riderID: rider.id) }
+        guard old.seatsLeft >= rider.seats else {
+            throw PartyWriteError.full(id: partyID, seatsLeft: old.seatsLeft, asked: rider.seats)
+        }
+        var p = old
+        p.riders = riders + [rider]
+        p.seatsTaken += rider.seats
+        p.version = old.version + 1
+        try p.validate()
+        try commit(p, at: t)
+        return p
+    }
+
+    /// Removes the rider `riderID` from the live party `partyID`, durably, and returns the party
+    /// as stored. When the organiser leaves, the next rider becomes the organiser; when the last
+    /// rider leaves, the party stays listed with no seat taken.
+    /// Throws `PartyWriteError` (`notFound`, `riderNotFound`, `departed`, `versionMismatch`) or
+    /// `PartyStoreError`.
+    @discardableResult
+    public func leave(partyID: String, riderID: String, precondition: PartyPrecondition = .none) throws -> Party {
+        let t = now()
+        writeLock.lock()
+        defer { writeLock.unlock() }
+        let old = read { $0.party(id: partyID) }
+        try precondition.check(id: partyID, live: old)
+        guard let old else { throw PartyWriteError.notFound(id: partyID) }
+        guard old.departAt > t else { throw PartyWriteError.departed(id: partyID, departAt: old.departAt) }
+        var riders = old.seatedRiders
+        guard let i = riders.firstIndex(where: { $0.id == riderID }) else { throw PartyWriteError.riderNotFound(id: partyID, riderID: riderID) }
+        var p = old
+        p.seatsTaken -= riders.remove(at: i).seats
+        p.riders = riders
+        p.version = old.version + 1
+        try commit(p, at: t)
+        return p
+    }
+
+    /// Stores `p` durably, then indexes it. Caller holds `writeLock`.
+    private func commit(_ p: Party, at t: Double) throws {
         try purgeIfDue(t)
-        try store.put(party)
+        try store.put(p)
         indexLock.lock()
         defer { indexLock.unlock() }
         expireDue(t)
-        let old = index.upsert(party)
-        expiry.push(party.departAt + options.grace, party.id)
+        index.upsert(p)
+        expiry.push(p.departAt + options.grace, p.id)
         if expiry.count > 2 * index.count + 1024 {
             // Replacements leave stale entries behind; rebuild from the live parties.
             expiry = ExpiryQueue()
             for p in index.allParties { expiry.push(p.departAt + options.grace, p.id) }
         }
-        return old == nil ? .created : .replaced
     }
 
     /// Deletes the party `id` durably; false when no live party has that id.
     @discardableResult
     public func delete(id: String) throws -> Bool {
+        try delete(id: id, precondition: .none)
+    }
+
+    /// Deletes the party `id` durably when `precondition` holds; false when no live party has
+    /// that id (and the precondition asks nothing of it). Throws `PartyWriteError.versionMismatch`
+    /// or `PartyStoreError`.
+    @discardableResult
+    public func delete(id: String, precondition: PartyPrecondition) throws -> Bool {
         let t = now()
         writeLock.lock()
         defer { writeLock.unlock() }
         try purgeIfDue(t)
-        let live = read { $0.party(id: id) != nil }
-        guard live else { return false }
+        let live = read { $0.party(id: id) }
+        try precondition.check(id: id, live: live)
+        guard live != nil else { return false }
         try store.delete(id: id)
         indexLock.lock()
         defer { indexLock.unlock() }

@@ -23,8 +23,9 @@ public final class PartyStore {
     public static let fileName = "parties.db"
     /// The backup copy saved at each clean close, next to the store.
     public static let backupSuffix = ".bak"
-    /// `PRAGMA user_version` of a store whose every row has a checksum.
-    static let schemaVersion = 1
+    /// `PRAGMA user_version` of a store of today's schema: 1 added the row checksum, 2 the
+    /// riders and version columns.
+    static let schemaVersion = 2
     /// The database file.
     public let path: String
     /// The backup copy's path (`parties.db.bak`).
@@ -76,15 +77,19 @@ public final class PartyStore {
                 PRAGMA mmap_size=1073741824;
                 PRAGMA cache_size=-65536;
                 """)
-            if version < PartyStore.schemaVersion {
+            if version < 1 {
                 let n = try PartyStore.upgrade(db)
                 notes.append("\(path): upgraded the party store: added a checksum to each of its \(n) rows")
             }
+            if version < PartyStore.schemaVersion {
+                try PartyStore.addRiderColumns(db)
+                notes.append("\(path): upgraded the party store: added the riders and version columns (rows as they were: no rider list, version 1)")
+            }
             upsertStatement = try db.prepare("""
-                INSERT INTO parties(id, origin_lon, origin_lat, dest_lon, dest_lat, depart_at, seats_total, seats_taken, title, row_sum)
-                VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
+                INSERT INTO parties(id, origin_lon, origin_lat, dest_lon, dest_lat, depart_at, seats_total, seats_taken, title, row_sum, riders, version)
+                VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
                 ON CONFLICT(id) DO UPDATE SET origin_lon=?2, origin_lat=?3, dest_lon=?4, dest_lat=?5,
-                    depart_at=?6, seats_total=?7, seats_taken=?8, title=?9, row_sum=?10
+                    depart_at=?6, seats_total=?7, seats_taken=?8, title=?9, row_sum=?10, riders=?11, version=?12
                 """)
             deleteStatement = try db.prepare("DELETE FROM parties WHERE id = ?1")
             purgeStatement = try db.prepare("DELETE FROM parties WHERE depart_at <= ?1")
@@ -114,7 +119,7 @@ public final class PartyStore {
             _ = try db.scalarText("PRAGMA journal_mode=WAL")
             try db.execute("""
                 PRAGMA synchronous=FULL;
-                CREATE TABLE parties(\(columns), row_sum INTEGER) WITHOUT ROWID;
+                CREATE TABLE parties(\(columns), row_sum INTEGER, \(riderColumns)) WITHOUT ROWID;
                 CREATE INDEX parties_by_departure ON parties(depart_at);
                 PRAGMA user_version=\(schemaVersion);
                 """)
@@ -128,17 +133,42 @@ public final class PartyStore {
         StoreCheck.syncDirectory(of: path)
     }
 
-    /// Brings a store of an earlier version to this one: adds the row checksum column and
-    /// fills it for every row as stored. Returns the rows summed.
+    /// The columns schema version 2 added: the rider list (NULL: none, the implied organiser)
+    /// and the version (1 for rows written before).
+    static let riderColumns = "riders TEXT, version INTEGER NOT NULL DEFAULT 1"
+
+    /// Adds the riders and version columns to a store of schema version 1 (after `upgrade`
+    /// for one of version 0). Rows keep their checksums: a row without riders at version 1 sums
+    /// as it did (see `rowSum`).
+    static func addRiderColumns(_ db: SQLiteDatabase) throws {
+        try db.transaction {
+            let present = try db.scalarText("SELECT group_concat(name) FROM pragma_table_info('parties')").split(separator: ",")
+            if !present.contains("riders") { try db.execute("ALTER TABLE parties ADD COLUMN riders TEXT") }
+            if !present.contains("version") { try db.execute("ALTER TABLE parties ADD COLUMN version INTEGER NOT NULL DEFAULT 1") }
+            try db.execute("PRAGMA user_version=\(schemaVersion)")
+        }
+    }
+
+    /// The SELECT list of a party row as `party(_:)` reads it, then `row_sum` (NULL when the
+    /// store has none), for a store with the columns `present`.
+    static func rowColumns(_ db: SQLiteDatabase) throws -> String {
+        let present = Set(try db.scalarText("SELECT group_concat(name) FROM pragma_table_info('parties')").split(separator: ",").map(String.init))
+        return "id, origin_lon, origin_lat, dest_lon, dest_lat, depart_at, seats_total, seats_taken, title, "
+            + (present.contains("riders") ? "riders" : "NULL") + ", " + (present.contains("version") ? "version" : "1") + ", "
+            + (present.contains("row_sum") ? "row_sum" : "NULL")
+    }
+
+    /// Brings a store of version 0 to version 1: adds the row checksum column and fills it
+    /// for every row as stored. Returns the rows summed.
     private static func upgrade(_ db: SQLiteDatabase) throws -> Int {
         try db.transaction {
             let hasSum = try db.scalarText("SELECT count(*) FROM pragma_table_info('parties') WHERE name = 'row_sum'") == "1"
             if !hasSum { try db.execute("ALTER TABLE parties ADD COLUMN row_sum INTEGER") }
             let read = try db.prepare("""
-                SELECT id, origin_lon, origin_lat, dest_lon, dest_lat, depart_at, seats_total, seats_taken, title FROM parties
+                SELECT id, origin_lon, origin_lat, dest_lon, dest_lat, depart_at, seats_total, seats_taken, title, NULL, 1 FROM parties
                 """)
             var rows: [Party] = []
-            while try read.step() { rows.append(party(read)) }
+            while try read.step() { if let p = party(read) { rows.append(p) } }  // no rider list: always read
             read.finalize()
             let update = try db.prepare("UPDATE parties SET row_sum = ?2 WHERE id = ?1")
             for p in rows {
@@ -152,7 +182,9 @@ public final class PartyStore {
         }
     }
 
-    /// The checksum stored with a party's row: its values as the store keeps them.
+    /// The checksum stored with a party's row: its values as the store keeps them. A party
+    /// with no rider list at version 1 sums as before riders and versions existed, so rows of
+    /// a version-1 store keep their checksums; the others also sum their riders and version.
     static func rowSum(_ p: Party) -> Int64 {
         var c = Checksum()
         let fixed: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (
@@ -163,14 +195,51 @@ public final class PartyStore {
         var id = p.id
         id.withUTF8 { c.add(UnsafeRawBufferPointer($0)) }
         if var title = p.title { title.withUTF8 { c.add(UnsafeRawBufferPointer($0)) } }
+        if !p.riders.isEmpty || p.version != 1 {
+            var riders = encode(p.riders)
+            withUnsafeBytes(of: (UInt64(riders.utf8.count), UInt64(bitPattern: Int64(p.version)))) { c.add($0) }
+            riders.withUTF8 { c.add(UnsafeRawBufferPointer($0)) }
+        }
         return Int64(bitPattern: c.value)
     }
 
-    /// The party in the current row of a `SELECT id, origin_lon, …, title` statement.
-    private static func party(_ s: SQLiteStatement) -> Party {
-        Party(id: s.text(0), origin: Coordinate(lon: s.double(1), lat: s.double(2)),
-              destination: Coordinate(lon: s.double(3), lat: s.double(4)), departAt: s.double(5),
-              seatsTotal: Int(s.int(6)), seatsTaken: Int(s.int(7)), title: s.optionalText(8))
+    /// The party in the current row of a `SELECT id, origin_lon, …, title, riders, version`
+    /// statement (see `rowColumns`); nil when its rider list is not one this store wrote.
+    static func party(_ s: SQLiteStatement) -> Party? {
+        var p = Party(id: s.text(0), origin: Coordinate(lon: s.double(1), lat: s.double(2)),
+                      destination: Coordinate(lon: s.double(3), lat: s.double(4)), departAt: s.double(5),
+                      seatsTotal: Int(s.int(6)), seatsTaken: Int(s.int(7)), title: s.optionalText(8), version: Int(s.int(10)))
+        if let text = s.optionalText(9) {
+            guard let riders = decodeRiders(text) else { return nil }
+            p.riders = riders
+        }
+        return p
+    }
+
+    /// A rider list as the `riders` column holds it: `id,seats[,lon,lat]` per rider, joined by
+    /// `;` (ids never contain either separator). Numbers round-trip exactly.
+    static func encode(_ riders: [PartyRider]) -> String {
+        riders.map { r in
+            var s = "\(r.id),\(r.seats)"
+            if let d = r.dropOff { s += ",\(d.lon),\(d.lat)" }
+            return s
+        }.joined(separator: ";")
+    }
+
+    /// The rider list `encode` wrote; nil when the text is not one.
+    static func decodeRiders(_ text: String) -> [PartyRider]? {
+        var out: [PartyRider] = []
+        for item in text.split(separator: ";", omittingEmptySubsequences: false) {
+            let f = item.split(separator: ",", omittingEmptySubsequences: false)
+            guard f.count == 2 || f.count == 4, let seats = Int(f[1]) else { return nil }
+            var drop: Coordinate?
+            if f.count == 4 {
+                guard let lon = Double(f[2]), let lat = Double(f[3]) else { return nil }
+                drop = Coordinate(lon: lon, lat: lat)
+            }
+            out.append(PartyRider(id: String(f[0]), seats: seats, dropOff: drop))
+        }
+        return out
     }
 
     /// Saves `party` (insert or replace) in its own durable transaction.
@@ -181,7 +250,8 @@ public final class PartyStore {
     /// Saves `parties` in one durable transaction: all or none.
     public func put<C: Collection>(_ parties: C) throws where C.Element == Party {
         try write {
-            for p in parties {
+            for var p in parties {
+                p.version = max(1, p.version)
                 let s = upsertStatement
                 s.bind(1, p.id)
                 s.bind(2, p.origin.lon)
@@ -193,6 +263,8 @@ public final class PartyStore {
                 s.bind(8, p.seatsTaken)
                 s.bind(9, p.title)
                 s.bind(10, PartyStore.rowSum(p))
+                s.bind(11, p.riders.isEmpty ? nil : PartyStore.encode(p.riders))
+                s.bind(12, p.version)
                 try s.run()
                 s.reset()
             }
@@ -232,7 +304,7 @@ public final class PartyStore {
         // A plain scan of the table in id order, every row (the index check needs them all).
         let s = try sqlite { () throws(SQLiteError) in
             try db.prepare("""
-                SELECT id, origin_lon, origin_lat, dest_lon, dest_lat, depart_at, seats_total, seats_taken, title, row_sum
+                SELECT id, origin_lon, origin_lat, dest_lon, dest_lat, depart_at, seats_total, seats_taken, title, riders, version, row_sum
                 FROM parties NOT INDEXED ORDER BY id
                 """)
         }
@@ -245,15 +317,19 @@ public final class PartyStore {
             let departAt = s.double(5)
             s.withTextBytes(0) { tableEntries.add(departAt, $0) }
             guard departAt > after else { continue }
-            let p = PartyStore.party(s)
-            let shownID = Escaped.excerpt(p.id, limit: 80)
-            guard !s.isNull(9), s.int(9) == PartyStore.rowSum(p) else {
+            let shownID = Escaped.excerpt(s.text(0), limit: 80)
+            guard let p = PartyStore.party(s) else {
+                rejected.append("\(path): party '\(shownID)' refused: its riders column is not a rider list this store wrote")
+                continue
+            }
+            guard !s.isNull(11), s.int(11) == PartyStore.rowSum(p) else {
                 rejected.append("\(path): party '\(shownID)' refused: "
-                    + (s.isNull(9) ? "its row has no checksum" : "its row does not match its checksum")
+                    + (s.isNull(11) ? "its row has no checksum" : "its row does not match its checksum")
                     + " (damaged on disk, or edited outside taxipot)")
                 continue
             }
-            do {
+            do throws(PartyValidationError) {
+                guard p.version >= 1 else { throw PartyValidationError(field: "version", message: "must be at least 1, got \(p.version)") }
                 try p.validate()
                 out.append(p)
             } catch {

@@ -116,18 +116,17 @@ public enum PartyStoreRecovery {
             return ([:], [], "\(path): cannot be opened; no row salvaged")
         }
         let hasSum = (try? db.scalarText("SELECT count(*) FROM pragma_table_info('parties') WHERE name = 'row_sum'")) == "1"
+        let columns = (try? PartyStore.rowColumns(db)) ?? "id, origin_lon, origin_lat, dest_lon, dest_lat, depart_at, seats_total, seats_taken, title, NULL, 1, NULL"
         for order in ["ASC", "DESC"] {
             do {
-                let s = try db.prepare("""
-                    SELECT id, origin_lon, origin_lat, dest_lon, dest_lat, depart_at, seats_total, seats_taken, title, \(hasSum ? "row_sum" : "NULL")
-                    FROM parties ORDER BY id \(order)
-                    """)
+                let s = try db.prepare("SELECT \(columns) FROM parties ORDER BY id \(order)")
                 defer { s.finalize() }
                 while try s.step() {
-                    let p = Party(id: s.text(0), origin: .init(lon: s.double(1), lat: s.double(2)),
-                                  destination: .init(lon: s.double(3), lat: s.double(4)), departAt: s.double(5),
-                                  seatsTotal: Int(s.int(6)), seatsTaken: Int(s.int(7)), title: s.optionalText(8))
-                    if hasSum && (s.isNull(9) || s.int(9) != PartyStore.rowSum(p)) {
+                    guard let p = PartyStore.party(s) else {
+                        refused[s.text(0)] = "\(path): party '\(Escaped.excerpt(s.text(0), limit: 80))' not salvaged: its riders column is not a rider list"
+                        continue
+                    }
+                    if hasSum && (s.isNull(11) || s.int(11) != PartyStore.rowSum(p)) {
                         refused[p.id] = "\(path): party '\(Escaped.excerpt(p.id, limit: 80))' not salvaged: its row does not match its checksum"
                         continue
                     }

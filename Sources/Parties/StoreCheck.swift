@@ -69,12 +69,21 @@ enum StoreCheck {
         var names: [String] = []
         while try s.step() { names.append(s.text(0)) }
         s.finalize()
-        if names.last == "row_sum" { names.removeLast() }
+        // After the first columns: the row checksum and the rider columns, in the order the
+        // store's upgrades added them (each at most once).
+        let extra = names.dropFirst(expectedColumns.count)
+        if names.count >= expectedColumns.count, Set(extra).count == extra.count, extra.allSatisfy(optionalColumns.contains) {
+            names.removeLast(extra.count)
+        }
         guard names == expectedColumns else {
             throw damaged(path, "its 'parties' table has the columns (\(names.map { Escaped.excerpt($0) }.joined(separator: ", "))), "
                 + "not (\(expectedColumns.joined(separator: ", ")))")
         }
     }
+
+    /// Columns a store may have after `expectedColumns`: the row checksum (schema 1), the
+    /// rider list and the version (schema 2).
+    static let optionalColumns: Set<String> = ["row_sum", "riders", "version"]
 
     /// The columns of the parties table before the row checksum (`row_sum`).
     static let expectedColumns = ["id", "origin_lon", "origin_lat", "dest_lon", "dest_lat", "depart_at", "seats_total", "seats_taken", "title"]

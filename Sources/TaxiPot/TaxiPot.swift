@@ -10,6 +10,7 @@
 @_exported import Fares
 @_exported import Parties
 @_exported import Engine
+@_exported import Pooling
 @_exported import Batch
 @_exported import HTTPServer
 @_exported import API

@@ -1,0 +1,140 @@
+import Engine
+import Fares
+import Geo
+import HTTPServer
+import JSON
+import Parties
+import Pooling
+
+/// `GET /v1/parties/{id}/quote` and `GET /v1/match`.
+func registerPoolingEndpoints(_ router: Router, _ context: ServiceContext) {
+    registerPoolingEndpoints(router, pooling: context.pooling)
+}
+
+/// Adds the party quote and matching routes served by `pooling`.
+public func registerPoolingEndpoints(_ router: Router, pooling: PoolingEngine) {
+    router.add("GET", "/v1/parties/{id}/quote", OperationDoc(
+        "A party's quote: the route from the origin through the riders' drop-offs in the order that makes the ride shortest in time, then the destination; the metered fare; each rider's share",
+        parameters: [ParameterDoc("id", in: "path", required: true, "party id"),
+                     ParameterDoc("split", "equal, by_leg (default: each leg's meter increment among those aboard) or proportional (to each rider's solo fare)")],
+        responses: [(200, "{\"party_id\",\"version\",\"route\":{\"distance_m\",\"duration_s\",\"geometry\",\"legs\"},\"stops\":[{\"location\",\"riders\":[rider_id]}],\"drop_off_order\":[rider_id],\"fare\":{…},\"split\":\"by_leg\",\"shares\":[{\"rider_id\",\"seats\",\"krw\",\"solo_krw\"?}],\"region\",\"depart_at\"}"),
+                    (400, "invalid_id, invalid_parameter"), (404, "party_not_found, no_route"),
+                    (422, "too_far_from_road, outside_fare_regions, no_schedule")]
+    )) { req in
+        let id = try partyID(req)
+        var split = SplitPolicy.byLeg
+        if let text = try req.queryValue("split") {
+            guard let s = SplitPolicy(rawValue: text) else {
+                throw HTTPError.badRequest("invalid_parameter", "query parameter 'split' must be equal, by_leg or proportional, got '\(text.prefix(40))'")
+            }
+            split = s
+        }
+        do throws(FareRequestError) {
+            return .json(PoolingJSON.quote(try pooling.quote(partyID: id, split: split)))
+        } catch {
+            throw FareJSON.httpError(error)
+        }
+    }
+
+    router.add("GET", "/v1/match", OperationDoc(
+        "Open parties a rider could join, best first (most saved, then least detour): within walk_m of the rider's origin, departing within window_min of depart_at (not yet departed), with the seats; the rider's drop-off inserted where it lengthens the party's ride least; parties whose ride would grow by more than max_detour_pct, or that no road reaches, are left out",
+        parameters: [
+            ParameterDoc("origin", required: true, "where the rider is: lon,lat"),
+            ParameterDoc("destination", required: true, "where the rider goes: lon,lat"),
+            ParameterDoc("depart_at", "when the rider leaves (ISO 8601 or Unix seconds; default now)"),
+            ParameterDoc("window_min", type: "number", "minutes a party may depart before or after depart_at, 0–1440 (default 30)"),
+            ParameterDoc("walk_m", type: "number", "farthest walk to a party's origin in metres, 0–5000 (default 800)"),
+            ParameterDoc("seats", type: "integer", "seats the rider needs, 1–\(Party.maxSeats) (default 1)"),
+            ParameterDoc("max_detour_pct", type: "number", "largest growth of the party's ride time in percent, 0–1000 (default 25)"),
+            ParameterDoc("limit", type: "integer", "matches at most, 1–50 (default 10)"),
+            ParameterDoc("rider_id", "the rider's id in drop_off_order (default 'you')"),
+        ],
+        responses: [(200, "{\"matches\":[{\"party\":{…},\"walk_m\",\"drop_off_order\":[rider_id],\"detour\":{\"added_s\",\"added_m\",\"pct\"},\"price\":{\"solo_krw\",\"pooled_krw\",\"saving_krw\"}}]}; solo_krw: the rider's metered fare alone; pooled_krw: the rider's by_leg share of the party's ride with the rider in it"),
+                    (400, "missing_parameter, invalid_parameter (naming it)"),
+                    (404, "no_route: the rider's own trip has no road route"),
+                    (422, "too_far_from_road: the rider's origin or destination; outside_fare_regions, no_schedule")]
+    )) { req in
+        func point(_ name: String) throws(HTTPError) -> Coordinate {
+            let text = try req.requiredQueryValue(name)
+            guard let c = Coordinate.parse(text) else {
+                throw HTTPError.badRequest("invalid_parameter", "query parameter '\(name)' must be lon,lat within ±180/±90, got '\(text.prefix(60))'")
+            }
+            return c
+        }
+        func number(_ name: String, _ def: Double, _ range: ClosedRange<Double>) throws(HTTPError) -> Double {
+            guard let text = try req.queryValue(name) else { return def }
+            guard let v = NumberParsing.finiteDouble(Substring(text)), range.contains(v) else {
+                throw HTTPError.badRequest("invalid_parameter", "query parameter '\(name)' must be a number from \(range.lowerBound) to \(range.upperBound), got '\(text.prefix(40))'")
+            }
+            return v
+        }
+        var r = MatchRequest(origin: try point("origin"), destination: try point("destination"),
+                             departAt: try PartiesJSON.instantQuery(req, "depart_at") ?? SeoulTime.now())
+        r.windowMinutes = try number("window_min", 30, MatchRequest.windowRange)
+        r.walkMeters = try number("walk_m", 800, MatchRequest.walkRange)
+        r.seats = try req.intQuery("seats", default: 1, range: 1...Party.maxSeats)
+        r.maxDetourPercent = try number("max_detour_pct", 25, MatchRequest.detourRange)
+        r.limit = try req.intQuery("limit", default: 10, range: MatchRequest.limitRange)
+        if let id = try req.queryValue("rider_id") {
+            guard Party.isValidID(id) else {
+                throw HTTPError.badRequest("invalid_parameter", "query parameter 'rider_id' must be 1–64 characters of A–Z, a–z, 0–9, '_' or '-'")
+            }
+            r.riderID = id
+        }
+        do throws(FareRequestError) {
+            let matches = try pooling.match(r)
+            return .json(["matches": .array(matches.map(PoolingJSON.match))])
+        } catch {
+            throw FareJSON.httpError(error)
+        }
+    }
+}
+
+/// The JSON of party quotes and matches.
+public enum PoolingJSON {
+    static func round(_ v: Double) -> JSONValue { .number((v * 10).rounded() / 10) }
+
+    /// The answer of `GET /v1/parties/{id}/quote`.
+    public static func quote(_ q: PartyQuote) -> JSONValue {
+        let p = q.priced
+        let seatsByID = Dictionary(p.ride.riders.map { ($0.id, $0.seats) }, uniquingKeysWith: { a, _ in a })
+        var stops: [JSONValue] = []
+        for (i, s) in p.ride.stops.enumerated() {
+            stops.append(["location": PartiesJSON.position(s),
+                          "riders": .array(p.ride.riders.filter { $0.stop == i }.map { .string($0.id) })])
+        }
+        return [
+            "party_id": .string(q.party.id),
+            "version": JSONValue(q.party.version),
+            "route": [
+                "distance_m": round(p.route.distanceMeters),
+                "duration_s": round(p.route.durationSeconds),
+                "geometry": .string(Polyline.encode(p.route.geometry, precision: 6)),
+                "legs": .array(p.route.legs.map { ["distance_m": round($0.distanceMeters), "duration_s": round($0.durationSeconds)] }),
+            ],
+            "stops": .array(stops),
+            "drop_off_order": .array(p.ride.dropOffOrder.map { .string($0) }),
+            "fare": FareJSON.fare(p.fare, schedule: p.schedule),
+            "split": .string(p.split.rawValue),
+            "shares": .array(p.shares.enumerated().map { i, s in
+                var m: [(String, JSONValue)] = [("rider_id", .string(s.riderID)), ("seats", JSONValue(seatsByID[s.riderID] ?? 1)),
+                                                ("krw", JSONValue(s.krw))]
+                if let solos = p.soloFaresKrw { m.append(("solo_krw", JSONValue(solos[i]))) }
+                return .object(m)
+            }),
+            "region": .string(p.region),
+            "depart_at": .string(SeoulTime.format(p.ride.departure)),
+        ]
+    }
+
+    /// One match of `GET /v1/match`.
+    public static func match(_ m: PartyMatch) -> JSONValue {
+        [
+            "party": PartiesJSON.party(m.party),
+            "walk_m": round(m.walkMeters),
+            "drop_off_order": .array(m.dropOffOrder.map { .string($0) }),
+            "detour": ["added_s": round(m.addedSeconds), "added_m": round(m.addedMeters), "pct": round(m.detourPercent)],
+            "price": ["solo_krw": JSONValue(m.soloKrw), "pooled_krw": JSONValue(m.pooledKrw), "saving_krw": JSONValue(m.savingKrw)],
+        ]
+    }
+}

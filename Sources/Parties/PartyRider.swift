@@ -1,0 +1,58 @@
+import Geo
+
+/// One rider (or group of riders travelling together) in a party.
+///
+/// A party's riders are listed organiser first; `Party.seatsTaken` is the sum of their seats.
+public struct PartyRider: Sendable, Hashable {
+    /// Client-given identifier, unique within the party: 1–64 characters of `[A-Za-z0-9_-]`.
+    public var id: String
+    /// Seats this rider takes (at least 1: a rider with friends takes several).
+    public var seats: Int
+    /// Where this rider gets off; nil: at the party's destination.
+    public var dropOff: Coordinate?
+
+    public init(id: String, seats: Int = 1, dropOff: Coordinate? = nil) {
+        self.id = id
+        self.seats = seats
+        self.dropOff = dropOff
+    }
+
+    /// The id of the organiser a party without a rider list implies (`seats_taken` seats, riding
+    /// to the destination).
+    public static let impliedOrganiserID = "organiser"
+
+    /// Checks the fields; `field` names the rider in messages (`riders[2]`).
+    public func validate(field: String) throws(PartyValidationError) {
+        guard Party.isValidID(id) else {
+            throw PartyValidationError(field: "\(field).rider_id", message: "must be 1–64 characters of A–Z, a–z, 0–9, '_' or '-', got '\(id.prefix(80))'")
+        }
+        guard (1...Party.maxSeats).contains(seats) else {
+            throw PartyValidationError(field: "\(field).seats", message: "must be a whole number from 1 to \(Party.maxSeats), got \(seats)")
+        }
+        if let dropOff, !dropOff.isValid {
+            throw PartyValidationError(field: "\(field).drop_off", message: "must be a longitude within ±180 and a latitude within ±90, got \(dropOff)")
+        }
+    }
+}
+
+extension Party {
+    /// Every rider, the organiser first. A party stored without a rider list (as written before
+    /// parties held riders, or by a `PUT` without `riders`) has an implied organiser, id
+    /// `organiser`, holding its `seatsTaken` seats and riding to the destination; none when
+    /// no seat is taken.
+    public var seatedRiders: [PartyRider] {
+        if riders.isEmpty && seatsTaken > 0 { return [PartyRider(id: PartyRider.impliedOrganiserID, seats: seatsTaken)] }
+        return riders
+    }
+
+    /// The distinct drop-off points before the destination (a drop-off at the destination
+    /// itself is the destination), in rider order.
+    public var intermediateDropOffs: [Coordinate] {
+        var out: [Coordinate] = []
+        for r in riders {
+            guard let d = r.dropOff, d != destination, !out.contains(d) else { continue }
+            out.append(d)
+        }
+        return out
+    }
+}

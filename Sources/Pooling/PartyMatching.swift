@@ -1,0 +1,118 @@
+import Engine
+import Fares
+import Foundation
+import Geo
+import Parties
+
+/// A rider looking for a party to join (`GET /v1/match`).
+public struct MatchRequest: Sendable {
+    /// Where the rider is: a party's meeting point (its origin) must be within `walkMeters`.
+    public var origin: Coordinate
+    /// Where the rider goes: inserted among the party's stops.
+    public var destination: Coordinate
+    /// When the rider wants to leave (Unix seconds).
+    public var departAt: Double
+    /// A party departing within this many minutes of `departAt` (before or after, never
+    /// already departed) is a candidate.
+    public var windowMinutes: Double
+    /// The farthest walk to a party's origin, metres.
+    public var walkMeters: Double
+    /// Seats the rider needs.
+    public var seats: Int
+    /// A party whose ride grows by more than this share of its duration is left out.
+    public var maxDetourPercent: Double
+    /// At most this many matches.
+    public var limit: Int
+    /// The rider's id in `drop_off_order`.
+    public var riderID: String
+
+    public init(origin: Coordinate, destination: Coordinate, departAt: Double, windowMinutes: Double = 30, walkMeters: Double = 800,
+                seats: Int = 1, maxDetourPercent: Double = 25, limit: Int = 10, riderID: String = "you")
+    {
+        self.origin = origin
+        self.destination = destination
+        self.departAt = departAt
+        self.windowMinutes = windowMinutes
+        self.walkMeters = walkMeters
+        self.seats = seats
+        self.maxDetourPercent = maxDetourPercent
+        self.limit = limit
+        self.riderID = riderID
+    }
+
+    /// Accepted ranges.
+    public static let windowRange: ClosedRange<Double> = 0...1440
+    public static let walkRange: ClosedRange<Double> = 0...5000
+    public static let detourRange: ClosedRange<Double> = 0...1000
+    public static let limitRange = 1...50
+    /// Candidates examined at most (the nearest first).
+    public static let maxCandidates = 2000
+
+    /// Throws a 400 naming the first field out of range.
+    public func validate() throws(FareRequestError) {
+        guard origin.isValid else { throw .invalid("origin", "must be lon,lat within ±180/±90") }
+        guard destination.isValid else { throw .invalid("destination", "must be lon,lat within ±180/±90") }
+        guard departAt.isFinite, Party.departRange.contains(departAt) else { throw .invalid("depart_at", "must be an instant between 2000 and 2100") }
+        guard windowMinutes.isFinite, Self.windowRange.contains(windowMinutes) else { throw .invalid("window_min", "must be 0–1440 minutes, got \(windowMinutes)") }
+        guard walkMeters.isFinite, Self.walkRange.contains(walkMeters) else { throw .invalid("walk_m", "must be 0–5000 metres, got \(walkMeters)") }
+        guard (1...Party.maxSeats).contains(seats) else { throw .invalid("seats", "must be 1–\(Party.maxSeats), got \(seats)") }
+        guard maxDetourPercent.isFinite, Self.detourRange.contains(maxDetourPercent) else {
+            throw .invalid("max_detour_pct", "must be 0–1000, got \(maxDetourPercent)")
+        }
+        guard Self.limitRange.contains(limit) else { throw .invalid("limit", "must be 1–50, got \(limit)") }
+        guard Party.isValidID(riderID) else { throw .invalid("rider_id", "must be 1–64 characters of A–Z, a–z, 0–9, '_' or '-'") }
+    }
+}
+
+/// One party a rider could join, with what joining costs the party and saves the rider.
+public struct PartyMatch: Sendable {
+    public var party: Party
+    /// Straight-line metres from the rider's origin to the party's origin.
+    public var walkMeters: Double
+    /// Rider ids in the order they get off, the asking rider (`MatchRequest.riderID`) among them.
+    public var dropOffOrder: [String]
+    /// How much longer the party's ride gets with the rider's drop-off in it.
+    public var addedSeconds: Double
+    public var addedMeters: Double
+    /// `addedSeconds` as a percentage of the party's ride without the rider.
+    public var detourPercent: Double
+    /// The rider's metered fare riding alone from its origin to its destination at `departAt`.
+    public var soloKrw: Int
+    /// The rider's `by_leg` share of the party's metered ride with the rider in it.
+    public var pooledKrw: Int
+    public var savingKrw: Int { soloKrw - pooledKrw }
+    /// The party's ride with the rider in it.
+    public var ride: PartyRide
+}
+
+/// Where a rider's drop-off goes in a planned ride: before `stops[position]`.
+struct Insertion {
+    var position: Int
+    var added: TravelCell
+}
+
+extension RidePlan {
+    /// The position that lengthens the ride least (in time, to the millisecond that route
+    /// durations carry; the earliest of equals), given the
+    /// cells from each stop-before (the origin, then `stops[i]`) to the new point and from the
+    /// new point to each stop; nil when no position has both routes.
+    func cheapestInsertion(toNew: (Int) -> TravelCell?, fromNew: (Int) -> TravelCell?) -> Insertion? {
+        var best: Insertion?
+        for j in 0..<stops.count {
+            guard let a = toNew(j), let b = fromNew(j) else { continue }
+            let added = TravelCell(duration: ((a.duration + b.duration - legs[j].duration) * 1000).rounded() / 1000,
+                                   distance: ((a.distance + b.distance - legs[j].distance) * 100).rounded() / 100)
+            if best == nil || added.duration < best!.added.duration { best = Insertion(position: j, added: added) }
+        }
+        return best
+    }
+
+    /// The ride of `party` (planned as `self`) with a rider of `seats` getting off at `point`
+    /// inserted before `stops[position]`.
+    func ride(_ party: Party, inserting id: String, seats: Int, at point: Coordinate, position: Int) -> PartyRide {
+        var ride = PartyRide(party: party, order: order)
+        ride.stops.insert(point, at: position)
+        ride.riders = ride.riders.map { ($0.id, $0.seats, $0.stop >= position ? $0.stop + 1 : $0.stop) } + [(id, seats, position)]
+        return ride
+    }
+}

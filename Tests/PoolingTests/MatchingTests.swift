@@ -1,0 +1,268 @@
+import Foundation
+import TaxiPot
+import TestSupport
+import XCTest
+
+/// Matching riders to parties against a brute-force reference (one route request per open
+/// party and per insertion position), a hand-worked case, and party quotes.
+final class MatchingTests: XCTestCase {
+    /// 2026-12-02 10:00 Seoul.
+    static let now = 1_796_166_000.0
+
+    struct World {
+        let data: Dataset
+        let parties: PartyService
+        let pooling: PoolingEngine
+    }
+
+    /// The dataset, a party service (holding `initial`, written in one transaction) and pooling.
+    func world(_ label: String, initial: [Party] = []) throws -> World {
+        let data = try Dataset(directory: try TestDataset.directory())
+        let now = Self.now
+        let dir = TestPaths.temporaryDirectory(label).path
+        if !initial.isEmpty { try PartyStore(stateDirectory: dir).put(initial.map { var p = $0; p.version = 1; return p }) }
+        let parties = try PartyService(stateDirectory: dir, now: { now })
+        return World(data: data, parties: parties, pooling: PoolingEngine(quotes: data.quotes, parties: parties, now: { now }))
+    }
+
+    // MARK: - Reference
+
+    /// The match of `party` for `r` found the slow way, or nil when it is left out.
+    struct Reference {
+        let id: String
+        let added: Double
+        let addedM: Double
+        let pct: Double
+        let pooled: Int
+        let order: [String]
+    }
+
+    func routeOrNil(_ w: World, _ from: Coordinate, _ stops: [Coordinate], _ at: Double) -> RouteResult? {
+        try? w.data.routes.route(RouteRequest(from: from, to: stops.last!, via: Array(stops.dropLast()), departAt: at))
+    }
+
+    func referenceFare(_ w: World, _ route: RouteResult, origin: Coordinate, at: Double) throws -> FareBreakdown {
+        let region = try XCTUnwrap(w.data.quotes.region(at: origin))
+        let schedule = try w.data.schedules.schedule(region: region, taxiClass: "mid", at: at)
+        return try FareMeter(schedule: schedule).run(w.data.quotes.meterTrip(route, region: region, departure: at), departure: at)
+    }
+
+    func ms(_ seconds: Double) -> Int { Int((seconds * 1000).rounded()) }
+
+    func permutations(_ a: [Int]) -> [[Int]] {
+        guard a.count > 1 else { return [a] }
+        return a.indices.flatMap { i -> [[Int]] in
+            var rest = a
+            let x = rest.remove(at: i)
+            return permutations(rest).map { [x] + $0 }
+        }
+    }
+
+    func reference(_ w: World, _ r: MatchRequest, _ p: Party) throws -> Reference? {
+        let drops = p.intermediateDropOffs
+        var base: (order: [Int], route: RouteResult)?
+        for perm in permutations(Array(drops.indices)) {
+            guard let route = routeOrNil(w, p.origin, perm.map { drops[$0] } + [p.destination], p.departAt) else { return nil }
+            if base == nil || route.durationSeconds < base!.route.durationSeconds { base = (perm, route) }
+        }
+        guard let base else { return nil }
+        var best: (j: Int, route: RouteResult)?
+        for j in 0...drops.count {
+            var stops = base.order.map { drops[$0] } + [p.destination]
+            stops.insert(r.destination, at: j)
+            guard let route = routeOrNil(w, p.origin, stops, p.departAt) else { continue }
+            // Durations carry whole milliseconds: equal ones are ties, the earliest position wins.
+            if best == nil || ms(route.durationSeconds) < ms(best!.route.durationSeconds) { best = (j, route) }
+        }
+        guard let best else { return nil }
+        let added = Double(ms(best.route.durationSeconds) - ms(base.route.durationSeconds)) / 1000
+        let pct = added / base.route.durationSeconds * 100
+        guard pct <= r.maxDetourPercent else { return nil }
+        // Who gets off where in the new ride, and the by-leg split of its metered fare.
+        let stopsBefore = base.order.map { drops[$0] }
+        var riders: [(String, Int, Int)] = p.seatedRiders.map { rider in
+            var stop = stopsBefore.count
+            if let d = rider.dropOff, d != p.destination, let i = stopsBefore.firstIndex(of: d) { stop = i }
+            return (rider.id, rider.seats, stop >= best.j ? stop + 1 : stop)
+        }
+        riders.append((r.riderID, r.seats, best.j))
+        var fare = try referenceFare(w, best.route, origin: p.origin, at: p.departAt)
+        if fare.legKrw.count < stopsBefore.count + 2 { fare.legKrw += Array(repeating: 0, count: stopsBefore.count + 2 - fare.legKrw.count) }
+        let shares = try FareSplit.split(totalKrw: fare.totalKrw, riders: riders.map { SplitRider(count: $0.1, lastLeg: $0.2) },
+                                         policy: .byLeg, roundingKrw: 10, legKrw: fare.legKrw)
+        let order = riders.enumerated().sorted { ($0.element.2, $0.offset) < ($1.element.2, $1.offset) }.map(\.element.0)
+        return Reference(id: p.id, added: added, addedM: best.route.distanceMeters - base.route.distanceMeters, pct: pct,
+                         pooled: shares.last!, order: order)
+    }
+
+    // MARK: - Tests
+
+    func testMatchingEqualsBruteForceReference() throws {
+        let graph = try RoadGraph.load(path: try TestDataset.built.get().graphPath)
+        var rng = SplitMix64(seed: 23)
+        func node() -> Coordinate { graph.coordinate(ofNode: Int.random(in: 0..<graph.nodeCount, using: &rng)) }
+        var all: [Party] = []
+        for i in 0..<3000 {
+            let origin = node()
+            var destination = node()
+            if i % 40 == 0 { destination = Coordinate(lon: 129.075, lat: 35.18) }  // Busan: off the graph, never matched
+            var riders = [PartyRider(id: "org\(i)", seats: Int.random(in: 1...2, using: &rng))]
+            let extra = Int.random(in: 0..<10, using: &rng)
+            if extra >= 5 { riders.append(PartyRider(id: "a\(i)", seats: 1, dropOff: node())) }
+            if extra >= 8 { riders.append(PartyRider(id: "b\(i)", seats: 1, dropOff: extra == 9 ? destination : node())) }
+            let p = Party(id: "m\(i)", origin: origin, destination: destination,
+                          departAt: (Self.now + Double.random(in: -600...7200, using: &rng)).rounded(), seatsTotal: 4, riders: riders)
+            if p.departAt > Self.now - 1200 { all.append(p) }
+        }
+        let w = try world("match-ref", initial: all)
+        XCTAssertEqual(w.parties.count, all.count)
+        var compared = 0, matchesSeen = 0, leftOutByDetour = 0
+        let started = Date()
+        for k in 0..<300 {
+            let near = all[Int.random(in: 0..<all.count, using: &rng)].origin
+            var r = MatchRequest(origin: near.offset(eastMeters: Double.random(in: -150...150, using: &rng), northMeters: Double.random(in: -150...150, using: &rng)),
+                                 destination: node(), departAt: Self.now + Double.random(in: 0...3600, using: &rng))
+            r.walkMeters = 300
+            r.seats = k % 5 == 0 ? 2 : 1
+            r.maxDetourPercent = k % 3 == 0 ? 10 : 40
+            r.limit = 50
+            r.riderID = "me"
+            let soloRoute: RouteResult
+            do {
+                soloRoute = try w.data.routes.route(RouteRequest(from: r.origin, to: r.destination, departAt: r.departAt))
+            } catch {
+                // The rider's own trip has no route: the request fails the same way.
+                XCTAssertThrowsError(try w.pooling.match(r)) { XCTAssertEqual(($0 as? FareRequestError)?.code, error.code) }
+                continue
+            }
+            let got = try w.pooling.match(r)
+            // The reference: every live party, filtered by brute force.
+            let window = r.windowMinutes * 60
+            let candidates = all.filter { p in
+                p.departAt > Self.now && abs(p.departAt - r.departAt) <= window && p.seatsLeft >= r.seats && r.origin.distance(to: p.origin) <= r.walkMeters
+            }
+            let solo = try referenceFare(w, soloRoute, origin: r.origin, at: r.departAt).totalKrw
+            var want: [Reference] = []
+            for p in candidates {
+                if let m = try reference(w, r, p) { want.append(m) } else { leftOutByDetour += 1 }
+            }
+            want.sort { a, b in
+                let sa = solo - a.pooled, sb = solo - b.pooled
+                if sa != sb { return sa > sb }
+                if a.added != b.added { return a.added < b.added }
+                return a.id < b.id
+            }
+            XCTAssertEqual(got.map(\.party.id), want.prefix(50).map(\.id), "rider \(k)")
+            if got.map(\.party.id) != want.prefix(50).map(\.id) {
+                for (g, e) in zip(got, want) where g.party.id != e.id {
+                    print("  got \(g.party.id) saving \(g.savingKrw) added \(g.addedSeconds); want \(e.id) saving \(solo - e.pooled) added \(e.added)")
+                }
+            }
+            for (g, e) in zip(got, want) where g.party.id == e.id {
+                XCTAssertEqual(g.addedSeconds, e.added, accuracy: 1e-3, "rider \(k) party \(e.id)")
+                XCTAssertEqual(g.addedMeters, e.addedM, accuracy: 1e-2, "rider \(k) party \(e.id)")
+                XCTAssertEqual(g.detourPercent, e.pct, accuracy: 1e-3)
+                XCTAssertEqual(g.soloKrw, solo)
+                XCTAssertEqual(g.pooledKrw, e.pooled, "rider \(k) party \(e.id)")
+                XCTAssertEqual(g.dropOffOrder, e.order)
+                XCTAssertEqual(g.walkMeters, r.origin.distance(to: g.party.origin), accuracy: 1e-9)
+            }
+            compared += 1
+            matchesSeen += got.count
+        }
+        XCTAssertGreaterThan(matchesSeen, 300, "too few matches to compare")
+        XCTAssertGreaterThan(leftOutByDetour, 100, "too few candidates left out")
+        print("matching: \(compared) riders over \(all.count) parties, \(matchesSeen) matches equal to the reference, \(leftOutByDetour) candidates left out; \(Int(Date().timeIntervalSince(started))) s")
+    }
+
+    func testTableSeamEqualsSingleRoutesAndLeavesOffRoadPointsEmpty() throws {
+        let data = try Dataset(directory: try TestDataset.directory())
+        var rng = SplitMix64(seed: 5)
+        func node() -> Coordinate { data.graph.coordinate(ofNode: Int.random(in: 0..<data.graph.nodeCount, using: &rng)) }
+        var sources = (0..<12).map { _ in node() }, destinations = (0..<9).map { _ in node() }
+        sources.insert(Coordinate(lon: 129.075, lat: 35.18), at: 4)  // Busan: off the graph
+        destinations.append(Coordinate(lon: 126.5, lat: 33.4))  // Jeju
+        for at in [Self.now, Self.now + 13 * 3600] {
+            let fast = TableTravelTimes(routes: data.routes).table(sources: sources, destinations: destinations, departAt: at)
+            let slow = SingleRouteTravelTimes(routes: data.routes).table(sources: sources, destinations: destinations, departAt: at)
+            XCTAssertEqual(fast, slow)
+            XCTAssertTrue(fast[4].allSatisfy { $0 == nil })
+            XCTAssertTrue(fast.allSatisfy { $0.last! == nil })
+            XCTAssertEqual(fast.joined().compactMap { $0 }.count, 12 * 9)
+        }
+    }
+
+    func testHandWorkedDetourAndSaving() throws {
+        let w = try world("match-hand")
+        let depart = Self.now + 1800
+        let o = Coordinate(lon: 126.9829, lat: 37.5700), d = Coordinate(lon: 126.9720, lat: 37.5547)
+        let riderFrom = o.offset(eastMeters: 120, northMeters: -90), riderTo = Coordinate(lon: 126.9780, lat: 37.5665)
+        try w.parties.put(Party(id: "hand", origin: o, destination: d, departAt: depart, seatsTotal: 4,
+                                riders: [PartyRider(id: "host")]))
+        var r = MatchRequest(origin: riderFrom, destination: riderTo, departAt: depart)
+        r.maxDetourPercent = 1000
+        let m = try XCTUnwrap(try w.pooling.match(r).first)
+        // Worked by hand from three single routes: O→D alone; O→R then R→D with the rider.
+        func route(_ a: Coordinate, _ b: Coordinate) throws -> RouteResult { try w.data.routes.route(RouteRequest(from: a, to: b, departAt: depart)) }
+        let od = try route(o, d), or = try route(o, riderTo), rd = try route(riderTo, d)
+        XCTAssertEqual(m.addedSeconds, or.durationSeconds + rd.durationSeconds - od.durationSeconds, accuracy: 1e-6)
+        XCTAssertEqual(m.addedMeters, or.distanceMeters + rd.distanceMeters - od.distanceMeters, accuracy: 1e-6)
+        XCTAssertEqual(m.dropOffOrder, ["you", "host"])
+        // The pooled ride's meter: leg 0 (O→R) has 2 aboard, leg 1 (R→D) the host alone. By leg,
+        // the rider owes half of leg 0's increment, in whole 10-won units rounded down (the one
+        // unit left over goes to the host first): units × w_rider / (w_rider + w_host) with
+        // w_rider = leg0, w_host = leg0 + 2·leg1 (both scaled by the 2 aboard on leg 0).
+        let pooledRoute = try w.data.routes.route(RouteRequest(from: o, to: d, via: [riderTo], departAt: depart))
+        let fare = try referenceFare(w, pooledRoute, origin: o, at: depart)
+        XCTAssertEqual(fare.legKrw.count, 2)
+        let leg0 = fare.legKrw[0], leg1 = fare.legKrw[1]
+        let units = fare.totalKrw / 10
+        XCTAssertEqual(m.pooledKrw, units * leg0 / (2 * leg0 + 2 * leg1) * 10)
+        let solo = try referenceFare(w, try route(riderFrom, riderTo), origin: riderFrom, at: depart).totalKrw
+        XCTAssertEqual(m.soloKrw, solo)
+        XCTAssertEqual(m.savingKrw, solo - m.pooledKrw)
+        // The figures, worked out: the meter charges the Seoul mid-size base fare of 4,800 won on
+        // leg 0 (the base fare belongs to the first leg) and 1,900 won of units on leg 1: 6,700.
+        // Leg 0 is shared by two, 2,400 each; leg 1 is the host's: the rider owes 2,400, the
+        // host 4,300. Alone, the rider's trip stays within the base distance: 4,800. Saved: 2,400.
+        XCTAssertEqual(fare.legKrw, [4800, 1900])
+        XCTAssertEqual(fare.totalKrw, 6700)
+        XCTAssertEqual(m.pooledKrw, 2400)
+        XCTAssertEqual(m.soloKrw, 4800)
+        XCTAssertEqual(m.savingKrw, 2400)
+        XCTAssertEqual(m.addedSeconds, 210.045, accuracy: 0.001)
+        print("hand-worked: added \(m.addedSeconds) s / \(m.addedMeters) m; fare \(fare.totalKrw) (legs \(leg0), \(leg1)); pooled \(m.pooledKrw), solo \(solo), saving \(m.savingKrw)")
+    }
+
+    func testPartyQuoteOrdersDropOffsShortestAndSplitsByRider() throws {
+        let w = try world("party-quote")
+        let graph = w.data.graph
+        var rng = SplitMix64(seed: 7)
+        func node() -> Coordinate { graph.coordinate(ofNode: Int.random(in: 0..<graph.nodeCount, using: &rng)) }
+        for q in 0..<6 {
+            let k = q % 4 + 1  // 1–4 drop-offs
+            var riders = [PartyRider(id: "host", seats: 2)]
+            for i in 0..<k { riders.append(PartyRider(id: "r\(i)", seats: 1, dropOff: node())) }
+            let party = Party(id: "q\(q)", origin: node(), destination: node(), departAt: Self.now + 3600, seatsTotal: 8, riders: riders)
+            try w.parties.put(party)
+            let quote = try w.pooling.quote(partyID: party.id, split: .byLeg)
+            // Shortest order by brute force over every permutation, one route each.
+            let drops = party.intermediateDropOffs
+            var best = Double.infinity
+            for perm in permutations(Array(drops.indices)) {
+                let r = try w.data.routes.route(RouteRequest(from: party.origin, to: party.destination, via: perm.map { drops[$0] }, departAt: party.departAt))
+                best = min(best, r.durationSeconds)
+            }
+            XCTAssertEqual(quote.priced.route.durationSeconds, best, accuracy: 1e-3, "party \(q)")
+            XCTAssertEqual(quote.shares.map(\.riderID), riders.map(\.id))
+            XCTAssertEqual(quote.shares.reduce(0) { $0 + $1.krw }, quote.priced.fare.totalKrw)
+            XCTAssertEqual(quote.priced.ride.dropOffOrder.last, "host")
+            for split in [SplitPolicy.equal, .proportional] {
+                let other = try w.pooling.quote(partyID: party.id, split: split)
+                XCTAssertEqual(other.shares.reduce(0) { $0 + $1.krw }, other.priced.fare.totalKrw)
+                if split == .equal { XCTAssertEqual(other.shares[0].krw / 2, other.shares[1].krw, accuracy: 10) }
+            }
+        }
+        XCTAssertThrowsError(try w.pooling.quote(partyID: "nope")) { XCTAssertEqual(($0 as? FareRequestError)?.status, 404) }
+    }
+}

@@ -1,0 +1,135 @@
+"""Pooling over HTTP: durable joins/s (POST /v1/parties/{id}/riders) and matches/s (GET /v1/match)
+against our server holding 10,000 open parties in central Seoul.
+
+Starts its own `taxipot serve` (with a write token, on a fresh state folder filled by
+`taxipot parties import`), then drives it with wrk (64 connections, 2 threads): each join
+request names a new rider, so every 200 is one durable write (2xx only after the SQLite commit
+reached the disk); matches are the default request (walk 800 m, window ±30 min) from random
+road nodes. 3 runs of each (1 in quick mode).
+Usage: pooling_http.py --bin .build/release/taxipot [--data data] [--seconds 4] [--parties 10000]
+"""
+import argparse
+import csv
+import json
+import os
+import random
+import shutil
+import subprocess
+import tempfile
+import time
+
+import benchlib
+import httpclient
+
+WRITES_LUA = os.path.join(benchlib.HERE, "wrk", "writes.lua")
+READS_LUA = os.path.join(benchlib.HERE, "wrk", "requests.lua")
+TOKEN = "pooling-bench-token"
+
+
+def road_points(data):
+    """Road nodes of central Seoul: both ends of the routing benchmark's pairs (inputs.py); without
+    them, the places of the place DB in the middle of the served area (most lie by a road)."""
+    path = os.path.join(benchlib.INPUTS, "route_pairs.csv")
+    if not os.path.exists(path):
+        import sqlite3
+        db = sqlite3.connect(os.path.join(data, "build", "places.db"))
+        return [(lon, lat) for lon, lat in db.execute(
+            "SELECT lon, lat FROM places WHERE lon BETWEEN 126.95 AND 127.01 AND lat BETWEEN 37.55 AND 37.58")]
+    with open(path) as f:
+        r = csv.reader(f)
+        next(r)
+        pts = []
+        for a, b, c, d in r:
+            pts += [(float(a), float(b)), (float(c), float(d))]
+    return pts
+
+
+def wrk(url, lua, reqfile, seconds, *extra):
+    cmd = ["wrk", "-t2", "-c64", "-d%ds" % seconds, "--latency", "--timeout", "5s", "-s", lua, url, "--", reqfile] + list(extra)
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+    line = next(l for l in out.splitlines() if l.startswith("WRKJSON"))
+    return json.loads(line[len("WRKJSON"):])
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bin", required=True)
+    ap.add_argument("--data", default="data")
+    ap.add_argument("--seconds", type=int, default=4)
+    ap.add_argument("--parties", type=int, default=10000)
+    args = ap.parse_args()
+    runs = 1 if benchlib.QUICK else 3
+    rng = random.Random(2323)
+    pts = road_points(args.data)
+    now = time.time()
+    work = tempfile.mkdtemp(prefix="pooling-http-")
+    proc = None
+    try:
+        # Parties: 16 seats each (1 taken), so joins never run out within the runs.
+        csv_path = os.path.join(work, "parties.csv")
+        with open(csv_path, "w") as f:
+            for i in range(args.parties):
+                o, d = rng.choice(pts), rng.choice(pts)
+                f.write("hp%d,%.7f,%.7f,%.7f,%.7f,%d,16,1\n" % (i, o[0], o[1], d[0], d[1], now + rng.uniform(600, 7200)))
+        state = os.path.join(work, "state")
+        subprocess.run([args.bin, "parties", "import", csv_path, "--state-dir", state], check=True, capture_output=True)
+        port = httpclient.free_port()
+        env = dict(os.environ, TAXIPOT_WRITE_TOKEN=TOKEN)
+        proc = subprocess.Popen([args.bin, "serve", "--host", "127.0.0.1", "--port", str(port), "--data", args.data,
+                                 "--state-dir", state, "--no-access-log"], env=env, stderr=subprocess.DEVNULL)
+        httpclient.wait_for_port("127.0.0.1", port, 120, proc)
+        url = "http://127.0.0.1:%d" % port
+
+        # Joins: a new rider in each request, spread over the parties (15 free seats each).
+        join_rps, join_p50, join_p99, join_total, join_bad = [], [], [], 0, 0
+        rider = 0
+        for run in range(runs + 1):  # the first is a warm-up
+            path = os.path.join(work, "joins-%d.tsv" % run)
+            lines = min(args.parties * 14 // (runs + 1), 40000)
+            with open(path, "w") as f:
+                for _ in range(lines):
+                    f.write('POST\t/v1/parties/hp%d/riders\t{"rider_id":"j%d"}\n' % (rider % args.parties, rider))
+                    rider += 1
+            doc = wrk(url, WRITES_LUA, path, 1 if run == 0 else args.seconds, TOKEN)
+            if run == 0:
+                continue
+            secs = doc["duration_us"] / 1e6
+            join_rps.append(doc["ok"] / secs)
+            join_p50.append(doc["p50_us"] / 1000)
+            join_p99.append(doc["p99_us"] / 1000)
+            join_total += doc["ok"]
+            join_bad += doc["requests"] - doc["ok"]
+        # Matches: default requests from random road nodes, departing within the next hour.
+        path = os.path.join(work, "matches.tsv")
+        with open(path, "w") as f:
+            for _ in range(2000):
+                o, d = rng.choice(pts), rng.choice(pts)
+                f.write("GET\t/v1/match?origin=%.7f,%.7f&destination=%.7f,%.7f&depart_at=%d\n" % (o[0], o[1], d[0], d[1], now + rng.uniform(0, 3600)))
+        probe = httpclient.Client("127.0.0.1", port)
+        status, body, _ = probe.get("/v1/match?origin=%.7f,%.7f&destination=%.7f,%.7f" % (pts[0] + pts[1]))
+        probe.close()
+        wrk(url, READS_LUA, path, 1)
+        match_runs = [wrk(url, READS_LUA, path, args.seconds) for _ in range(runs)]
+        cond_j = ("%d open parties (16 seats) in central Seoul, each request a new rider; wrk 64 connections, 2 threads, %d runs x %d s; "
+                  "%d joins acknowledged (each after its SQLite commit, synchronous=FULL), %d other answers" % (
+                      args.parties, runs, args.seconds, join_total, join_bad))
+        match_errors = sum(r["errors_status"] + r["errors_read"] + r["errors_timeout"] for r in match_runs)
+        cond_m = ("%d open parties in central Seoul; GET /v1/match from 2,000 random road nodes (walk 800 m, window ±30 min, detour ≤ 25%%); "
+                  "wrk 64 connections, 2 threads, %d runs x %d s; %d requests, %d errors or non-2xx; probe answer %d (%d bytes)" % (
+                      args.parties, runs, args.seconds, sum(r["requests"] for r in match_runs), match_errors, status, len(body)))
+        results = [
+            benchlib.record("pooling.http.joins.rps", "ours", "taxipot serve", "durable joins/s", "joins/s", "higher", join_rps, join_total, cond_j),
+            benchlib.record("pooling.http.joins.p99", "ours", "taxipot serve", "join latency p99 under load", "ms", "lower", join_p99, join_total, cond_j),
+            benchlib.record("pooling.http.match.rps", "ours", "taxipot serve", "matches/s", "req/s", "higher",
+                            [r["requests"] / (r["duration_us"] / 1e6) for r in match_runs], sum(r["requests"] for r in match_runs), cond_m),
+            benchlib.record("pooling.http.match.p99", "ours", "taxipot serve", "match latency p99 under load", "ms", "lower",
+                            [r["p99_us"] / 1000 for r in match_runs], sum(r["requests"] for r in match_runs), cond_m),
+        ]
+        benchlib.emit(results, [])
+    finally:
+        httpclient.stop(proc)
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
