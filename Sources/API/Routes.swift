@@ -7,6 +7,7 @@ public func makeRouter(context: ServiceContext) -> Router {
     registerCoordinatesEndpoints(router, context)
     registerFaresEndpoints(router, context)
     registerRoutingEndpoints(router, context)
+    registerTableEndpoints(router, context)
     registerPartiesEndpoints(router, context)
     registerPlacesEndpoints(router, context)
     registerMapEndpoints(router, context)
