@@ -40,7 +40,7 @@ struct TableCommand: Command {
     }
 
     /// Rows of cells computed (and held) at a time.
-    static let cellsPerBlock = 1 << 20
+    static let cellsPerBlock = 1 << 22
 
     func run(_ args: [String]) throws -> Int32 {
         let a = try Arguments(args, valued: ["sources", "destinations", "output", "depart-at", "max-snap-m", "data"],
