@@ -199,10 +199,8 @@ final class RouteTableTests: XCTestCase {
         // Per cell, the (cost, length) of every meeting, from full upward searches of each side.
         let scratch = CHQueryScratch(nodeCount: g.nodeCount)
         var unreachable = 0, reachable = 0, ties = 0
-        engine.timeFactors[hour].withUnsafeBufferPointer { q in
-            let time = TimeWeights(g, q: q)
-            let search = HierarchyTableSearch(graph: g, time: time, length: g.length.baseAddress!, rank: g.chRank.baseAddress!,
-                                              forward: tableDirection(g, metric, up: true), backward: tableDirection(g, metric, up: false))
+        engine.withTableSearch(metric: metric, hour: hour) { search in
+            let time = search.time
             let records = RecordList()
             let s = TableScratch(nodeCount: g.nodeCount)
             for j in 0..<n { search.searchBackward(ends[j], column: j, scratch: s, into: records) }
@@ -249,24 +247,6 @@ final class RouteTableTests: XCTestCase {
             }
         }
         return (reachable, unreachable, ties)
-    }
-
-    func tableDirection(_ g: RoadGraph, _ m: CHMetric, up: Bool) -> TableDirection {
-        m.upWeight.withUnsafeBufferPointer { upW in
-            m.downWeight.withUnsafeBufferPointer { downW in
-                m.upLength.withUnsafeBufferPointer { upL in
-                    m.downLength.withUnsafeBufferPointer { downL in
-                        // The metric outlives the test's searches (held by the caller), so its buffers stay valid.
-                        up ? TableDirection(relaxFirst: g.chUpFirst.baseAddress!, relaxOther: g.chUpHead.baseAddress!, relaxWeight: upW.baseAddress!,
-                                            relaxLength: upL.baseAddress!, stallFirst: g.chDownFirst.baseAddress!,
-                                            stallOther: g.chDownTail.baseAddress!, stallWeight: downW.baseAddress!)
-                            : TableDirection(relaxFirst: g.chDownFirst.baseAddress!, relaxOther: g.chDownTail.baseAddress!, relaxWeight: downW.baseAddress!,
-                                             relaxLength: downL.baseAddress!, stallFirst: g.chUpFirst.baseAddress!,
-                                             stallOther: g.chUpHead.baseAddress!, stallWeight: upW.baseAddress!)
-                    }
-                }
-            }
-        }
     }
 
     /// Errors name the point: sources[i] or destinations[j].
