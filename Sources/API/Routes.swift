@@ -8,6 +8,7 @@ public func makeRouter(context: ServiceContext) -> Router {
     registerFaresEndpoints(router, context)
     registerRoutingEndpoints(router, context)
     registerCoverageEndpoints(router, context)
+    registerTableEndpoints(router, context)
     registerPartiesEndpoints(router, context)
     registerPoolingEndpoints(router, context)
     registerPlacesEndpoints(router, context)

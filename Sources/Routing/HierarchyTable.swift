@@ -193,65 +193,73 @@ extension RouteEngine {
         let g = graph
         let n = g.nodeCount
         let columns = to.count, rows = from.count
-        timeFactors[hour].withUnsafeBufferPointer { q in
+        withTableSearch(metric: metric, hour: hour) { search in
+            // Backward searches, destinations spread over the cores; each thread keeps its records.
+            let backWorkers = TableCells.workers(rows: columns, cells: columns, cellsPerWorker: 8)
+            let perWorker = (0..<backWorkers).map { _ in RecordList() }
+            let nextColumn = RowCounter()
+            DispatchQueue.concurrentPerform(iterations: backWorkers) { w in
+                tablePool.withScratch { s in
+                    while let j = nextColumn.take(below: columns) {
+                        search.searchBackward(to[j], column: j, scratch: s, into: perWorker[w])
+                    }
+                }
+            }
+            // Buckets by rank (a counting sort of the records; the order within a bucket
+            // does not matter: a cell's answer is the least (cost, length) seen).
+            var bucketFirst = [Int](repeating: 0, count: n + 1)
+            for list in perWorker { for v in list.nodes { bucketFirst[Int(v) + 1] += 1 } }
+            for v in 0..<n { bucketFirst[v + 1] += bucketFirst[v] }
+            var entries = [BucketEntry](repeating: BucketEntry(column: 0, dist: 0, length: 0), count: bucketFirst[n])
+            var fill = bucketFirst
+            for list in perWorker {
+                for (v, e) in zip(list.nodes, list.entries) {
+                    entries[fill[Int(v)]] = e
+                    fill[Int(v)] += 1
+                }
+            }
+            // Routes along one edge: the destinations' endpoints by edge (piece and direction).
+            var onEdge: [UInt32: [(column: Int, endpoint: Endpoint)]] = [:]
+            for (j, ends) in to.enumerated() {
+                for t in ends { onEdge[g.edgePiece[t.edge], default: []].append((j, t)) }
+            }
+            let edgeLists = onEdge
+            let workers = TableCells.workers(rows: rows, cells: rows * columns, cellsPerWorker: 256)
+            let nextRow = RowCounter()
+            entries.withUnsafeBufferPointer { entriesB in
+                bucketFirst.withUnsafeBufferPointer { firstB in
+                    let buckets = Buckets(first: firstB.baseAddress!, entries: entriesB.baseAddress!)
+                    DispatchQueue.concurrentPerform(iterations: workers) { _ in
+                        tablePool.withScratch { s in
+                            while let i = nextRow.take(below: rows) {
+                                search.searchForward(from[i], row: i, onEdge: edgeLists, buckets: buckets, scratch: s, into: out)
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Runs `body` with the shared state of a many-to-many search on `metric` at `hour` (its
+    /// pointers are valid only inside `body`).
+    func withTableSearch<R>(metric: CHMetric, hour: Int, _ body: (HierarchyTableSearch) -> R) -> R {
+        let g = graph
+        return timeFactors[hour].withUnsafeBufferPointer { q in
             metric.upWeight.withUnsafeBufferPointer { upW in
                 metric.downWeight.withUnsafeBufferPointer { downW in
                     metric.upLength.withUnsafeBufferPointer { upL in
                         metric.downLength.withUnsafeBufferPointer { downL in
                             let up = (first: g.chUpFirst.baseAddress!, head: g.chUpHead.baseAddress!)
                             let down = (first: g.chDownFirst.baseAddress!, tail: g.chDownTail.baseAddress!)
-                            let search = HierarchyTableSearch(
+                            return body(HierarchyTableSearch(
                                 graph: g, time: TimeWeights(g, q: q), length: g.length.baseAddress!, rank: g.chRank.baseAddress!,
                                 forward: TableDirection(relaxFirst: up.first, relaxOther: up.head, relaxWeight: upW.baseAddress!,
                                                         relaxLength: upL.baseAddress!, stallFirst: down.first, stallOther: down.tail,
                                                         stallWeight: downW.baseAddress!),
                                 backward: TableDirection(relaxFirst: down.first, relaxOther: down.tail, relaxWeight: downW.baseAddress!,
                                                          relaxLength: downL.baseAddress!, stallFirst: up.first, stallOther: up.head,
-                                                         stallWeight: upW.baseAddress!))
-                            // Backward searches, destinations spread over the cores; each thread keeps its records.
-                            let backWorkers = TableCells.workers(rows: columns, cells: columns, cellsPerWorker: 8)
-                            let perWorker = (0..<backWorkers).map { _ in RecordList() }
-                            let nextColumn = RowCounter()
-                            DispatchQueue.concurrentPerform(iterations: backWorkers) { w in
-                                tablePool.withScratch { s in
-                                    while let j = nextColumn.take(below: columns) {
-                                        search.searchBackward(to[j], column: j, scratch: s, into: perWorker[w])
-                                    }
-                                }
-                            }
-                            // Buckets by rank (a counting sort of the records; the order within a bucket
-                            // does not matter: a cell's answer is the least (cost, length) seen).
-                            var bucketFirst = [Int](repeating: 0, count: n + 1)
-                            for list in perWorker { for v in list.nodes { bucketFirst[Int(v) + 1] += 1 } }
-                            for v in 0..<n { bucketFirst[v + 1] += bucketFirst[v] }
-                            var entries = [BucketEntry](repeating: BucketEntry(column: 0, dist: 0, length: 0), count: bucketFirst[n])
-                            var fill = bucketFirst
-                            for list in perWorker {
-                                for (v, e) in zip(list.nodes, list.entries) {
-                                    entries[fill[Int(v)]] = e
-                                    fill[Int(v)] += 1
-                                }
-                            }
-                            // Routes along one edge: the destinations' endpoints by edge (piece and direction).
-                            var onEdge: [UInt32: [(column: Int, endpoint: Endpoint)]] = [:]
-                            for (j, ends) in to.enumerated() {
-                                for t in ends { onEdge[g.edgePiece[t.edge], default: []].append((j, t)) }
-                            }
-                            let edgeLists = onEdge
-                            let workers = TableCells.workers(rows: rows, cells: rows * columns, cellsPerWorker: 256)
-                            let nextRow = RowCounter()
-                            entries.withUnsafeBufferPointer { entriesB in
-                                bucketFirst.withUnsafeBufferPointer { firstB in
-                                    let buckets = Buckets(first: firstB.baseAddress!, entries: entriesB.baseAddress!)
-                                    DispatchQueue.concurrentPerform(iterations: workers) { _ in
-                                        tablePool.withScratch { s in
-                                            while let i = nextRow.take(below: rows) {
-                                                search.searchForward(from[i], row: i, onEdge: edgeLists, buckets: buckets, scratch: s, into: out)
-                                            }
-                                        }
-                                    }
-                                }
-                            }
+                                                         stallWeight: upW.baseAddress!)))
                         }
                     }
                 }

@@ -11,6 +11,7 @@ import TaxiPot
 let sections: [(String, (BenchContext, [String: String]) throws -> Void)] = [
     ("coordinates", CoordinatesBench.run),
     ("routing", RoutingBench.run),
+    ("table", TableBench.run),
     ("places", PlacesBench.run),
     ("quote", QuoteBench.run),
     ("clusters", ClustersBench.run),

@@ -14,6 +14,7 @@ let commands: [any Command] = [
     PlacesCommand(),
     ReverseCommand(),
     BatchCommand(),
+    TableCommand(),
 ]
 
 func usage() -> String {

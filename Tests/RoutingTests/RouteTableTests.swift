@@ -159,7 +159,36 @@ final class RouteTableTests: XCTestCase {
         }
         let metric = CHMetric(upWeight: upW, downWeight: downW, upUnpack: full.upUnpack, downUnpack: full.downUnpack,
                               upLength: full.upLength, downLength: full.downLength)
-        let n = points.count
+        let (reachable, unreachable, _) = compareWithHierarchyQuery(engine, ends, metric: metric, hour: hour)
+        XCTAssertGreaterThan(unreachable, points.count)
+        XCTAssertGreaterThan(reachable, points.count * points.count / 3)
+    }
+
+    /// Ties: on the Seoul hierarchy with every arc weighing whole minutes (so that many meetings
+    /// cost the same and differ in length), the table picks, cell by cell, the same route as the
+    /// bidirectional query: the same cost and the same (shortest) length.
+    func testEqualCostTiesGoToTheSameRouteAsTheHierarchyQuery() throws {
+        let engine = try SeoulFixture.engine()
+        let hour = 3
+        guard let full = engine.hierarchyMetric(hour: hour, wait: true) else { return XCTFail("no hierarchy for 03:00") }
+        func minutes(_ w: [UInt32]) -> [UInt32] { w.map { $0 == CHMetric.infinity ? $0 : $0 / 60_000 + 1 } }
+        let metric = CHMetric(upWeight: minutes(full.upWeight), downWeight: minutes(full.downWeight), upUnpack: full.upUnpack,
+                              downUnpack: full.downUnpack, upLength: full.upLength, downLength: full.downLength)
+        let ends = randomPoints(engine, count: 50, seed: 78).map { engine.endpoints(at: $0, maxMeters: 200) }
+        let (reachable, _, ties) = compareWithHierarchyQuery(engine, ends, metric: metric, hour: hour)
+        XCTAssertEqual(reachable, 50 * 50)
+        XCTAssertGreaterThan(ties, 50, "too few cells with meetings of equal cost and different lengths to test the tie rule")
+    }
+
+    /// Runs the table of `ends` × `ends` on `metric` and the bidirectional query for every cell;
+    /// asserts equal cost and length, nil exactly where the query finds no route. Returns the
+    /// reachable and unreachable cells, and the cells where another meeting of the same cost
+    /// but another length exists (a tie the length decides).
+    func compareWithHierarchyQuery(_ engine: RouteEngine, _ ends: [[RouteEngine.Endpoint]], metric: CHMetric, hour: Int,
+                                   file: StaticString = #filePath, line: UInt = #line) -> (reachable: Int, unreachable: Int, ties: Int)
+    {
+        let g = engine.graph
+        let n = ends.count
         var durations = [UInt32](repeating: RouteTable.unreachable, count: n * n)
         var lengths = [UInt32](repeating: RouteTable.unreachable, count: n * n)
         durations.withUnsafeMutableBufferPointer { d in
@@ -167,17 +196,40 @@ final class RouteTableTests: XCTestCase {
                 engine.hierarchyTable(ends, ends, metric: metric, hour: hour, into: TableCells(durations: d.baseAddress!, lengths: l.baseAddress!, columns: n))
             }
         }
+        // Per cell, the (cost, length) of every meeting, from full upward searches of each side.
         let scratch = CHQueryScratch(nodeCount: g.nodeCount)
-        var unreachable = 0, reachable = 0
-        engine.timeFactors[hour].withUnsafeBufferPointer { q in
-            let time = TimeWeights(g, q: q)
+        var unreachable = 0, reachable = 0, ties = 0
+        engine.withTableSearch(metric: metric, hour: hour) { search in
+            let time = search.time
+            let records = RecordList()
+            let s = TableScratch(nodeCount: g.nodeCount)
+            for j in 0..<n { search.searchBackward(ends[j], column: j, scratch: s, into: records) }
+            var byNode: [UInt32: [BucketEntry]] = [:]
+            for (v, e) in zip(records.nodes, records.entries) { byNode[v, default: []].append(e) }
             for i in 0..<n {
+                var meetings = [[(UInt64, UInt64)]](repeating: [], count: n)
+                s.reset()
+                for a in ends[i] {
+                    let wa = time(a.edge), len = g.length[a.edge]
+                    let r = Int(g.chRank[Int(g.head[a.edge])])
+                    let cost = wa - RouteEngine.partial(wa, a.fraction)
+                    if cost < s.labels[r].dist {
+                        if s.labels[r].dist == .max { s.touched.append(UInt32(r)) }
+                        s.labels[r] = TableLabel(dist: cost, length: len - RouteEngine.partial(len, a.fraction))
+                        s.heap.push(key: cost, node: UInt32(r))
+                    }
+                }
+                search.forward.run(s) { v, label in
+                    for b in byNode[UInt32(v)] ?? [] {
+                        meetings[Int(b.column)].append((UInt64(label.dist) + UInt64(b.dist), UInt64(label.length) + UInt64(b.length)))
+                    }
+                }
                 for j in 0..<n {
                     let searchEnds = engine.searchEnds(ends[i], ends[j], weights: time)
                     let outcome = g.hierarchySearch(searchEnds, metric: metric, scratch: scratch)
                     guard case .some(.some(let route)) = outcome else {
-                        XCTAssertNil(outcome, "cell \(i),\(j): an arc did not unpack")
-                        XCTAssertEqual(durations[i * n + j], RouteTable.unreachable, "cell \(i),\(j): no route, but the table has one")
+                        XCTAssertNil(outcome, "cell \(i),\(j): an arc did not unpack", file: file, line: line)
+                        XCTAssertEqual(durations[i * n + j], RouteTable.unreachable, "cell \(i),\(j): no route, but the table has one", file: file, line: line)
                         unreachable += 1
                         continue
                     }
@@ -188,13 +240,13 @@ final class RouteTableTests: XCTestCase {
                     case .edges(let s, let edges, let t):
                         cm = UInt64(searchEnds.sourceLength[s]) + edges.reduce(0) { $0 + UInt64(g.length[Int($1)]) } + UInt64(searchEnds.targetLength[t])
                     }
-                    XCTAssertEqual(UInt64(durations[i * n + j]), route.cost, "cell \(i),\(j)")
-                    XCTAssertEqual(UInt64(lengths[i * n + j]), cm, "cell \(i),\(j)")
+                    XCTAssertEqual(UInt64(durations[i * n + j]), route.cost, "cell \(i),\(j)", file: file, line: line)
+                    XCTAssertEqual(UInt64(lengths[i * n + j]), cm, "cell \(i),\(j)", file: file, line: line)
+                    if Set(meetings[j].filter { $0.0 == route.cost }.map(\.1)).count > 1 { ties += 1 }
                 }
             }
         }
-        XCTAssertGreaterThan(unreachable, n)
-        XCTAssertGreaterThan(reachable, n * n / 3)
+        return (reachable, unreachable, ties)
     }
 
     /// Errors name the point: sources[i] or destinations[j].

@@ -2,6 +2,7 @@
 
   coords_1m.f64        1M lon,lat (float64 LE pairs), uniform over South Korea's bounding box
   route_pairs.csv      random pairs of road nodes of central Seoul (largest SCC of the car graph)
+  table_points.csv     2,000 random road nodes of central Seoul (lon,lat): table sources, then destinations
   batch_<N>.csv        N trip rows (origin_lon,origin_lat,dest_lon,dest_lat,depart_at) on the same nodes
   parties_1m.f64       1M lon,lat around 12 Korean cities (the first 100k are the 100k set)
   viewports.csv        zoom,west,south,east,north: phone-sized viewports (412x915 px) at zooms 6-16
@@ -56,6 +57,14 @@ def write_pairs(path, nodes, count):
         f.write("from_lon,from_lat,to_lon,to_lat\n")
         for i, j in zip(a, b):
             f.write("%.7f,%.7f,%.7f,%.7f\n" % (nodes[i][0], nodes[i][1], nodes[j][0], nodes[j][1]))
+
+
+def write_table_points(path, nodes, count):
+    rng = np.random.default_rng(SEED + 3)
+    with open(path, "w") as f:
+        f.write("lon,lat\n")
+        for i in rng.integers(0, len(nodes), count):
+            f.write("%.7f,%.7f\n" % (nodes[i][0], nodes[i][1]))
 
 
 def write_batch(path, nodes, rows):
@@ -151,6 +160,9 @@ def main():
     if need("route_pairs.csv", args.pairs):
         nodes = road_nodes()
         write_pairs(p("route_pairs.csv"), nodes, args.pairs)
+    if need("table_points.csv", 2000):
+        nodes = nodes if nodes is not None else road_nodes()
+        write_table_points(p("table_points.csv"), nodes, 2000)
     batch = "batch_%d.csv" % args.batch_rows
     if need(batch, args.batch_rows):
         nodes = nodes if nodes is not None else road_nodes()

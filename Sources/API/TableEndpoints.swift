@@ -1,0 +1,282 @@
+import Engine
+import Fares
+import Foundation
+import Geo
+import HTTPServer
+import JSON
+import Routing
+
+/// What a table answer carries per cell.
+public struct TableAnnotations: Sendable, Equatable {
+    public var duration = true
+    public var distance = true
+    public var fare = false
+
+    public init(duration: Bool = true, distance: Bool = true, fare: Bool = false) {
+        self.duration = duration
+        self.distance = distance
+        self.fare = fare
+    }
+
+    /// Parses names (`duration`, `distance`, `fare`); nil for an unknown or missing one.
+    static func parse<S: Sequence>(_ names: S) -> TableAnnotations? where S.Element: StringProtocol {
+        var a = TableAnnotations(duration: false, distance: false, fare: false)
+        var any = false
+        for name in names {
+            switch name.trimmingSpaces() {
+            case "duration": a.duration = true
+            case "distance": a.distance = true
+            case "fare": a.fare = true
+            default: return nil
+            }
+            any = true
+        }
+        return any ? a : nil
+    }
+}
+
+/// A parsed table request of `GET` or `POST /v1/table`.
+struct TableQuery {
+    var request: TableRequest
+    var annotations: TableAnnotations
+}
+
+/// `GET /v1/table` and `POST /v1/table`: durations, distances and solo fares between points, in
+/// OSRM's table shape.
+enum TableEndpoint {
+    /// Points per list: GET (the URL) and POST (the 1 MiB body).
+    static let maxPointsGet = 100
+    static let maxPointsPost = 1000
+    /// Fares route each cell on its own (as a quote does), so they are offered for at most this many cells.
+    static let maxFareCells = 10_000
+
+    static let annotationsText = "comma-separated: duration, distance, fare (default duration,distance)"
+
+    /// The answer: `{"durations","distances","fares_krw","sources","destinations","depart_at"}`, written
+    /// directly (a million cells as a JSON tree would cost more than the search). Durations in
+    /// seconds and distances in metres rounded to 0.1 as `GET /v1/route` rounds them; null where
+    /// no route exists.
+    static func encode(_ table: RouteTable, fares: [Int?]?, annotations: TableAnnotations, departAt: Double) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(64 + table.durationsMs.count * ((annotations.duration ? 8 : 0) + (annotations.distance ? 9 : 0) + (fares != nil ? 6 : 0)))
+        func key(_ k: String) { out.append(UInt8(ascii: "\"")); out += Array(k.utf8); out += Array("\":".utf8) }
+        func matrix(_ name: String, _ cell: (Int) -> Void) {
+            key(name)
+            out.append(UInt8(ascii: "["))
+            for i in 0..<table.sourceCount {
+                if i > 0 { out.append(UInt8(ascii: ",")) }
+                out.append(UInt8(ascii: "["))
+                for j in 0..<table.destinationCount {
+                    if j > 0 { out.append(UInt8(ascii: ",")) }
+                    cell(i * table.destinationCount + j)
+                }
+                out.append(UInt8(ascii: "]"))
+            }
+            out += Array("],".utf8)
+        }
+        let null = Array("null".utf8)
+        out.append(UInt8(ascii: "{"))
+        if annotations.duration {
+            matrix("durations") { k in
+                let ms = table.durationsMs[k]
+                if ms == RouteTable.unreachable { out += null; return }
+                JSONWriter.writeNumber((Double(ms) / 1000 * 10).rounded() / 10, into: &out)
+            }
+        }
+        if annotations.distance {
+            matrix("distances") { k in
+                if table.durationsMs[k] == RouteTable.unreachable { out += null; return }
+                JSONWriter.writeNumber((Double(table.distancesCm[k]) / 100 * 10).rounded() / 10, into: &out)
+            }
+        }
+        if let fares {
+            matrix("fares_krw") { k in
+                if let f = fares[k] { JSONWriter.writeInteger(Int64(f), into: &out) } else { out += null }
+            }
+        }
+        func points(_ name: String, _ list: [TablePoint]) {
+            let value: JSONValue = .array(list.map { p in
+                ["location": .array([.number((p.location.lon * 1e6).rounded() / 1e6), .number((p.location.lat * 1e6).rounded() / 1e6)]),
+                 "distance_m": .number((p.distanceMeters * 10).rounded() / 10)]
+            })
+            key(name)
+            JSONWriter.write(value, into: &out)
+            out.append(UInt8(ascii: ","))
+        }
+        points("sources", table.sources)
+        points("destinations", table.destinations)
+        key("depart_at")
+        JSONWriter.writeString(SeoulTime.format(departAt), into: &out)
+        out.append(UInt8(ascii: "}"))
+        return out
+    }
+
+    /// Answers a parsed query: the table, fares when asked for, JSON.
+    static func answer(_ q: TableQuery, _ context: ServiceContext) throws(HTTPError) -> HTTPResponse {
+        let table: RouteTable
+        do throws(RoutingError) { table = try context.routeEngine.table(q.request) } catch { throw error.httpError }
+        var fares: [Int?]?
+        if q.annotations.fare {
+            do throws(FareRequestError) { fares = try context.quotes.soloFares(q.request, table: table) } catch {
+                throw FareJSON.httpError(error)
+            }
+        }
+        return .json(bytes: encode(table, fares: fares, annotations: q.annotations, departAt: q.request.departAt))
+    }
+
+    /// Checks the sizes of a query: points per list and fare cells; errors name the field.
+    static func checkLimits(_ q: TableQuery, maxPoints: Int) throws(HTTPError) {
+        let sources = q.request.sources.count, destinations = q.request.destinations?.count ?? sources
+        for (name, n) in [("sources", sources), ("destinations", destinations)] where n > maxPoints {
+            throw .badRequest("too_many_points", "'\(name)' has \(n) points; at most \(maxPoints) are allowed here")
+        }
+        if q.annotations.fare && sources * destinations > maxFareCells {
+            throw .badRequest("too_many_cells", "'annotations' asks for fares of \(sources * destinations) cells; fares are offered for at most \(maxFareCells) cells (a fare routes its cell on its own)")
+        }
+    }
+
+    /// `GET /v1/table?sources=…[&destinations=…][&depart_at=][&annotations=][&max_snap_m=]`.
+    static func parseGet(_ req: HTTPRequest) throws(HTTPError) -> TableQuery {
+        func points(_ name: String, required: Bool) throws(HTTPError) -> [Coordinate]? {
+            guard let text = required ? try req.requiredQueryValue(name) : try req.queryValue(name) else { return nil }
+            let parts = text.split(separator: ";", omittingEmptySubsequences: false)
+            guard parts.count <= maxPointsGet else {
+                throw .badRequest("too_many_points", "query parameter '\(name)' has \(parts.count) points; at most \(maxPointsGet) are allowed (POST /v1/table takes \(maxPointsPost))")
+            }
+            var out: [Coordinate] = []
+            for (i, part) in parts.enumerated() {
+                guard let c = Coordinate.parse(part) else {
+                    throw .badRequest("invalid_parameter", "query parameter '\(name)': point \(i) must be lon,lat with longitude −180…180 and latitude −90…90, got '\(part.prefix(60))'")
+                }
+                out.append(c)
+            }
+            return out
+        }
+        let sources = try points("sources", required: true)!
+        let destinations = try points("destinations", required: false)
+        var departAt = SeoulTime.now()
+        if let text = try req.queryValue("depart_at") {
+            guard let t = SeoulTime.parse(text) else {
+                throw .badRequest("invalid_parameter", "query parameter 'depart_at' must be an ISO 8601 date-time such as 2025-05-01T08:30:00+09:00, got '\(text.prefix(60))'")
+            }
+            departAt = t
+        }
+        var annotations = TableAnnotations()
+        if let text = try req.queryValue("annotations") {
+            guard let a = TableAnnotations.parse(text.split(separator: ",", omittingEmptySubsequences: false)) else {
+                throw .badRequest("invalid_parameter", "query parameter 'annotations' must be \(annotationsText), got '\(text.prefix(60))'")
+            }
+            annotations = a
+        }
+        var snap = 200.0
+        if let text = try req.queryValue("max_snap_m") {
+            guard let v = NumberParsing.finiteDouble(text), v > 0, v <= RouteEngine.maxSnapLimitMeters else {
+                throw .badRequest("invalid_parameter", "query parameter 'max_snap_m' must be a number of metres above 0 and at most \(Int(RouteEngine.maxSnapLimitMeters)), got '\(text.prefix(40))'")
+            }
+            snap = v
+        }
+        let q = TableQuery(request: TableRequest(sources: sources, destinations: destinations, departAt: departAt, maxSnapMeters: snap),
+                           annotations: annotations)
+        try checkLimits(q, maxPoints: maxPointsGet)
+        return q
+    }
+
+    /// `POST /v1/table` with `{"sources":[[lon,lat],…],"destinations"?,"depart_at"?,"annotations"?,"max_snap_m"?}`
+    /// (points also as `{"lon","lat"}`; annotations as a list or a comma-separated string).
+    static func parsePost(_ json: JSONValue) throws(HTTPError) -> TableQuery {
+        let b = try FareJSON.Body(json, allowed: ["sources", "destinations", "depart_at", "annotations", "max_snap_m"])
+        func points(_ name: String) throws(HTTPError) -> [Coordinate]? {
+            guard let v = b.present(name) else { return nil }
+            guard let items = v.arrayValue else { throw .badRequest("invalid_parameter", "\(name) must be a list of [lon,lat] points") }
+            guard items.count <= maxPointsPost else {
+                throw .badRequest("too_many_points", "\(name) has \(items.count) points; at most \(maxPointsPost) are allowed")
+            }
+            var out: [Coordinate] = []
+            out.reserveCapacity(items.count)
+            for (i, item) in items.enumerated() {
+                if let pair = item.arrayValue {
+                    guard pair.count == 2, let lon = pair[0].doubleValue, let lat = pair[1].doubleValue,
+                          Coordinate(lon: lon, lat: lat).isValid
+                    else {
+                        throw .badRequest("invalid_parameter", "\(name)[\(i)] must be [lon,lat] with longitude −180…180 and latitude −90…90")
+                    }
+                    out.append(Coordinate(lon: lon, lat: lat))
+                } else {
+                    out.append(try FareJSON.Body.coordinate(item, name: "\(name)[\(i)]"))
+                }
+            }
+            return out
+        }
+        guard let sources = try points("sources") else { throw .badRequest("missing_parameter", "sources is required") }
+        let destinations = try points("destinations")
+        var annotations = TableAnnotations()
+        if let v = b.present("annotations") {
+            let names: [String]? = v.arrayValue.map { $0.compactMap(\.stringValue) }.flatMap { $0.count == v.arrayValue?.count ? $0 : nil }
+                ?? v.stringValue.map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+            guard let names, let a = TableAnnotations.parse(names) else {
+                throw .badRequest("invalid_parameter", "annotations must list \(annotationsText)")
+            }
+            annotations = a
+        }
+        var snap = 200.0
+        if let v = try b.number("max_snap_m") {
+            guard v > 0, v <= RouteEngine.maxSnapLimitMeters else {
+                throw .badRequest("invalid_parameter", "max_snap_m must be a number of metres above 0 and at most \(Int(RouteEngine.maxSnapLimitMeters))")
+            }
+            snap = v
+        }
+        let q = TableQuery(request: TableRequest(sources: sources, destinations: destinations, departAt: try b.departure() ?? SeoulTime.now(),
+                                                 maxSnapMeters: snap),
+                           annotations: annotations)
+        try checkLimits(q, maxPoints: maxPointsPost)
+        return q
+    }
+}
+
+/// Registers `GET` and `POST /v1/table`.
+func registerTableEndpoints(_ router: Router, _ context: ServiceContext) {
+    let responses: [(Int, String)] = [
+        (200, "{\"durations\":[[s]],\"distances\":[[m]],\"fares_krw\":[[won]],\"sources\":[{\"location\":[lon,lat],\"distance_m\"}],\"destinations\":[…],\"depart_at\"}: "
+            + "one row per source, one column per destination, each the duration and distance of the route GET /v1/route returns for the pair "
+            + "(rounded as it rounds them) and its solo metered fare; null where no road route exists; only the annotations asked for"),
+        (400, "a parameter is missing or malformed (the message names it), too many points, or fares for more than \(TableEndpoint.maxFareCells) cells"),
+        (422, "too_far_from_road: no road within max_snap_m of a point (named sources[i] or destinations[j]); with fares, a source outside the fare regions"),
+    ]
+    let getDoc = OperationDoc(
+        "Durations, distances and solo fares from every source to every destination (OSRM's table shape), at the traffic speeds of the departure hour",
+        parameters: [
+            ParameterDoc("sources", required: true, "points as lon,lat;lon,lat;… (WGS84, at most \(TableEndpoint.maxPointsGet))"),
+            ParameterDoc("destinations", "points as lon,lat;… (at most \(TableEndpoint.maxPointsGet)); default: the sources"),
+            ParameterDoc("depart_at", "departure time, ISO 8601 (no offset = Asia/Seoul); default now"),
+            ParameterDoc("annotations", TableEndpoint.annotationsText),
+            ParameterDoc("max_snap_m", type: "number", "how far a point may be from a road, metres (default 200, at most 5000)"),
+        ],
+        responses: responses)
+    router.add("GET", "/v1/table", getDoc) { req in
+        try TableEndpoint.answer(try TableEndpoint.parseGet(req), context)
+    }
+    func points(_ description: String) -> JSONValue {
+        ["type": "array", "maxItems": .number(Double(TableEndpoint.maxPointsPost)), "description": .string(description),
+         "items": ["oneOf": [["type": "array", "items": ["type": "number"], "minItems": 2, "maxItems": 2],
+                             ["type": "object", "required": ["lon", "lat"], "properties": ["lon": ["type": "number"], "lat": ["type": "number"]]]]]]
+    }
+    let schema: JSONValue = [
+        "type": "object",
+        "required": ["sources"],
+        "additionalProperties": false,
+        "properties": [
+            "sources": points("points as [lon,lat] (WGS84)"),
+            "destinations": points("points as [lon,lat]; default: the sources"),
+            "depart_at": ["type": "string", "format": "date-time", "description": "ISO 8601; default now; no offset means Asia/Seoul"],
+            "annotations": ["description": .string("a list or a " + TableEndpoint.annotationsText),
+                            "oneOf": [["type": "array", "items": ["type": "string", "enum": ["duration", "distance", "fare"]]], ["type": "string"]]],
+            "max_snap_m": ["type": "number", "description": "how far a point may be from a road, metres (default 200, at most 5000)"],
+        ],
+    ]
+    let postDoc = OperationDoc(
+        "The same table as GET /v1/table for up to \(TableEndpoint.maxPointsPost) × \(TableEndpoint.maxPointsPost) points, from a JSON body",
+        requestBody: schema, responses: responses)
+    router.add("POST", "/v1/table", postDoc) { req in
+        try TableEndpoint.answer(try TableEndpoint.parsePost(try req.jsonBody()), context)
+    }
+}

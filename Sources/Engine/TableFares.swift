@@ -1,0 +1,97 @@
+import Fares
+import Foundation
+import Geo
+import Routing
+
+extension QuoteEngine {
+    /// The solo metered fare (won, tolls excluded) of every cell of `table`, row by row, nil where
+    /// the table has no route: for each pair, what `quote` charges one rider going from the
+    /// source straight to the destination at `request.departAt` (the same route, schedule of the
+    /// source's region and class, and meter), on all cores.
+    ///
+    /// Errors: a source in no fare region or without a schedule at the departure is a 422 naming
+    /// it (`sources[i]`); an unknown `taxiClass` is a 400.
+    public func soloFares(_ request: TableRequest, table: RouteTable, taxiClass: String = FareRequest.defaultTaxiClass)
+        throws(FareRequestError) -> [Int?]
+    {
+        let destinations = request.destinations ?? request.sources
+        guard table.sourceCount == request.sources.count, table.destinationCount == destinations.count else {
+            throw .invalid("table", "does not belong to the request (\(table.sourceCount) × \(table.destinationCount) cells)")
+        }
+        // One region and schedule per source, as a quote from it would pick them.
+        var schedules: [(region: String, schedule: FareSchedule)] = []
+        var byRegion: [String: FareSchedule] = [:]
+        for (i, p) in request.sources.enumerated() {
+            guard let region = region(at: p) else {
+                throw FareRequestError(status: 422, code: "outside_fare_regions", field: "sources[\(i)]",
+                                       message: "sources[\(i)] (\(p)) is in no known fare region")
+            }
+            if let s = byRegion[region] { schedules.append((region, s)); continue }
+            let schedule: FareSchedule
+            do {
+                schedule = try fares.book.schedule(region: region, taxiClass: taxiClass, at: request.departAt)
+            } catch {
+                if case .unknownRegion = error {
+                    throw FareRequestError(status: 422, code: "no_schedule", field: "sources[\(i)]",
+                                           message: "no fare schedule for the region '\(region)' of sources[\(i)]")
+                }
+                throw .lookup(error)
+            }
+            byRegion[region] = schedule
+            schedules.append((region, schedule))
+        }
+        let columns = table.destinationCount
+        let perSource = schedules
+        let cells = FareCells(count: table.sourceCount * columns)
+        let next = SourceCounter()
+        let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, table.sourceCount, (table.sourceCount * columns) / 16))
+        DispatchQueue.concurrentPerform(iterations: workers) { _ in
+            while let i = next.take(below: table.sourceCount) {
+                let (region, schedule) = perSource[i]
+                let meter = FareMeter(schedule: schedule)
+                for j in 0..<columns where table.isReachable(source: i, destination: j) {
+                    let route: RouteResult
+                    do {
+                        route = try routes.route(RouteRequest(from: request.sources[i], to: destinations[j], departAt: request.departAt,
+                                                              maxSnapMeters: request.maxSnapMeters))
+                    } catch { continue }
+                    let trip = meterTrip(route, region: region, departure: request.departAt)
+                    if let fare = try? meter.run(trip, departure: request.departAt) { cells.set(i * columns + j, fare.totalKrw) }
+                }
+            }
+        }
+        return cells.values()
+    }
+}
+
+/// Fares being filled by several threads (each cell written once, by one thread).
+private final class FareCells: @unchecked Sendable {
+    private let buffer: UnsafeMutablePointer<Int>
+    private let count: Int
+
+    init(count: Int) {
+        self.count = count
+        buffer = .allocate(capacity: max(1, count))
+        buffer.initialize(repeating: -1, count: max(1, count))
+    }
+
+    deinit { buffer.deallocate() }
+
+    func set(_ k: Int, _ krw: Int) { buffer[k] = krw }
+
+    func values() -> [Int?] { (0..<count).map { buffer[$0] < 0 ? nil : buffer[$0] } }
+}
+
+/// Hands out source rows to worker threads.
+private final class SourceCounter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var next = 0
+
+    func take(below limit: Int) -> Int? {
+        lock.lock()
+        defer { lock.unlock() }
+        guard next < limit else { return nil }
+        next += 1
+        return next - 1
+    }
+}

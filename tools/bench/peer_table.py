@@ -1,0 +1,126 @@
+"""Tables over HTTP on central Seoul: osrm-routed's CH /table and our GET /v1/table, on the same
+points (bench-out/inputs/table_points.csv: the first N are the sources, the next N the
+destinations), durations and distances, N = 10, 25 and 100, with the same keep-alive client.
+
+  peer_table.py osrm              osrm-routed CH on bench-out/osrm/seoul-ch (prepared here when
+                                  peer_routing.py has not prepared it)
+  peer_table.py ours --url URL    a running `taxipot serve`
+
+Each figure: the median over 5 rounds of the per-round p50 round trip (ms); a round is
+REQUESTS[N] requests of the same table after a warm-up.
+"""
+import argparse
+import csv
+import os
+import sys
+import urllib.parse
+
+import benchlib
+import httpclient
+
+SIZES = (10, 25, 100)
+REQUESTS = {10: 200, 25: 100, 100: 30}
+ROUNDS = 5
+DEPART_AT = "2025-06-14T10:00:00+09:00"  # the departure of every routing benchmark (taxipot-bench)
+
+
+def read_points():
+    with open(os.path.join(benchlib.INPUTS, "table_points.csv")) as f:
+        r = csv.reader(f)
+        next(r)
+        return [(float(a), float(b)) for a, b in r]
+
+
+def rounds(client, path, count):
+    """Per-round p50 (ms) of `count` GETs of `path`, after a warm-up; and the last answer."""
+    for _ in range(min(count, 20)):
+        client.get(path)
+    p50s = []
+    last = None
+    for _ in range(ROUNDS):
+        lat = []
+        for _ in range(count):
+            status, body, ns = client.get(path)
+            lat.append(ns / 1e6)
+            last = (status, body)
+        p50s.append(benchlib.percentile(lat, 50))
+    return p50s, last
+
+
+def coords(points):
+    return ";".join("%.7f,%.7f" % p for p in points)
+
+
+def osrm_paths(points):
+    out = {}
+    for n in SIZES:
+        pts = points[: 2 * n]
+        out[n] = "/table/v1/driving/%s?sources=%s&destinations=%s&annotations=duration,distance" % (
+            coords(pts), ";".join(str(i) for i in range(n)), ";".join(str(i) for i in range(n, 2 * n)))
+    return out
+
+
+def ours_paths(points):
+    return {n: "/v1/table?sources=%s&destinations=%s&depart_at=%s&annotations=duration,distance" % (
+        coords(points[:n]), coords(points[n:2 * n]), urllib.parse.quote(DEPART_AT)) for n in SIZES}
+
+
+def measure(client, paths, side, impl, conditions, ok_marker):
+    results, notes = [], []
+    for n in SIZES:
+        p50s, (status, body) = rounds(client, paths[n], REQUESTS[n])
+        ok = status == 200 and ok_marker in body
+        if not ok:
+            notes.append("%s %dx%d: answer %d %s" % (impl, n, n, status, body[:200]))
+        results.append(benchlib.record(
+            "table.http.%d" % n, side, impl, "%d × %d table over HTTP p50" % (n, n), "ms", "lower", p50s, n * n,
+            "%s; %d × %d central-Seoul road points (table_points.csv), durations and distances, %d requests x %d rounds "
+            "(per-round p50), keep-alive raw-socket client, 1 connection" % (conditions, n, n, REQUESTS[n], ROUNDS),
+            ok=ok, body_bytes=len(body)))
+        benchlib.log("%s %dx%d: p50 %.2f ms" % (impl, n, n, sorted(p50s)[ROUNDS // 2]))
+    return results, notes
+
+
+def osrm_side():
+    import osrm
+    points = read_points()
+    base = os.path.join(benchlib.OUT, "osrm", "seoul-ch", "seoul-central.osrm")
+    if not os.path.exists(base + ".hsgr"):
+        base, _ = osrm.prepare(os.path.join(benchlib.ROOT, "data/osm/seoul-central.osm.pbf"),
+                               os.path.join(benchlib.OUT, "osrm", "seoul-ch"), "ch")
+    proc, port = osrm.start_routed(base, "ch")
+    try:
+        client = httpclient.Client("127.0.0.1", port)
+        results, notes = measure(client, osrm_paths(points), "peer", osrm.version() + " osrm-routed CH /table",
+                                 "osrm-routed --algorithm ch, car.lua", b'"code":"Ok"')
+        client.close()
+    finally:
+        httpclient.stop(proc)
+    benchlib.emit(results, notes)
+
+
+def ours_side(url):
+    u = urllib.parse.urlparse(url)
+    points = read_points()
+    client = httpclient.Client(u.hostname, u.port)
+    results, notes = measure(client, ours_paths(points), "ours", "taxipot serve GET /v1/table",
+                             "depart_at %s" % DEPART_AT, b'"durations"')
+    client.close()
+    benchlib.emit(results, notes)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("side", choices=["osrm", "ours"])
+    ap.add_argument("--url")
+    args = ap.parse_args()
+    if args.side == "osrm":
+        osrm_side()
+    elif not args.url:
+        sys.exit("ours needs --url")
+    else:
+        ours_side(args.url)
+
+
+if __name__ == "__main__":
+    main()
