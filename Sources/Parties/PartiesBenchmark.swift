@@ -6,7 +6,7 @@ import Geo
 /// Building blocks (data, viewports, timed operations) plus `run`, which measures them all.
 /// Times are wall-clock seconds from a monotonic clock.
 public enum PartiesBenchmark {
-    /// The Seoul box of the supercluster comparison (research.md §4): 126.76–127.18 E, 37.42–37.70 N.
+    /// The Seoul box of the supercluster comparison (docs/REFERENCE.md, "Clustering"): 126.76–127.18 E, 37.42–37.70 N.
     public static let seoulBox = BoundingBox(west: 126.76, south: 37.42, east: 127.18, north: 37.70)
 
     /// `count` parties uniformly spread over `box`, departing within a day of `now`.
@@ -142,7 +142,7 @@ public enum PartiesBenchmark {
 
     /// Build (median of `builds`), viewport queries at zooms 11–16 (`viewport` pixels, a warm-up
     /// pass first), filtered queries, inserts and deletes, on `parties` (default: `count`
-    /// uniform Seoul parties, the points of research.md's supercluster figures).
+    /// uniform Seoul parties, the points of supercluster figures of docs/REFERENCE.md).
     ///
     /// To compare with supercluster on the same points and boxes, pass the same `parties`
     /// origins to it and the boxes of `viewports(count:zoom:width:height:)` (seed 2); note

@@ -6,7 +6,7 @@ import Routing
 import XCTest
 
 /// The calibration of data/traffic/profile.csv against the two official Seoul reference trips
-/// (fares.md, research.md §1), with the slow time taken from the profile.
+/// (docs/FARES.md, docs/REFERENCE.md, "Fares"), with the slow time taken from the profile.
 final class ReferenceTripTests: XCTestCase {
     func testReferenceTripsWithinFivePercent() throws {
         let estimator = FareData.estimator
