@@ -251,9 +251,10 @@ def main():
         row = "| %s | %s | %s | %s | %s | %s%s | %s |" % (cap, figure, cell(ours), peer_cell, ratio(ours, peer),
                                                        target or "", met, " ".join(notes_here))
         w(row)
-        if ours and (target or (pside == "ceiling" and key.endswith(".rps"))):
-            headline.append("| %s | %s | %s | %s | %s | %s%s |" % (cap, figure, cell(ours), peer_cell, ratio(ours, peer),
-                                                               target or "", met))
+        if ours and target:
+            against = "%s, %s" % (ratio(ours, peer), short_impl(peer["impl"])) if peer else "—"
+            headline.append("| %s | %s | %s %s | %s | %s%s |" % (cap, figure, fmt(ours["median"]), ours["unit"], against,
+                                                              target, met))
     shown = {s if isinstance(s, tuple) else (k, s) for _, _, k, s, _, _ in ROWS}
     shown |= {(k, "ours") for _, _, k, _, _, _ in ROWS}
     extra = [r for r in records if (r["key"], r["side"]) not in shown]
@@ -286,15 +287,20 @@ def main():
             cpu, cores, run_date.split()[0], commit, args.mode))
 
 
+def short_impl(impl):
+    """A peer's name without its details: `pyproj 3.7.2 (PROJ 9.5.1)` -> `pyproj 3.7.2`."""
+    return impl.split(" (")[0]
+
+
 def update_readme(path, rows, where):
-    """Replaces the block between the bench markers of the README with the headline rows."""
+    """Replaces the block between the bench markers of the README with the rows that have a
+    target, in a compact form (the README stays short; BENCHMARKS.md has the spreads and peers)."""
     start, end = "<!-- bench:start -->", "<!-- bench:end -->"
     text = open(path).read()
     if start not in text or end not in text:
         return
-    block = [start, "Measured by `make bench` (%s); every figure, peer and condition is in "
-             "[BENCHMARKS.md](BENCHMARKS.md).\n" % where,
-             "| Capability | Figure | Ours | Peer | Ratio | Target |", "|---|---|---|---|---|---|"] + rows + [end]
+    block = [start, "Measured by `make bench` (%s).\n" % where,
+             "| Capability | Figure | Ours (median) | Against | Target |", "|---|---|---|---|---|"] + rows + [end]
     head, rest = text.split(start, 1)
     tail = rest.split(end, 1)[1]
     open(path, "w").write(head + "\n".join(block) + tail)
