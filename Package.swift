@@ -9,7 +9,8 @@ import PackageDescription
 /// - Engine: the loaded dataset and quotes (route + fare + split).
 /// - HTTPServer (transport), API (endpoints), Batch (CSV fare estimates).
 /// - TaxiPot: the library product re-exporting all of the above.
-/// - TaxiPotCLI: the `taxipot` executable; TaxiPotBench: `taxipot-bench`.
+/// - TaxiPotCLI: the `taxipot` executable; TaxiPotBench: `taxipot-bench`; SyntheticCity: synthetic
+///   OSM cities for `taxipot synth-osm` and the tests.
 let cSystem = "Sources/CSystem"
 
 let package = Package(
@@ -52,14 +53,17 @@ let package = Package(
                                             "Places", "Routing", "Fares", "Parties"]),
         .target(name: "TaxiPot", dependencies: ["Geo", "JSON", "Coordinates", "Places", "Routing",
                                                 "Fares", "Parties", "Engine", "Batch", "HTTPServer", "API"]),
-        .executableTarget(name: "TaxiPotCLI", dependencies: ["TaxiPot"]),
-        .executableTarget(name: "TaxiPotBench", dependencies: ["TaxiPot"]),
+        // Tools: the synthetic city generator (CLI and tests, not the engine).
+        .target(name: "SyntheticCity", dependencies: ["Geo"]),
+        .executableTarget(name: "TaxiPotCLI", dependencies: ["TaxiPot", "SyntheticCity"]),
+        // The bench reads two SPI probes (`@_spi(Benchmarks) import Routing / Parties`).
+        .executableTarget(name: "TaxiPotBench", dependencies: ["TaxiPot", "Routing", "Parties"]),
 
         // Tests, one target per module they exercise.
         .testTarget(name: "GeoTests", dependencies: ["Geo", "JSON"]),
-        .testTarget(name: "CoordinatesTests", dependencies: ["Coordinates"]),
+        .testTarget(name: "CoordinatesTests", dependencies: ["Coordinates", "Geo"]),
         .testTarget(name: "PlacesTests", dependencies: ["Places", "TestSupport"]),
-        .testTarget(name: "RoutingTests", dependencies: ["Routing", "TestSupport"]),
+        .testTarget(name: "RoutingTests", dependencies: ["Routing", "SyntheticCity", "TestSupport"]),
         .testTarget(name: "FaresTests", dependencies: ["Fares", "Engine", "TestSupport"]),
         .testTarget(name: "PartiesTests", dependencies: ["Parties", "TestSupport"]),
         .testTarget(name: "BatchTests", dependencies: ["Batch", "TestSupport"]),

@@ -42,7 +42,7 @@ final class QuoteEngineTests: XCTestCase {
         let locator = try QuoteFixture.regions.get()
         XCTAssertEqual(engine.homeRegion, "seoul")
         XCTAssertTrue(engine.graphInsideHomeRegion, "every node of the central-Seoul graph is in Seoul")
-        let pairs = RoutingBenchmark.randomPairs(engine.routes.graph, count: 40, seed: 11)
+        let pairs = RandomRoutes.pairs(engine.routes.graph, count: 40, seed: 11)
         var compared = 0
         for departure in [seoul("2024-05-08T14:00"), seoul("2024-05-08T23:40"), seoul("2024-05-09T03:55")] {
             for (a, b) in pairs {
