@@ -8,7 +8,8 @@ import PackageDescription
 /// - Coordinates, Places, Routing, Fares, Parties: the five capabilities.
 /// - Engine: the loaded dataset and quotes (route + fare + split).
 /// - HTTPServer (transport), API (endpoints), Batch (CSV fare estimates).
-/// - TaxiPot: the library product re-exporting all of the above.
+/// - TaxiPot: the engine library product (capabilities, Engine, Batch); TaxiPotServer: the second
+///   product, the HTTP service (HTTPServer, API, JSON) re-exporting TaxiPot.
 /// - TaxiPotCLI: the `taxipot` executable; TaxiPotBench: `taxipot-bench`; SyntheticCity: synthetic
 ///   OSM cities for `taxipot synth-osm` and the tests.
 let cSystem = "Sources/CSystem"
@@ -18,6 +19,7 @@ let package = Package(
     platforms: [.macOS(.v13)],
     products: [
         .library(name: "TaxiPot", targets: ["TaxiPot"]),
+        .library(name: "TaxiPotServer", targets: ["TaxiPotServer"]),
         .executable(name: "taxipot", targets: ["TaxiPotCLI"]),
         .executable(name: "taxipot-bench", targets: ["TaxiPotBench"]),
     ],
@@ -46,28 +48,36 @@ let package = Package(
         .target(name: "Parties", dependencies: ["Geo", "SQLiteKit"]),
 
         // Composition and faces.
-        .target(name: "Engine", dependencies: ["Geo", "Routing", "Fares", "Places", "Coordinates"]),
-        .target(name: "Batch", dependencies: ["Geo", "Engine"]),
+        .target(name: "Engine", dependencies: ["Geo", "Routing", "Fares", "Places"]),
+        .target(name: "Batch", dependencies: ["Geo", "Engine", "Fares", "Places"]),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "JSON"]),
         .target(name: "API", dependencies: ["HTTPServer", "JSON", "Geo", "Engine", "Coordinates",
                                             "Places", "Routing", "Fares", "Parties"]),
-        .target(name: "TaxiPot", dependencies: ["Geo", "JSON", "Coordinates", "Places", "Routing",
-                                                "Fares", "Parties", "Engine", "Batch", "HTTPServer", "API"]),
+        // The two library products: the engine, and the HTTP service on top of it.
+        .target(name: "TaxiPot", dependencies: ["Geo", "Coordinates", "Places", "Routing", "Fares", "Parties",
+                                                "Engine", "Batch"]),
+        .target(name: "TaxiPotServer", dependencies: ["TaxiPot", "JSON", "HTTPServer", "API"]),
         // Tools: the synthetic city generator (CLI and tests, not the engine).
         .target(name: "SyntheticCity", dependencies: ["Geo"]),
-        .executableTarget(name: "TaxiPotCLI", dependencies: ["TaxiPot", "SyntheticCity"]),
+        .executableTarget(name: "TaxiPotCLI", dependencies: ["TaxiPot", "TaxiPotServer", "SyntheticCity"]),
         // The bench reads two SPI probes (`@_spi(Benchmarks) import Routing / Parties`).
-        .executableTarget(name: "TaxiPotBench", dependencies: ["TaxiPot", "Routing", "Parties"]),
+        .executableTarget(name: "TaxiPotBench", dependencies: ["TaxiPot", "JSON", "Routing", "Parties"]),
 
-        // Tests, one target per module they exercise.
-        .testTarget(name: "GeoTests", dependencies: ["Geo", "JSON"]),
+        // Tests: one target per module with logic, each declaring exactly the modules it imports.
+        .testTarget(name: "GeoTests", dependencies: ["Geo"]),
+        .testTarget(name: "JSONTests", dependencies: ["JSON"]),
+        .testTarget(name: "SQLiteKitTests", dependencies: ["SQLiteKit"]),
         .testTarget(name: "CoordinatesTests", dependencies: ["Coordinates", "Geo"]),
-        .testTarget(name: "PlacesTests", dependencies: ["Places", "TestSupport"]),
-        .testTarget(name: "RoutingTests", dependencies: ["Routing", "SyntheticCity", "TestSupport"]),
-        .testTarget(name: "FaresTests", dependencies: ["Fares", "Engine", "TestSupport"]),
-        .testTarget(name: "PartiesTests", dependencies: ["Parties", "TestSupport"]),
-        .testTarget(name: "BatchTests", dependencies: ["Batch", "TestSupport"]),
-        .testTarget(name: "APITests", dependencies: ["API", "TaxiPot", "TestSupport"]),
-        .target(name: "TestSupport", dependencies: ["TaxiPot"], path: "Tests/TestSupport"),
+        .testTarget(name: "PlacesTests", dependencies: ["Places", "Geo", "TestSupport"]),
+        .testTarget(name: "RoutingTests", dependencies: ["Routing", "Geo", "SyntheticCity", "TestSupport"]),
+        .testTarget(name: "FaresTests", dependencies: ["Fares", "Engine", "Geo", "Routing", "TestSupport"]),
+        .testTarget(name: "PartiesTests", dependencies: ["Parties", "Geo", "SQLiteKit", "TestSupport"]),
+        .testTarget(name: "EngineTests", dependencies: ["Engine", "Fares", "Geo", "Places", "Routing", "TestSupport"]),
+        .testTarget(name: "BatchTests", dependencies: ["Batch", "Geo", "TaxiPot", "TestSupport"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
+        .testTarget(name: "APITests", dependencies: ["API", "Engine", "Fares", "Geo", "HTTPServer", "JSON", "Parties",
+                                                     "Places", "Routing", "SQLiteKit", "TaxiPot", "TaxiPotServer",
+                                                     "TestSupport"]),
+        .target(name: "TestSupport", dependencies: ["TaxiPot", "TaxiPotServer"], path: "Tests/TestSupport"),
     ]
 )

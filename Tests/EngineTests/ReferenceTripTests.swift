@@ -3,6 +3,7 @@ import Fares
 import Foundation
 import Geo
 import Routing
+import TestSupport
 import XCTest
 
 /// The calibration of data/traffic/profile.csv against the two official Seoul reference trips
