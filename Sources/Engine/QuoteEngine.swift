@@ -43,7 +43,7 @@ public struct QuoteEngine: Sendable {
         return regions.regionID(at: point)
     }
 
-    /// Prices a pooled ride; errors carry the HTTP status they map to (400, 404, 422).
+    /// Prices a pooled ride; errors say what kind of failure they are and which field is at fault.
     public func quote(_ r: QuoteRequest) throws(FareRequestError) -> Quote {
         try FareEstimator.validateCommon(distanceM: 0, departure: r.departure, riders: r.riders,
                                          roundingKrw: r.roundingKrw, tollKrw: r.tollKrw)
@@ -63,7 +63,7 @@ public struct QuoteEngine: Sendable {
         }
 
         guard let region = region(at: r.origin) else {
-            throw FareRequestError(status: 422, code: "outside_fare_regions", field: "origin",
+            throw FareRequestError(kind: .impossible, code: "outside_fare_regions", field: "origin",
                                    message: "the origin (\(r.origin)) is in no known fare region")
         }
         let schedule: FareSchedule
@@ -71,7 +71,7 @@ public struct QuoteEngine: Sendable {
             schedule = try fares.book.schedule(region: region, taxiClass: r.taxiClass, at: r.departure)
         } catch {
             if case .unknownRegion(_, let allowed) = error {
-                throw FareRequestError(status: 422, code: "no_schedule", field: "origin",
+                throw FareRequestError(kind: .impossible, code: "no_schedule", field: "origin",
                                        message: "no fare schedule for the origin's region '\(region)'; regions with schedules: \(allowed.joined(separator: ", "))")
             }
             throw .lookup(error)
@@ -83,7 +83,7 @@ public struct QuoteEngine: Sendable {
         do {
             fare = try FareMeter(schedule: schedule).run(trip, departure: r.departure, tollKrw: r.tollKrw)
         } catch {
-            throw FareRequestError(status: 500, code: "internal_error", field: nil, message: "metering the route failed: \(error)")
+            throw FareRequestError(kind: .internalFailure, code: "internal_error", field: nil, message: "metering the route failed: \(error)")
         }
 
         // Persons: those riding to the destination first (the host is rider 0), then each drop-off's.
@@ -101,7 +101,7 @@ public struct QuoteEngine: Sendable {
                     soloByStop[stop] = try FareMeter(schedule: schedule).run(meterTrip(solo, region: region, departure: r.departure),
                                                                            departure: r.departure).totalKrw
                 } catch {
-                    throw FareRequestError(status: 500, code: "internal_error", field: nil, message: "metering a solo route failed: \(error)")
+                    throw FareRequestError(kind: .internalFailure, code: "internal_error", field: nil, message: "metering a solo route failed: \(error)")
                 }
             }
             for i in riders.indices { riders[i].soloFareKrw = soloByStop[riders[i].lastLeg] ?? 0 }

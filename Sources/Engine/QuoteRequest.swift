@@ -87,6 +87,11 @@ extension RoutingError {
         case .invalidCoordinate(let p), .tooFarFromRoad(let p, _, _): p
         default: nil
         }
-        return FareRequestError(status: httpStatus, code: code, field: field, message: message)
+        let kind: FareRequestError.Kind = switch self {
+        case .invalidCoordinate, .tooManyViaPoints, .invalidOption: .invalidInput
+        case .tooFarFromRoad: .impossible
+        case .noRoute: .noRoute
+        }
+        return FareRequestError(kind: kind, code: code, field: field, message: message)
     }
 }
