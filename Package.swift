@@ -9,8 +9,10 @@ import PackageDescription
 /// - Engine: the loaded dataset and quotes (route + fare + split).
 /// - Pooling: riders in parties priced and matched (party quotes, matching riders to parties).
 /// - HTTPServer (transport), API (endpoints), Batch (CSV fare estimates).
-/// - TaxiPot: the library product re-exporting all of the above.
-/// - TaxiPotCLI: the `taxipot` executable; TaxiPotBench: `taxipot-bench`.
+/// - TaxiPot: the engine library product (capabilities, Engine, Batch); TaxiPotServer: the second
+///   product, the HTTP service (HTTPServer, API, JSON) re-exporting TaxiPot.
+/// - TaxiPotCLI: the `taxipot` executable; TaxiPotBench: `taxipot-bench`; SyntheticCity: synthetic
+///   OSM cities for `taxipot synth-osm` and the tests.
 let cSystem = "Sources/CSystem"
 
 let package = Package(
@@ -18,6 +20,7 @@ let package = Package(
     platforms: [.macOS(.v13)],
     products: [
         .library(name: "TaxiPot", targets: ["TaxiPot"]),
+        .library(name: "TaxiPotServer", targets: ["TaxiPotServer"]),
         .executable(name: "taxipot", targets: ["TaxiPotCLI"]),
         .executable(name: "taxipot-bench", targets: ["TaxiPotBench"]),
     ],
@@ -46,27 +49,38 @@ let package = Package(
         .target(name: "Parties", dependencies: ["Geo", "SQLiteKit"]),
 
         // Composition and faces.
-        .target(name: "Engine", dependencies: ["Geo", "Routing", "Fares", "Places", "Coordinates"]),
+        .target(name: "Engine", dependencies: ["Geo", "Routing", "Fares", "Places"]),
         .target(name: "Pooling", dependencies: ["Geo", "Routing", "Fares", "Parties", "Engine"]),
-        .target(name: "Batch", dependencies: ["Geo", "Engine"]),
+        .target(name: "Batch", dependencies: ["Geo", "Engine", "Fares", "Places"]),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "JSON"]),
         .target(name: "API", dependencies: ["HTTPServer", "JSON", "Geo", "Engine", "Coordinates",
                                             "Places", "Routing", "Fares", "Parties", "Pooling"]),
-        .target(name: "TaxiPot", dependencies: ["Geo", "JSON", "Coordinates", "Places", "Routing",
-                                                "Fares", "Parties", "Engine", "Pooling", "Batch", "HTTPServer", "API"]),
-        .executableTarget(name: "TaxiPotCLI", dependencies: ["TaxiPot"]),
-        .executableTarget(name: "TaxiPotBench", dependencies: ["TaxiPot"]),
+        // The two library products: the engine, and the HTTP service on top of it.
+        .target(name: "TaxiPot", dependencies: ["Geo", "Coordinates", "Places", "Routing", "Fares", "Parties",
+                                                "Engine", "Pooling", "Batch"]),
+        .target(name: "TaxiPotServer", dependencies: ["TaxiPot", "JSON", "HTTPServer", "API"]),
+        // Tools: the synthetic city generator (CLI and tests, not the engine).
+        .target(name: "SyntheticCity", dependencies: ["Geo"]),
+        .executableTarget(name: "TaxiPotCLI", dependencies: ["TaxiPot", "TaxiPotServer", "SyntheticCity"]),
+        // The bench reads two SPI probes (`@_spi(Benchmarks) import Routing / Parties`).
+        .executableTarget(name: "TaxiPotBench", dependencies: ["TaxiPot", "JSON", "Routing", "Parties"]),
 
-        // Tests, one target per module they exercise.
-        .testTarget(name: "GeoTests", dependencies: ["Geo", "JSON"]),
-        .testTarget(name: "CoordinatesTests", dependencies: ["Coordinates"]),
-        .testTarget(name: "PlacesTests", dependencies: ["Places", "TestSupport"]),
-        .testTarget(name: "RoutingTests", dependencies: ["Routing", "TestSupport"]),
-        .testTarget(name: "FaresTests", dependencies: ["Fares", "Engine", "TestSupport"]),
-        .testTarget(name: "PartiesTests", dependencies: ["Parties", "TestSupport"]),
-        .testTarget(name: "PoolingTests", dependencies: ["Pooling", "TaxiPot", "TestSupport"]),
-        .testTarget(name: "BatchTests", dependencies: ["Batch", "TestSupport"]),
-        .testTarget(name: "APITests", dependencies: ["API", "TaxiPot", "TestSupport"]),
-        .target(name: "TestSupport", dependencies: ["TaxiPot"], path: "Tests/TestSupport"),
+        // Tests: one target per module with logic, each declaring exactly the modules it imports.
+        .testTarget(name: "GeoTests", dependencies: ["Geo"]),
+        .testTarget(name: "JSONTests", dependencies: ["JSON"]),
+        .testTarget(name: "SQLiteKitTests", dependencies: ["SQLiteKit"]),
+        .testTarget(name: "CoordinatesTests", dependencies: ["Coordinates", "Geo"]),
+        .testTarget(name: "PlacesTests", dependencies: ["Places", "Geo", "TestSupport"]),
+        .testTarget(name: "RoutingTests", dependencies: ["Routing", "Geo", "SyntheticCity", "TestSupport"]),
+        .testTarget(name: "FaresTests", dependencies: ["Fares", "Engine", "Geo", "Routing", "TestSupport"]),
+        .testTarget(name: "PartiesTests", dependencies: ["Parties", "Geo", "SQLiteKit", "TestSupport"]),
+        .testTarget(name: "EngineTests", dependencies: ["Engine", "Fares", "Geo", "Places", "Routing", "TestSupport"]),
+        .testTarget(name: "PoolingTests", dependencies: ["Pooling", "Engine", "Fares", "Geo", "Parties", "Routing", "TaxiPot", "TaxiPotServer", "TestSupport"]),
+        .testTarget(name: "BatchTests", dependencies: ["Batch", "Geo", "TaxiPot", "TestSupport"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
+        .testTarget(name: "APITests", dependencies: ["API", "Engine", "Fares", "Geo", "HTTPServer", "JSON", "Parties",
+                                                     "Places", "Pooling", "Routing", "SQLiteKit", "TaxiPot", "TaxiPotServer",
+                                                     "TestSupport"]),
+        .target(name: "TestSupport", dependencies: ["TaxiPot", "TaxiPotServer"], path: "Tests/TestSupport"),
     ]
 )

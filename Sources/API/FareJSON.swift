@@ -49,7 +49,13 @@ public enum FareJSON {
 
     /// The error an HTTP client sees for a refused fare or quote request.
     public static func httpError(_ e: FareRequestError) -> HTTPError {
-        HTTPError(status: e.status, code: e.code, message: e.message)
+        let status = switch e.kind {
+        case .invalidInput: 400
+        case .impossible: 422
+        case .noRoute, .notFound: 404
+        case .internalFailure: 500
+        }
+        return HTTPError(status: status, code: e.code, message: e.message)
     }
 
     /// A JSON request body's fields, read strictly: wrong types and unknown fields are 400

@@ -41,8 +41,16 @@ public enum RouteJSON {
 }
 
 extension RoutingError {
-    /// The HTTP answer for this error.
-    public var httpError: HTTPError { HTTPError(status: httpStatus, code: code, message: message) }
+    /// The HTTP answer for this error: 400 for bad input, 422 for a point too far from a road,
+    /// 404 when no road connects the points.
+    public var httpError: HTTPError {
+        let status = switch self {
+        case .invalidCoordinate, .tooManyViaPoints, .invalidOption: 400
+        case .tooFarFromRoad, .outsideCoverage: 422
+        case .noRoute: 404
+        }
+        return HTTPError(status: status, code: code, message: message)
+    }
 }
 
 /// `GET /v1/route`.

@@ -42,7 +42,7 @@ public struct CRSDescriptor: Sendable, Hashable, CustomStringConvertible {
 /// - `WEBMERCATOR` = EPSG:3857
 /// - `KOREA2000-WEST`, `-CENTRAL`, `-EAST`, `-EASTSEA` = EPSG:5185…5188 (2010 belts, false northing 600,000)
 public enum CRSCatalog {
-    /// The KATEC / TM128 definition (research.md §5).
+    /// The KATEC / TM128 definition (docs/REFERENCE.md, "Coordinate systems").
     public static let katecProjString =
         "+proj=tmerc +lat_0=38 +lon_0=128 +k=0.9999 +x_0=400000 +y_0=600000 +ellps=bessel "
         + "+towgs84=-115.80,474.99,674.11,1.16,-2.31,-1.63,6.43 +units=m +no_defs +type=crs"

@@ -14,7 +14,7 @@ public struct CSVTransformOptions: Sendable {
     public var maxReportedErrors = 100
     /// Plain `x,y` input is read and written by a dedicated fast parser and formatter that give the
     /// same bytes; false forces the general CSV path everywhere (to compare the two).
-    public var plainFastPath = true
+    var plainFastPath = true
 
     public init(xColumn: String? = nil, yColumn: String? = nil) {
         self.xColumn = xColumn

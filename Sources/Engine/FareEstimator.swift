@@ -47,9 +47,25 @@ public struct FareRequest: Sendable {
     public static let maxTollKrw = 1_000_000
 }
 
-/// Why a fare or quote request was refused. `status` is the HTTP status it maps to.
+/// Why a fare or quote request was refused: what kind of failure, a code, the field at fault and
+/// a message. The API layer maps each kind to an HTTP status (`FareJSON.httpError`).
 public struct FareRequestError: Error, Sendable, CustomStringConvertible, Equatable {
-    public let status: Int
+    /// What kind of failure this is.
+    public enum Kind: Sendable, Equatable {
+        /// The request itself is wrong (a value out of range, an unknown name).
+        case invalidInput
+        /// The request is valid but cannot be served (a point far from any road, no fare
+        /// schedule for the departure or the place).
+        case impossible
+        /// No road route connects the points.
+        case noRoute
+        /// A thing the request names (a party) does not exist.
+        case notFound
+        /// A failure of the engine itself (a bug).
+        case internalFailure
+    }
+
+    public let kind: Kind
     /// A snake_case code (`invalid_parameter`, `unknown_region`, `unknown_taxi_class`, `no_schedule`, …).
     public let code: String
     /// The request field at fault, if one is.
@@ -57,25 +73,25 @@ public struct FareRequestError: Error, Sendable, CustomStringConvertible, Equata
     public let message: String
     public var description: String { message }
 
-    public init(status: Int, code: String, field: String?, message: String) {
-        self.status = status
+    public init(kind: Kind, code: String, field: String?, message: String) {
+        self.kind = kind
         self.code = code
         self.field = field
         self.message = message
     }
 
-    /// A 400 naming the field.
+    /// Invalid input naming the field.
     public static func invalid(_ field: String, _ message: String) -> FareRequestError {
-        FareRequestError(status: 400, code: "invalid_parameter", field: field, message: "\(field) \(message)")
+        FareRequestError(kind: .invalidInput, code: "invalid_parameter", field: field, message: "\(field) \(message)")
     }
 
-    /// The answer for a failed schedule lookup: 400 for an unknown region or class, 422 for a
-    /// departure before every known schedule.
+    /// The error for a failed schedule lookup: invalid input for an unknown region or class,
+    /// impossible for a departure before every known schedule.
     public static func lookup(_ e: FareLookupError) -> FareRequestError {
         switch e {
-        case .unknownRegion: FareRequestError(status: 400, code: "unknown_region", field: "region", message: e.description)
-        case .unknownTaxiClass: FareRequestError(status: 400, code: "unknown_taxi_class", field: "taxi_class", message: e.description)
-        case .beforeOldestSchedule: FareRequestError(status: 422, code: "no_schedule", field: "depart_at", message: e.description)
+        case .unknownRegion: FareRequestError(kind: .invalidInput, code: "unknown_region", field: "region", message: e.description)
+        case .unknownTaxiClass: FareRequestError(kind: .invalidInput, code: "unknown_taxi_class", field: "taxi_class", message: e.description)
+        case .beforeOldestSchedule: FareRequestError(kind: .impossible, code: "no_schedule", field: "depart_at", message: e.description)
         }
     }
 }
@@ -144,7 +160,7 @@ public struct FareEstimator: Sendable {
         do {
             fare = try FareMeter(schedule: schedule).run(segments, departure: r.departure, tollKrw: r.tollKrw)
         } catch {
-            throw FareRequestError(status: 400, code: "invalid_trip", field: nil, message: error.message)
+            throw FareRequestError(kind: .invalidInput, code: "invalid_trip", field: nil, message: error.message)
         }
         let riders = [SplitRider](repeating: SplitRider(count: 1, lastLeg: 0, soloFareKrw: fare.totalKrw), count: r.riders)
         let shares = try Self.split(fare: fare, riders: riders, policy: r.split, roundingKrw: r.roundingKrw)
@@ -185,7 +201,7 @@ public struct FareEstimator: Sendable {
         do {
             return try FareSplit.split(totalKrw: fare.totalKrw, riders: riders, policy: policy, roundingKrw: roundingKrw, legKrw: fare.legKrw)
         } catch {
-            throw FareRequestError(status: 400, code: "invalid_split", field: "split", message: error.message)
+            throw FareRequestError(kind: .invalidInput, code: "invalid_split", field: "split", message: error.message)
         }
     }
 

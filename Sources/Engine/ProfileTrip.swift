@@ -5,7 +5,7 @@ import Routing
 /// Trips for the fare meter built from a distance alone, with the time and the slow time the
 /// traffic profile gives, for fare estimates without a route (`POST /v1/fare`, `taxipot fare`).
 ///
-/// Assumption (fares.md is silent): a trip without a route is driven on `assumedClass`
+/// Assumption (docs/FARES.md is silent): a trip without a route is driven on `assumedClass`
 /// (`primary`: Seoul's arterial roads, such as 종로 and 한남대로 that the official reference
 /// trips take) at the profile's speed for each clock hour it is driven, spending the profile's
 /// slow share of each hour below the meter's threshold.

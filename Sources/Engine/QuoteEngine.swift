@@ -43,7 +43,7 @@ public struct QuoteEngine: Sendable {
         return regions.regionID(at: point)
     }
 
-    /// Prices a pooled ride; errors carry the HTTP status they map to (400, 404, 422). With
+    /// Prices a pooled ride; errors say what kind of failure they are and which field is at fault. With
     /// `allowEstimate`, a trip the graph cannot route (`outside_coverage`) gets a straight-line
     /// estimate, labelled in `Quote.estimate`.
     public func quote(_ r: QuoteRequest) throws(FareRequestError) -> Quote {
@@ -78,7 +78,7 @@ public struct QuoteEngine: Sendable {
         }
 
         guard let region = region(at: r.origin) else {
-            throw FareRequestError(status: 422, code: "outside_fare_regions", field: "origin",
+            throw FareRequestError(kind: .impossible, code: "outside_fare_regions", field: "origin",
                                    message: "the origin (\(r.origin)) is in no known fare region")
         }
         let schedule: FareSchedule
@@ -86,7 +86,7 @@ public struct QuoteEngine: Sendable {
             schedule = try fares.book.schedule(region: region, taxiClass: r.taxiClass, at: r.departure)
         } catch {
             if case .unknownRegion(_, let allowed) = error {
-                throw FareRequestError(status: 422, code: "no_schedule", field: "origin",
+                throw FareRequestError(kind: .impossible, code: "no_schedule", field: "origin",
                                        message: "no fare schedule for the origin's region '\(region)'; regions with schedules: \(allowed.joined(separator: ", "))")
             }
             throw .lookup(error)
@@ -108,7 +108,7 @@ public struct QuoteEngine: Sendable {
             do {
                 return (trip, try FareMeter(schedule: schedule).run(trip, departure: r.departure, tollKrw: toll))
             } catch {
-                throw FareRequestError(status: 500, code: "internal_error", field: nil, message: "metering the route failed: \(error)")
+                throw FareRequestError(kind: .internalFailure, code: "internal_error", field: nil, message: "metering the route failed: \(error)")
             }
         }
         let route = try tripRoute(points)

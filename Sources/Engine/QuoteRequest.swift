@@ -110,6 +110,11 @@ extension RoutingError {
         case .invalidCoordinate(let p), .tooFarFromRoad(let p, _, _), .outsideCoverage(let p, _, _, _, _): p
         default: nil
         }
-        return FareRequestError(status: httpStatus, code: code, field: field, message: message)
+        let kind: FareRequestError.Kind = switch self {
+        case .invalidCoordinate, .tooManyViaPoints, .invalidOption: .invalidInput
+        case .tooFarFromRoad, .outsideCoverage: .impossible
+        case .noRoute: .noRoute
+        }
+        return FareRequestError(kind: kind, code: code, field: field, message: message)
     }
 }

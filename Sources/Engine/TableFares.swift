@@ -23,7 +23,7 @@ extension QuoteEngine {
         var byRegion: [String: FareSchedule] = [:]
         for (i, p) in request.sources.enumerated() {
             guard let region = region(at: p) else {
-                throw FareRequestError(status: 422, code: "outside_fare_regions", field: "sources[\(i)]",
+                throw FareRequestError(kind: .impossible, code: "outside_fare_regions", field: "sources[\(i)]",
                                        message: "sources[\(i)] (\(p)) is in no known fare region")
             }
             if let s = byRegion[region] { schedules.append((region, s)); continue }
@@ -32,7 +32,7 @@ extension QuoteEngine {
                 schedule = try fares.book.schedule(region: region, taxiClass: taxiClass, at: request.departAt)
             } catch {
                 if case .unknownRegion = error {
-                    throw FareRequestError(status: 422, code: "no_schedule", field: "sources[\(i)]",
+                    throw FareRequestError(kind: .impossible, code: "no_schedule", field: "sources[\(i)]",
                                            message: "no fare schedule for the region '\(region)' of sources[\(i)]")
                 }
                 throw .lookup(error)

@@ -59,7 +59,7 @@ public struct FareBreakdown: Sendable, Hashable {
     public var meterKrw: Int { totalKrw - tollKrw }
 }
 
-/// A Korean taxi meter simulated along a trip, following `fares.md` rule by rule.
+/// A Korean taxi meter simulated along a trip, following `docs/FARES.md` rule by rule.
 ///
 /// 1. The base fare (raised by the night percent in force at departure, then rounded to the
 ///    schedule's `surchargedBaseRoundingKrw`) covers the first `baseDistanceM` metres.
@@ -76,7 +76,7 @@ public struct FareBreakdown: Sendable, Hashable {
 /// 6. The meter total is rounded half up to `roundingKrw` (100: 4,040 → 4,000; 4,050 → 4,100).
 /// 7. Tolls are added as given: never rounded, never surcharged.
 ///
-/// Assumptions where fares.md is silent:
+/// Assumptions where docs/FARES.md is silent:
 /// - Within a segment, distance and slow time are spread evenly over its duration; a
 ///   segment of zero duration happens at one instant.
 /// - Under `mutual` charging, the taxi is assumed to cover slow stretches at half the speed

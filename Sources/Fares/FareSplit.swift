@@ -32,7 +32,7 @@ public struct FareSplitError: Error, Sendable, CustomStringConvertible, Equatabl
     public var description: String { message }
 }
 
-/// Splitting one fare between riders (fares.md, "Splitting one fare between riders").
+/// Splitting one fare between riders (docs/FARES.md, "Splitting one fare between riders").
 ///
 /// Every policy keeps the sum of the shares exactly equal to the total and gives no negative
 /// share. Shares are whole multiples of the rounding unit, except the host's (rider 0), which

@@ -42,7 +42,7 @@ public final class PoolingEngine: Sendable {
     /// 404 `party_not_found`, 404 `no_route`, 422 `too_far_from_road`, …
     public func quote(partyID: String, split: SplitPolicy = .byLeg, roundingKrw: Int = 10) throws(FareRequestError) -> PartyQuote {
         guard let party = parties.party(id: partyID) else {
-            throw FareRequestError(status: 404, code: "party_not_found", field: nil, message: "no live party '\(partyID)' (never created, deleted, or expired)")
+            throw FareRequestError(kind: .notFound, code: "party_not_found", field: nil, message: "no live party '\(partyID)' (never created, deleted, or expired)")
         }
         let order = planner.plan(party)?.order ?? Array(party.intermediateDropOffs.indices.map { $0 + 1 })
         return PartyQuote(party: party, priced: try pricer.price(PartyRide(party: party, order: order), split: split, roundingKrw: roundingKrw))

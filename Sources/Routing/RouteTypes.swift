@@ -98,7 +98,8 @@ public struct RouteResult: Sendable {
     public let settledNodes: Int
 }
 
-/// Why a route could not be computed. Each case says which HTTP answer it maps to.
+/// Why a route could not be computed: what went wrong and with which input. The API layer
+/// decides the HTTP answer (`RoutingError.httpError` in the API module).
 public enum RoutingError: Error, Sendable, CustomStringConvertible, Equatable {
     /// A point is not a valid coordinate (names the point: "from", "to", "via[2]").
     case invalidCoordinate(point: String)
@@ -115,15 +116,6 @@ public enum RoutingError: Error, Sendable, CustomStringConvertible, Equatable {
     /// `otherAreaOf` names, with no road between them. `nearestAreaMeters`: how far the nearest
     /// served road (or the other point's area) is, when known.
     case outsideCoverage(point: String, coordinate: Coordinate, snapLimitMeters: Double, nearestAreaMeters: Double?, otherAreaOf: String?)
-
-    /// The HTTP status: 400, 404 or 422.
-    public var httpStatus: Int {
-        switch self {
-        case .invalidCoordinate, .tooManyViaPoints, .invalidOption: 400
-        case .tooFarFromRoad, .outsideCoverage: 422
-        case .noRoute: 404
-        }
-    }
 
     /// The snake_case error code.
     public var code: String {

@@ -1,9 +1,9 @@
-/// The TaxiPot library: one import for a Swift backend.
+/// The TaxiPot library: one import for a Swift program that uses the engine.
 ///
-/// Re-exports every module of the engine so that `import TaxiPot` gives coordinates,
-/// places, routing, fares, parties, quotes, batch estimates and the HTTP service.
+/// Re-exports the engine's modules, so that `import TaxiPot` gives coordinates, places,
+/// routing, fares, parties, quotes and batch estimates. The HTTP service (transport, endpoints,
+/// JSON) is the second product, `TaxiPotServer`, which re-exports this one.
 @_exported import Geo
-@_exported import JSON
 @_exported import Coordinates
 @_exported import Places
 @_exported import Routing
@@ -12,8 +12,6 @@
 @_exported import Engine
 @_exported import Pooling
 @_exported import Batch
-@_exported import HTTPServer
-@_exported import API
 
 /// The engine's version.
 public enum TaxiPotVersion {

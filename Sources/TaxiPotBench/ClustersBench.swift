@@ -1,5 +1,6 @@
 import Foundation
 import TaxiPot
+@_spi(Benchmarks) import Parties
 
 /// Clusters: the party index on the same points and viewports pysupercluster gets
 /// (bench-out/inputs/parties_1m.f64, viewports.csv): build, viewport query, one insert or

@@ -1,5 +1,6 @@
 import Foundation
 import TaxiPot
+@_spi(Benchmarks) import Routing
 
 /// Routing in-process: central Seoul route latency on the same pairs the peers route
 /// (bench-out/inputs/route_pairs.csv), and route latency on a synthetic city's graph.
@@ -74,7 +75,7 @@ enum RoutingBench {
         }
         let loadSeconds = try seconds { _ = try RoadGraph.load(path: graphPath) }
         let engine = try engine(graphPath: graphPath, dataDir: ctx.dataDir)
-        let pairs = RoutingBenchmark.randomPairs(engine.graph, count: ctx.quick ? 50 : 200, seed: 11)
+        let pairs = randomPairs(engine.graph, count: ctx.quick ? 50 : 200, seed: 11)
         let search = prepareSearch(engine)
         let m = measure(engine, pairs, rounds: ctx.runs)
         let cond = String(format: "%d random junction pairs x %d rounds, metric=time, " + search + ", full result; graph %d nodes / %d edges, "
@@ -90,6 +91,15 @@ enum RoutingBench {
                                 better: "lower", samples: q.p50, n: pairs.count,
                                 conditions: String(format: "%d random node pairs x %d rounds, bidirectional CH query on the customized hierarchy, "
                                     + "with path unpacking, no snapping or route assembly; %.0f nodes settled on average", pairs.count, ctx.runs, q.settled)))
+        }
+    }
+
+    /// `count` pairs of junction positions drawn uniformly from `graph` (deterministic for a seed).
+    static func randomPairs(_ graph: RoadGraph, count: Int, seed: UInt64) -> [(Coordinate, Coordinate)] {
+        var rng = SplitMix64(seed: seed)
+        let n = UInt64(graph.nodeCount)
+        return (0..<count).map { _ in
+            (graph.coordinate(ofNode: Int(rng.next() % n)), graph.coordinate(ofNode: Int(rng.next() % n)))
         }
     }
 }

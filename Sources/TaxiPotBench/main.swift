@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 import TaxiPot
 
 // taxipot-bench: in-process figures of the engine, as JSON records on stdout (the same format as

@@ -1,5 +1,5 @@
 import Foundation
-import TaxiPot
+import TaxiPotServer
 
 /// `taxipot fare`: a fare for a distance without routing; prints the JSON of `POST /v1/fare`.
 struct FareCommand: Command {

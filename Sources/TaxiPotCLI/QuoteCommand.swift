@@ -1,5 +1,5 @@
 import Foundation
-import TaxiPot
+import TaxiPotServer
 
 /// `taxipot quote`: route + fare + split for a pooled ride; prints the JSON of `POST /v1/quote`.
 struct QuoteCommand: Command {

@@ -1,5 +1,5 @@
 import Foundation
-import TaxiPot
+import TaxiPotServer
 
 /// `taxipot route`: one route, printed as the JSON `GET /v1/route` answers.
 struct RouteCommand: Command {

@@ -1,5 +1,5 @@
 import Foundation
-import TaxiPot
+import TaxiPotServer
 
 /// `taxipot serve`: the HTTP service over a prepared dataset.
 struct ServeCommand: Command {

@@ -1,4 +1,5 @@
 import Foundation
+import SyntheticCity
 import TaxiPot
 
 /// `taxipot synth-osm`: a synthetic city as an OSM XML file, for scale measurements.

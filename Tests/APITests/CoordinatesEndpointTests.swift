@@ -58,7 +58,7 @@ final class CoordinatesEndpointTests: XCTestCase {
         XCTAssertEqual(j["to"]?.stringValue, "KATEC")
         let c = coords(j)
         XCTAssertEqual(c.count, 2)
-        XCTAssertEqual(c[0].0, 309958.44, accuracy: 0.1)  // research.md §5
+        XCTAssertEqual(c[0].0, 309958.44, accuracy: 0.1)  // docs/REFERENCE.md, "Coordinate systems"
         XCTAssertEqual(c[0].1, 552078.82, accuracy: 0.1)
         XCTAssertEqual(j["outside_area_of_use"], [])
         // Busan lies outside WTM's (EPSG:5181) Central Belt, 126–128°E.
@@ -91,7 +91,7 @@ final class CoordinatesEndpointTests: XCTestCase {
         let j = try json(r)
         XCTAssertEqual(j["from"]?.stringValue, "WCONGNAMUL")
         let c = coords(j)
-        XCTAssertEqual(c[0].0, 126.7243, accuracy: 1e-4)  // Incheon/Bupyeong, research.md §5
+        XCTAssertEqual(c[0].0, 126.7243, accuracy: 1e-4)  // Incheon/Bupyeong, docs/REFERENCE.md, "Coordinate systems"
         XCTAssertEqual(c[0].1, 37.4942, accuracy: 1e-4)
         // 500000, 1250000 WCONGNAMUL = 200000, 500000 m in EPSG:5181 = its origin, 127°E 38°N.
         XCTAssertEqual(c[1].0, 127, accuracy: 1e-10)

@@ -1,6 +1,6 @@
 import Foundation
 @testable import API
-import TaxiPot
+import TaxiPotServer
 import TestSupport
 import XCTest
 

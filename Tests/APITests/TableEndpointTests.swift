@@ -1,5 +1,5 @@
 import Foundation
-import TaxiPot
+import TaxiPotServer
 import TestSupport
 import XCTest
 

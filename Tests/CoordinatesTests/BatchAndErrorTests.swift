@@ -7,7 +7,7 @@ import XCTest
 final class BatchAndErrorTests: XCTestCase {
     /// Pseudo-random points over Seoul and its surroundings, reproducible.
     static func seoulPoints(_ count: Int, seed: UInt64 = 42) -> (xs: [Double], ys: [Double]) {
-        CoordinatesBenchmark.seoulPoints(count: count, seed: seed)
+        SeoulPoints.random(count: count, seed: seed)
     }
 
     // MARK: Unknown and unusable CRS names

@@ -95,7 +95,7 @@ final class CSVTransformTests: XCTestCase {
     /// Many small blocks and short reads: every line lands in order with the right line number,
     /// and equals the transformer's own answer.
     func testBlocksAndPartsKeepOrderAndLineNumbers() throws {
-        let (xs, ys) = CoordinatesBenchmark.seoulPoints(count: 30_000, seed: 5)
+        let (xs, ys) = SeoulPoints.random(count: 30_000, seed: 5)
         var text = "lon,lat,i\n"
         for i in 0..<xs.count {
             text += i % 7_919 == 0 ? "oops,\(ys[i]),\(i)\n" : "\(xs[i]),\(ys[i]),\(i)\n"

@@ -92,7 +92,7 @@ final class InverseRefinementTests: XCTestCase {
     /// bit; bad inputs and points PROJ cannot map are reported as before.
     func testBatchPathsAgreeAndFailuresStayFailures() throws {
         let t = try CoordinateTransformer(from: "KATEC", to: "WGS84")
-        var (xs, ys) = CoordinatesBenchmark.seoulPoints(count: 40_000, seed: 11)
+        var (xs, ys) = SeoulPoints.random(count: 40_000, seed: 11)
         _ = try CoordinateTransformer(from: "WGS84", to: "KATEC").transform(xs: &xs, ys: &ys)
         xs[5] = .nan
         xs[39_000] = 3e7  // 30,000 km east of the false origin: PROJ cannot map it

@@ -37,7 +37,7 @@ final class ProjWorkerPoolTests: XCTestCase {
         // Plain lines through the CSV fast path on all cores: near-tie points go back to PROJ,
         // in the shared worker.
         let t = try CoordinateTransformer(from: "WGS84", to: "UTMK")
-        let (xs, ys) = CoordinatesBenchmark.seoulPoints(count: 200_000, seed: 3)
+        let (xs, ys) = SeoulPoints.random(count: 200_000, seed: 3)
         var text = ""
         for i in 0..<xs.count { text += "\(xs[i]),\(ys[i])\n" }
         let input = Array(text.utf8)

@@ -23,7 +23,7 @@ final class ReferenceValueTests: XCTestCase {
         XCTAssertEqual(a.y, b.y, accuracy: tolerance, "y " + message, file: file, line: line)
     }
 
-    /// research.md §5: the common 7-parameter KATEC set gives (309958.44, 552078.82) at City Hall;
+    /// docs/REFERENCE.md, "Coordinate systems": the common 7-parameter KATEC set gives (309958.44, 552078.82) at City Hall;
     /// `cs2cs -f "%.4f" +proj=longlat +datum=WGS84 +to <KATEC string>` printed 309958.4389 552078.8189.
     func testSeoulCityHallInKATEC() throws {
         let katec = try transform("WGS84", "KATEC", cityHall)
@@ -86,7 +86,7 @@ final class ReferenceValueTests: XCTestCase {
             XCTAssertEqual(w.x, m.x * 2.5, accuracy: 1e-6)
             XCTAssertEqual(w.y, m.y * 2.5, accuracy: 1e-6)
         }
-        // A Kakao map URL (urlX=439042, urlY=1109728) lies in Incheon/Bupyeong (research.md §5).
+        // A Kakao map URL (urlX=439042, urlY=1109728) lies in Incheon/Bupyeong (docs/REFERENCE.md, "Coordinate systems").
         let place = try transform("WCONGNAMUL", "WGS84", XYPoint(x: 439042, y: 1109728))
         assertClose(place, XYPoint(x: 126.7243, y: 37.4942), within: 0.0001)
         assertClose(try transform("WCONGNAMUL", "WTM", XYPoint(x: 439042, y: 1109728)),
@@ -120,7 +120,7 @@ final class ReferenceValueTests: XCTestCase {
         }
     }
 
-    /// Aliases are case-insensitive and resolve to the EPSG codes research.md §5 names.
+    /// Aliases are case-insensitive and resolve to the EPSG codes named in docs/REFERENCE.md, "Coordinate systems".
     func testAliasesResolve() throws {
         let expected = ["WGS84": "EPSG:4326", "utmk": "EPSG:5179", "Wtm": "EPSG:5181", "webmercator": "EPSG:3857",
                         "korea2000-west": "EPSG:5185", "KOREA2000-Central": "EPSG:5186",

@@ -12,7 +12,7 @@ final class StepwisePlanTests: XCTestCase {
     }
 
     func testPlanMatchesThePipelineOnManyPoints() throws {
-        var (xs, ys) = CoordinatesBenchmark.seoulPoints(count: 50_000, seed: 99)
+        var (xs, ys) = SeoulPoints.random(count: 50_000, seed: 99)
         // Some points far away, and one PROJ cannot map to EPSG:3035.
         xs += [-170, 0, 179.9, 10]
         ys += [-52, 0, -89.9, 52]

@@ -24,7 +24,7 @@ final class FareMeterTests: XCTestCase {
         XCTAssertEqual(one.distanceUnits, 1)
         XCTAssertEqual(try meter.run(plain(1861), departure: noon).totalKrw, 4900)
         XCTAssertEqual(try meter.run(plain(1862), departure: noon).totalKrw, 5000)
-        // fares.md: 4,800 + 100 × floor((7,000 − 1,600) / 131) = 8,900 for 7 km, distance only.
+        // docs/FARES.md: 4,800 + 100 × floor((7,000 − 1,600) / 131) = 8,900 for 7 km, distance only.
         XCTAssertEqual(try meter.run(plain(7000), departure: noon).totalKrw, 8900)
         // Split into many segments, the same distance gives the same units.
         let pieces = (0..<70).map { _ in TripSegment(distanceM: 100, durationS: 10, slowS: 0) }

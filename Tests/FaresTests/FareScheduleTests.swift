@@ -29,7 +29,7 @@ final class FareScheduleTests: XCTestCase {
             XCTAssertEqual(s.timeUnitKrw, timeKrw, id)
             XCTAssertEqual(s.outOfCityPercent, ooc, id)
             XCTAssertEqual(s.charging, charging, id)
-            // The threshold is distance unit ÷ time unit (research.md §1).
+            // The threshold is distance unit ÷ time unit (docs/REFERENCE.md, "Fares").
             XCTAssertEqual(s.speedThresholdKmh, unitM / unitS * 3.6, accuracy: 0.01, id)
             XCTAssertFalse(s.source.isEmpty, id)
         }

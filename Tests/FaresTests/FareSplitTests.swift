@@ -1,6 +1,7 @@
 import Geo
 import Fares
 import Routing
+import TestSupport
 import Foundation
 import XCTest
 

@@ -6,35 +6,6 @@ import Routing
 import TestSupport
 import XCTest
 
-/// The repository's schedules and traffic profile, loaded once per test process.
-enum FareData {
-    static let book: FareScheduleBook = {
-        do {
-            return try FareScheduleBook.load(directory: TestPaths.dataDir.appendingPathComponent("fares").path)
-        } catch {
-            fatalError("data/fares does not load: \(error)")
-        }
-    }()
-
-    static let profile: TrafficProfile = {
-        do {
-            return try TrafficProfile.load(path: TestPaths.dataDir.appendingPathComponent("traffic/profile.csv").path)
-        } catch {
-            fatalError("data/traffic/profile.csv does not load: \(error)")
-        }
-    }()
-
-    static var estimator: FareEstimator { FareEstimator(book: book, profile: profile) }
-
-    /// A schedule of the book by id (the test fails loudly when it is missing).
-    static func schedule(_ id: String) -> FareSchedule {
-        guard let s = book.schedule(id: id) else { fatalError("no schedule \(id) in data/fares") }
-        return s
-    }
-
-    static var seoulMid: FareSchedule { schedule("seoul-mid-2023-02-01") }
-}
-
 /// An instant from Seoul clock text (`2024-05-08T22:00`).
 func seoul(_ text: String, file: StaticString = #filePath, line: UInt = #line) -> Double {
     guard let t = SeoulTime.parse(text) else {

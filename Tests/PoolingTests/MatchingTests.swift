@@ -263,6 +263,6 @@ final class MatchingTests: XCTestCase {
                 if split == .equal { XCTAssertEqual(other.shares[0].krw / 2, other.shares[1].krw, accuracy: 10) }
             }
         }
-        XCTAssertThrowsError(try w.pooling.quote(partyID: "nope")) { XCTAssertEqual(($0 as? FareRequestError)?.status, 404) }
+        XCTAssertThrowsError(try w.pooling.quote(partyID: "nope")) { XCTAssertEqual(($0 as? FareRequestError)?.kind, .notFound) }
     }
 }

@@ -114,7 +114,7 @@ final class HierarchyQueryTests: XCTestCase {
         XCTAssertNil(slower.hierarchyMetric(hour: 8))
         XCTAssertNotNil(slower.hierarchyMetric(hour: 3))
         XCTAssertNotNil(try SeoulFixture.engine().hierarchyMetric(hour: 8))
-        let pairs = RoutingBenchmark.randomPairs(graph, count: 30, seed: 8)
+        let pairs = RandomRoutes.pairs(graph, count: 30, seed: 8)
         for (a, b) in pairs {
             var request = RouteRequest(from: a, to: b, departAt: night + 5 * 3600)
             let answer = try slower.route(request)
@@ -128,7 +128,7 @@ final class HierarchyQueryTests: XCTestCase {
     func testDefaultSearchCustomizesInTheBackground() throws {
         let graph = try RoadGraph.load(path: try SeoulFixture.graphPath())
         let engine = RouteEngine(graph: graph, profile: try SeoulFixture.profile)
-        let pairs = RoutingBenchmark.randomPairs(graph, count: 20, seed: 31)
+        let pairs = RandomRoutes.pairs(graph, count: 20, seed: 31)
         var request = RouteRequest(from: pairs[0].0, to: pairs[0].1, departAt: night + 14 * 3600)
         let first = try engine.route(request)
         XCTAssertEqual(first.hour, 17)
@@ -155,7 +155,7 @@ final class HierarchyQueryTests: XCTestCase {
         for hour in [3, 17, 3] { XCTAssertTrue(small.prepareHierarchy(hour: hour)) }
         XCTAssertEqual(small.hierarchyMetricsComputed, 3)
         XCTAssertEqual(small.hierarchyMetricsKept, 1)
-        let pairs = RoutingBenchmark.randomPairs(graph, count: 20, seed: 41)
+        let pairs = RandomRoutes.pairs(graph, count: 20, seed: 41)
         for (a, b) in pairs {
             for offset in [0.0, 14 * 3600.0, 0.0] {
                 var request = RouteRequest(from: a, to: b, departAt: night + offset)

@@ -1,6 +1,7 @@
 import Foundation
 import Geo
 @testable import Routing
+import SyntheticCity
 import TestSupport
 import XCTest
 
@@ -20,7 +21,7 @@ final class HierarchyTests: XCTestCase {
         XCTAssertGreaterThan(report.restrictionsApplied, 0)
         XCTAssertGreaterThan(report.restrictionCopies, 0)
         XCTAssertTrue(engine.graph.hasContractionHierarchy)
-        let pairs = RoutingBenchmark.randomPairs(engine.graph, count: 400, seed: 17)
+        let pairs = RandomRoutes.pairs(engine.graph, count: 400, seed: 17)
         let day = SeoulTime.parse("2025-05-02T00:00:00+09:00")!
         var settledHierarchy = 0, settledDijkstra = 0
         for (i, (from, to)) in pairs.enumerated() {
@@ -57,7 +58,7 @@ final class HierarchyTests: XCTestCase {
                                 _ check: (RouteResult, RouteResult) -> Void) throws
     {
         let (engine, _) = try city.get()
-        let p = RoutingBenchmark.randomPairs(engine.graph, count: 20, seed: seed)
+        let p = RandomRoutes.pairs(engine.graph, count: 20, seed: seed)
         for i in stride(from: 0, to: 20, by: 2) {
             var request = RouteRequest(from: p[i].0, to: p[i].1, via: [p[i + 1].0, p[i + 1].1], departAt: night + hoursAfterNight * 3600,
                                        algorithm: algorithm)

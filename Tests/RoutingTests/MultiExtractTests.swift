@@ -142,7 +142,6 @@ final class MultiExtractTests: XCTestCase {
             XCTAssertGreaterThan(nearest ?? 0, 2_000)
             XCTAssertLessThan(nearest ?? .infinity, 6_000)
             XCTAssertEqual((error as? RoutingError)?.code, "outside_coverage")
-            XCTAssertEqual((error as? RoutingError)?.httpStatus, 422)
         }
         // Both ends on roads, in areas no road joins: Jamsil from City Hall.
         let jamsil = Coordinate(lon: 127.1002, lat: 37.5133)

@@ -1,5 +1,6 @@
 import Foundation
 import Routing
+import SyntheticCity
 import TestSupport
 import XCTest
 
@@ -139,7 +140,7 @@ final class SyntheticCityTests: XCTestCase {
         XCTAssertGreaterThan(report.restrictionsApplied, summary.restrictions / 2)
         XCTAssertGreaterThan(report.nodes, 10_000)
         let engine = RouteEngine(graph: try RoadGraph.load(path: graph), profile: try SeoulFixture.profile)
-        let pairs = RoutingBenchmark.randomPairs(engine.graph, count: 60, seed: 3)
+        let pairs = RandomRoutes.pairs(engine.graph, count: 60, seed: 3)
         for (i, (from, to)) in pairs.enumerated() {
             let metric: RouteMetric = i % 2 == 0 ? .time : .distance
             var request = RouteRequest(from: from, to: to, departAt: night + Double(i) * 3600, metric: metric)

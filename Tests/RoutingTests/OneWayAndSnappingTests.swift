@@ -89,7 +89,6 @@ final class OneWayAndSnappingTests: XCTestCase {
             XCTAssertEqual(limit, 200)
             XCTAssertNil(other)
             XCTAssertEqual(nearest ?? 0, 500, accuracy: 10)
-            XCTAssertEqual((error as? RoutingError)?.httpStatus, 422)
             XCTAssertEqual((error as? RoutingError)?.code, "outside_coverage")
         }
         XCTAssertThrowsError(try engine.tinyRoute((100, 0), (200, 0), via: [(50, 0), (0, 900)])) { error in
@@ -122,7 +121,7 @@ final class OneWayAndSnappingTests: XCTestCase {
         // Too many via points.
         let many = Array(repeating: (100.0, 0.0), count: RouteEngine.maxViaPoints + 1)
         XCTAssertThrowsError(try engine.tinyRoute((0, 0), (300, 0), via: many)) { error in
-            XCTAssertEqual((error as? RoutingError)?.httpStatus, 400)
+            XCTAssertEqual(error as? RoutingError, .tooManyViaPoints(count: RouteEngine.maxViaPoints + 1, limit: RouteEngine.maxViaPoints))
         }
     }
 

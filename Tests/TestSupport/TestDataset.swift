@@ -1,5 +1,5 @@
 import Foundation
-import TaxiPot
+import TaxiPotServer
 
 /// A complete prepared dataset for tests, built in-process once per test run (every test
 /// target runs in one process, so the place DB is built once for all of them): a temporary

@@ -42,7 +42,7 @@ final class QuoteEngineTests: XCTestCase {
         let locator = try QuoteFixture.regions.get()
         XCTAssertEqual(engine.homeRegion, "seoul")
         XCTAssertTrue(engine.graphInsideHomeRegion, "every node of the central-Seoul graph is in Seoul")
-        let pairs = RoutingBenchmark.randomPairs(engine.routes.graph, count: 40, seed: 11)
+        let pairs = RandomRoutes.pairs(engine.routes.graph, count: 40, seed: 11)
         var compared = 0
         for departure in [seoul("2024-05-08T14:00"), seoul("2024-05-08T23:40"), seoul("2024-05-09T03:55")] {
             for (a, b) in pairs {
@@ -139,25 +139,25 @@ final class QuoteEngineTests: XCTestCase {
         let engine = try QuoteFixture.engine()
         let t = seoul("2024-05-08T12:00")
         let a = QuoteFixture.jonggak, b = QuoteFixture.seoulStation
-        let cases: [(QuoteRequest, Int, String, String?)] = [
-            (QuoteRequest(origin: a, destination: b, riders: 11, departure: t), 400, "invalid_parameter", "riders"),
-            (QuoteRequest(origin: a, destination: b, riders: 0, departure: t), 400, "invalid_parameter", "riders"),
+        let cases: [(QuoteRequest, FareRequestError.Kind, String, String?)] = [
+            (QuoteRequest(origin: a, destination: b, riders: 11, departure: t), .invalidInput, "invalid_parameter", "riders"),
+            (QuoteRequest(origin: a, destination: b, riders: 0, departure: t), .invalidInput, "invalid_parameter", "riders"),
             (QuoteRequest(origin: a, destination: b, dropOffs: [DropOff(coordinate: b, riders: 2)], riders: 2, departure: t),
-             400, "invalid_parameter", "riders"),
+             .invalidInput, "invalid_parameter", "riders"),
             (QuoteRequest(origin: a, destination: b, dropOffs: [DropOff(coordinate: b, riders: 0)], departure: t),
-             400, "invalid_parameter", "drop_offs[0].riders"),
-            (QuoteRequest(origin: a, destination: b, departure: t, taxiClass: "van"), 400, "unknown_taxi_class", "taxi_class"),
-            (QuoteRequest(origin: a, destination: b, departure: seoul("2010-01-01T12:00")), 422, "no_schedule", "depart_at"),
-            (QuoteRequest(origin: a, destination: Coordinate(lon: 126.90, lat: 37.60), departure: t), 422, "outside_coverage", "destination"),
+             .invalidInput, "invalid_parameter", "drop_offs[0].riders"),
+            (QuoteRequest(origin: a, destination: b, departure: t, taxiClass: "van"), .invalidInput, "unknown_taxi_class", "taxi_class"),
+            (QuoteRequest(origin: a, destination: b, departure: seoul("2010-01-01T12:00")), .impossible, "no_schedule", "depart_at"),
+            (QuoteRequest(origin: a, destination: Coordinate(lon: 126.90, lat: 37.60), departure: t), .impossible, "outside_coverage", "destination"),
             (QuoteRequest(origin: a, destination: b, dropOffs: [DropOff(coordinate: Coordinate(lon: 127.2, lat: 37.3))], departure: t),
-             422, "outside_coverage", "drop_offs[0]"),
-            (QuoteRequest(origin: Coordinate(lon: 150, lat: 10), destination: b, departure: t), 422, "outside_fare_regions", "origin"),
-            (QuoteRequest(origin: a, destination: b, departure: t, roundingKrw: 1), 400, "invalid_parameter", "rounding"),
+             .impossible, "outside_coverage", "drop_offs[0]"),
+            (QuoteRequest(origin: Coordinate(lon: 150, lat: 10), destination: b, departure: t), .impossible, "outside_fare_regions", "origin"),
+            (QuoteRequest(origin: a, destination: b, departure: t, roundingKrw: 1), .invalidInput, "invalid_parameter", "rounding"),
         ]
-        for (request, status, code, field) in cases {
+        for (request, kind, code, field) in cases {
             XCTAssertThrowsError(try engine.quote(request), code) { e in
                 guard let e = e as? FareRequestError else { return XCTFail("\(e)") }
-                XCTAssertEqual(e.status, status, e.message)
+                XCTAssertEqual(e.kind, kind, e.message)
                 XCTAssertEqual(e.code, code, e.message)
                 XCTAssertEqual(e.field, field, e.message)
             }

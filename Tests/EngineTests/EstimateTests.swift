@@ -27,7 +27,7 @@ final class EstimateTests: XCTestCase {
         let t = seoul("2024-05-08T10:00")
         XCTAssertThrowsError(try engine.quote(QuoteRequest(origin: Self.gangnamStation, destination: Self.hongikStation, departure: t))) { e in
             guard let e = e as? FareRequestError else { return XCTFail("\(e)") }
-            XCTAssertEqual(e.status, 422)
+            XCTAssertEqual(e.kind, .impossible)
             XCTAssertEqual(e.code, "outside_coverage")
             XCTAssertEqual(e.field, "origin")
             XCTAssertTrue(e.message.contains("km away"), e.message)

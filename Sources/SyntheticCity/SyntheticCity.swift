@@ -10,6 +10,7 @@ import Geo
 /// of motorway carriageways around the city joined to the arterials by links. Streets have
 /// curved shape points, speed limits in several notations, and about one in ten junctions
 /// where ways meet has a turn restriction of one of six types. The node count is exact.
+/// Used by `taxipot synth-osm` (scale benchmarks) and the routing tests; not part of the engine.
 public enum SyntheticCity {
     /// What was written.
     public struct Summary: Sendable, CustomStringConvertible {
@@ -27,16 +28,16 @@ public enum SyntheticCity {
     static let origin = Coordinate(lon: 127.0, lat: 37.5)
 
     /// Writes a city of exactly `nodes` nodes (at least 16) to `path` (OSM XML).
-    public static func write(nodes target: Int, seed: UInt64, to path: String) throws(OSMImportError) -> Summary {
-        guard target >= 16 else { throw OSMImportError("a synthetic city needs at least 16 nodes, got \(target)") }
+    public static func write(nodes target: Int, seed: UInt64, to path: String) throws(SyntheticCityError) -> Summary {
+        guard target >= 16 else { throw SyntheticCityError("a synthetic city needs at least 16 nodes, got \(target)") }
         guard let file = fopen(path, "wb") else {
-            throw OSMImportError("\(path): cannot write (\(String(cString: strerror(errno))))")
+            throw SyntheticCityError("\(path): cannot write (\(String(cString: strerror(errno))))")
         }
         var out = XMLOut(file: file)
         let summary = generate(target: target, seed: seed, out: &out)
         out.flush()
         let failed = out.failed
-        guard fclose(file) == 0, !failed else { throw OSMImportError("\(path): write failed (disk full?)") }
+        guard fclose(file) == 0, !failed else { throw SyntheticCityError("\(path): write failed (disk full?)") }
         return Summary(nodes: summary.nodes, ways: summary.ways, restrictions: summary.restrictions, gridSide: summary.gridSide,
                        bytes: out.written)
     }
@@ -288,4 +289,10 @@ struct XMLOut {
         text("    <member type=\"way\" ref=\""); int(to); text("\" role=\"to\"/>\n")
         text("    <tag k=\"type\" v=\"restriction\"/>\n    <tag k=\"restriction\" v=\"\(kind)\"/>\n  </relation>\n")
     }
+}
+
+/// Why a synthetic city could not be written; the message names the file or the size.
+public struct SyntheticCityError: Error, CustomStringConvertible, Sendable {
+    public let description: String
+    public init(_ description: String) { self.description = description }
 }

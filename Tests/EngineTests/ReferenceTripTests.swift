@@ -3,10 +3,11 @@ import Fares
 import Foundation
 import Geo
 import Routing
+import TestSupport
 import XCTest
 
 /// The calibration of data/traffic/profile.csv against the two official Seoul reference trips
-/// (fares.md, research.md §1), with the slow time taken from the profile.
+/// (docs/FARES.md, docs/REFERENCE.md, "Fares"), with the slow time taken from the profile.
 final class ReferenceTripTests: XCTestCase {
     func testReferenceTripsWithinFivePercent() throws {
         let estimator = FareData.estimator
@@ -52,26 +53,26 @@ final class ReferenceTripTests: XCTestCase {
         XCTAssertEqual(ProfileTrip.segments(distanceM: 0, departure: start, profile: profile).count, 1)
     }
 
-    func testEstimatorRefusesBadInputWithTheRightStatus() {
+    func testEstimatorRefusesBadInputWithTheRightKind() {
         let est = FareData.estimator
         let t = seoul("2024-05-08T12:00")
-        let cases: [(FareRequest, Int, String)] = [
-            (FareRequest(distanceM: -1, departure: t), 400, "distance_m"),
-            (FareRequest(distanceM: .nan, departure: t), 400, "distance_m"),
-            (FareRequest(distanceM: 1_000_001, departure: t), 400, "distance_m"),
-            (FareRequest(distanceM: 1000, departure: t, riders: 0), 400, "riders"),
-            (FareRequest(distanceM: 1000, departure: t, riders: 11), 400, "riders"),
-            (FareRequest(distanceM: 1000, departure: t, region: "daegu"), 400, "region"),
-            (FareRequest(distanceM: 1000, departure: t, taxiClass: "van"), 400, "taxi_class"),
-            (FareRequest(distanceM: 1000, departure: t, roundingKrw: 50), 400, "rounding"),
-            (FareRequest(distanceM: 1000, durationS: 100, slowS: 200, departure: t), 400, "slow_s"),
-            (FareRequest(distanceM: 1000, durationS: -5, departure: t), 400, "duration_s"),
-            (FareRequest(distanceM: 1000, departure: seoul("2010-01-01T12:00")), 422, "depart_at"),
+        let cases: [(FareRequest, FareRequestError.Kind, String)] = [
+            (FareRequest(distanceM: -1, departure: t), .invalidInput, "distance_m"),
+            (FareRequest(distanceM: .nan, departure: t), .invalidInput, "distance_m"),
+            (FareRequest(distanceM: 1_000_001, departure: t), .invalidInput, "distance_m"),
+            (FareRequest(distanceM: 1000, departure: t, riders: 0), .invalidInput, "riders"),
+            (FareRequest(distanceM: 1000, departure: t, riders: 11), .invalidInput, "riders"),
+            (FareRequest(distanceM: 1000, departure: t, region: "daegu"), .invalidInput, "region"),
+            (FareRequest(distanceM: 1000, departure: t, taxiClass: "van"), .invalidInput, "taxi_class"),
+            (FareRequest(distanceM: 1000, departure: t, roundingKrw: 50), .invalidInput, "rounding"),
+            (FareRequest(distanceM: 1000, durationS: 100, slowS: 200, departure: t), .invalidInput, "slow_s"),
+            (FareRequest(distanceM: 1000, durationS: -5, departure: t), .invalidInput, "duration_s"),
+            (FareRequest(distanceM: 1000, departure: seoul("2010-01-01T12:00")), .impossible, "depart_at"),
         ]
-        for (request, status, field) in cases {
+        for (request, kind, field) in cases {
             XCTAssertThrowsError(try est.estimate(request), field) { e in
                 guard let e = e as? FareRequestError else { return XCTFail("\(e)") }
-                XCTAssertEqual(e.status, status, e.message)
+                XCTAssertEqual(e.kind, kind, e.message)
                 XCTAssertEqual(e.field, field, e.message)
             }
         }
