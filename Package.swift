@@ -29,6 +29,9 @@ let package = Package(
                        providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CMicroHTTPD", path: "\(cSystem)/CMicroHTTPD", pkgConfig: "libmicrohttpd",
                        providers: [.apt(["libmicrohttpd-dev"])]),
+        // zlib: gzip of HTTP answers when the client asks (Foundation on Linux has no deflate).
+        .systemLibrary(name: "CZlib", path: "\(cSystem)/CZlib", pkgConfig: "zlib",
+                       providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CReadOSM", path: "\(cSystem)/CReadOSM", pkgConfig: "readosm",
                        providers: [.apt(["libreadosm-dev"])]),
 
@@ -47,7 +50,7 @@ let package = Package(
         // Composition and faces.
         .target(name: "Engine", dependencies: ["Geo", "Routing", "Fares", "Places", "Coordinates"]),
         .target(name: "Batch", dependencies: ["Geo", "Engine"]),
-        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "JSON"]),
+        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CZlib", "JSON"]),
         .target(name: "API", dependencies: ["HTTPServer", "JSON", "Geo", "Engine", "Coordinates",
                                             "Places", "Routing", "Fares", "Parties"]),
         .target(name: "TaxiPot", dependencies: ["Geo", "JSON", "Coordinates", "Places", "Routing",

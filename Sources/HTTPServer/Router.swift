@@ -56,6 +56,8 @@ public struct Route: Sendable {
     public let segments: [Substring]
     public let doc: OperationDoc
     public let cost: HandlerCost
+    /// True when a 200 answer gets an `ETag` and `If-None-Match` may turn it into a 304.
+    public let cacheable: Bool
     public let handler: HTTPHandler
 }
 
@@ -67,11 +69,14 @@ public final class Router: @unchecked Sendable {
 
     /// Adds a route. `pattern` is a path such as `/v1/parties/{id}`; `cost` says whether the
     /// handler is `.light` enough to run on the I/O thread (default `.heavy`: always on a worker).
+    /// `cacheable` (default: GET routes) gives 200 answers an `ETag` for revalidation; pass false
+    /// for answers that change with every call (health, metrics).
     public func add(_ method: String, _ pattern: String, _ doc: OperationDoc, cost: HandlerCost = .heavy,
-                    _ handler: @escaping HTTPHandler)
+                    cacheable: Bool? = nil, _ handler: @escaping HTTPHandler)
     {
         let segments = pattern.split(separator: "/", omittingEmptySubsequences: true)
-        routes.append(Route(method: method, pattern: pattern, segments: segments, doc: doc, cost: cost, handler: handler))
+        routes.append(Route(method: method, pattern: pattern, segments: segments, doc: doc, cost: cost,
+                            cacheable: cacheable ?? (method == "GET"), handler: handler))
     }
 
     /// The outcome of matching a path.

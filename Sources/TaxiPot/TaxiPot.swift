@@ -16,5 +16,5 @@
 
 /// The engine's version.
 public enum TaxiPotVersion {
-    public static let string = "0.1.0"
+    public static let string = APIVersion.engine
 }
