@@ -65,6 +65,7 @@ test: deps
 	swift build --build-tests
 	@$(MAKE) --no-print-directory derived BIN=$(DEBUG_BIN)
 	swift test --skip-build
+	bash tools/systemd/verify $(DEBUG_BIN)
 	@$(MAKE) --no-print-directory fuzz BIN=$(DEBUG_BIN)
 	@$(MAKE) --no-print-directory browser-test BIN=$(DEBUG_BIN)
 
