@@ -4,7 +4,16 @@
 /// answer, which are equivalent representations.
 enum ETag {
     /// A weak tag from a 64-bit hash of the body, 8 bytes a step (about 1 µs for a 7 KB answer).
-    static func of(_ body: [UInt8]) -> String {
+    static func of(_ body: [UInt8]) -> String { tag(hash(body)) }
+
+    /// The tag text of a body hash.
+    static func tag(_ h: UInt64) -> String {
+        let s = String(h, radix: 16)
+        return "W/\"" + String(repeating: "0", count: 16 - s.count) + s + "\""
+    }
+
+    /// The 64-bit hash behind a body's tag.
+    static func hash(_ body: [UInt8]) -> UInt64 {
         var h: UInt64 = 0x9e37_79b9_7f4a_7c15 ^ UInt64(body.count)
         body.withUnsafeBytes { p in
             var i = 0
@@ -21,8 +30,7 @@ enum ETag {
             }
             h = mix(h ^ tail)
         }
-        let s = String(h, radix: 16)
-        return "W/\"" + String(repeating: "0", count: 16 - s.count) + s + "\""
+        return h
     }
 
     /// One multiply-rotate step per word (one multiply on the dependency chain).

@@ -6,6 +6,8 @@ struct HTTPConventions: Sendable {
     let cors: CORSPolicy?
     /// Bodies of at least this many bytes are gzip-compressed for clients that accept it; 0: never.
     let gzipMinBytes: Int
+    /// gzip forms of recent cacheable answers (16 MB of identity + gzip bytes at most).
+    let gzipCache = GzipCache(capacityBytes: 16 << 20)
 
     /// Headers every answer carries whatever its route: the request id and CORS.
     func baseHeaders(requestID: String, origin: String?) -> [(String, String)] {
@@ -17,8 +19,11 @@ struct HTTPConventions: Sendable {
     /// Applies the conventions to a handler's `response` for a request with `headers`.
     func apply(_ response: inout HTTPResponse, method: String, headers: [String: String], requestID: String, cacheable: Bool) {
         response.headers += baseHeaders(requestID: requestID, origin: headers["origin"])
+        var hash: UInt64?
         if cacheable, response.status == 200, method == "GET" || method == "HEAD" {
-            let tag = ETag.of(response.body)
+            let h = ETag.hash(response.body)
+            hash = h
+            let tag = ETag.tag(h)
             response.headers.append(("ETag", tag))
             response.headers.append(("Cache-Control", "no-cache"))
             if let inm = headers["if-none-match"], ETag.matches(inm, tag) {
@@ -28,17 +33,20 @@ struct HTTPConventions: Sendable {
                 return
             }
         }
-        compress(&response, acceptEncoding: headers["accept-encoding"])
+        compress(&response, acceptEncoding: headers["accept-encoding"], hash: hash)
     }
 
     /// gzip for a body of at least `gzipMinBytes` of a text type, when `acceptEncoding` admits it.
-    func compress(_ response: inout HTTPResponse, acceptEncoding: String?) {
+    /// `hash`: the body's `ETag.hash` when it has a tag; such answers go through `gzipCache`.
+    func compress(_ response: inout HTTPResponse, acceptEncoding: String?, hash: UInt64? = nil) {
         guard gzipMinBytes > 0, response.body.count >= gzipMinBytes, response.status != 204, response.status != 304,
               let type = response.headers.first(where: { $0.0 == "Content-Type" })?.1, Self.isCompressible(type),
               !response.headers.contains(where: { $0.0 == "Content-Encoding" })
         else { return }
         response.headers.append(("Vary", "Accept-Encoding"))
-        guard let acceptEncoding, Gzip.isAccepted(by: acceptEncoding), let packed = Gzip.compress(response.body) else { return }
+        guard let acceptEncoding, Gzip.isAccepted(by: acceptEncoding),
+              let packed = hash.map({ gzipCache.packed(response.body, hash: $0) }) ?? Gzip.compress(response.body)
+        else { return }
         response.body = packed
         response.headers.append(("Content-Encoding", "gzip"))
     }

@@ -97,3 +97,50 @@ public enum Gzip {
         return star
     }
 }
+
+/// Recently sent gzip forms of cacheable answers, by the hash of their identity body: an answer
+/// sent again (a popular viewport, a party polled by its riders) is compressed once. Each entry
+/// keeps the identity bytes too, and a hit compares them in full, so a hash collision can only
+/// cost a compression, never send a wrong body. Bounded by `capacityBytes` (oldest out first).
+final class GzipCache: @unchecked Sendable {
+    private struct Entry {
+        let identity: [UInt8]
+        let packed: [UInt8]
+    }
+    private let lock = NSLock()
+    private var entries: [UInt64: Entry] = [:]
+    private var order: [UInt64] = []
+    private var orderHead = 0
+    private var bytes = 0
+    let capacityBytes: Int
+
+    init(capacityBytes: Int) { self.capacityBytes = capacityBytes }
+
+    /// The gzip form of `body` (whose `ETag.hash` is `hash`), from the cache or compressed now.
+    func packed(_ body: [UInt8], hash: UInt64) -> [UInt8]? {
+        lock.lock()
+        let hit = entries[hash]
+        lock.unlock()
+        if let hit, hit.identity == body { return hit.packed }
+        guard let packed = Gzip.compress(body) else { return nil }
+        let size = body.count + packed.count
+        guard size <= capacityBytes / 8 else { return packed }
+        lock.lock()
+        defer { lock.unlock() }
+        if let old = entries.updateValue(Entry(identity: body, packed: packed), forKey: hash) {
+            bytes -= old.identity.count + old.packed.count
+        } else {
+            order.append(hash)
+        }
+        bytes += size
+        while bytes > capacityBytes, orderHead < order.count {
+            if let gone = entries.removeValue(forKey: order[orderHead]) { bytes -= gone.identity.count + gone.packed.count }
+            orderHead += 1
+        }
+        if orderHead > 4096 && orderHead * 2 > order.count {
+            order.removeFirst(orderHead)
+            orderHead = 0
+        }
+        return packed
+    }
+}

@@ -151,6 +151,24 @@ final class HTTPConventionsTests: XCTestCase {
         XCTAssertEqual(options.headers["allow"], "GET, HEAD, OPTIONS")
     }
 
+    func testGzipCacheServesOnlyTheSameBody() throws {
+        let cache = GzipCache(capacityBytes: 1 << 20)
+        let a = Array(String(repeating: "{\"lon\":126.97,\"lat\":37.56},", count: 200).utf8)
+        let b = Array(String(repeating: "{\"lon\":127.01,\"lat\":37.51},", count: 200).utf8)
+        let packedA = try XCTUnwrap(cache.packed(a, hash: ETag.hash(a)))
+        XCTAssertEqual(Gzip.decompress(packedA), a)
+        XCTAssertEqual(cache.packed(a, hash: ETag.hash(a)), packedA, "a hit")
+        // A forced hash collision: the other body is compressed, never served the cached form.
+        let packedB = try XCTUnwrap(cache.packed(b, hash: ETag.hash(a)))
+        XCTAssertEqual(Gzip.decompress(packedB), b)
+        // Bounded: many bodies keep the cache within its capacity and answers stay right.
+        for i in 0..<300 {
+            let body = Array("{\"i\":\(i),\"pad\":\"\(String(repeating: "x", count: 4000))\"}".utf8)
+            XCTAssertEqual(Gzip.decompress(try XCTUnwrap(cache.packed(body, hash: ETag.hash(body)))), body)
+        }
+        XCTAssertNil(Gzip.decompress(Array(packedA.dropLast(4))), "a truncated stream is refused")
+    }
+
     func testCORSPolicyParsing() {
         XCTAssertNotNil(CORSPolicy(origin: "*"))
         XCTAssertNotNil(CORSPolicy(origin: "http://localhost:5173"))
