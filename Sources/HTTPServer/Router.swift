@@ -10,13 +10,18 @@ public struct ParameterDoc: Sendable {
     public let required: Bool
     public let type: String  // "string", "integer", "number", "boolean"
     public let description: String
+    /// A full JSON Schema of the value (pattern, range, enum …) when `type` alone under-describes it.
+    public let schema: JSONValue?
 
-    public init(_ name: String, in location: String = "query", required: Bool = false, type: String = "string", _ description: String) {
+    public init(_ name: String, in location: String = "query", required: Bool = false, type: String = "string", _ description: String,
+                schema: JSONValue? = nil)
+    {
         self.name = name
         self.location = location
         self.required = required
         self.type = type
         self.description = description
+        self.schema = schema
     }
 }
 
@@ -28,14 +33,23 @@ public struct OperationDoc: Sendable {
     public let requestBody: JSONValue?
     /// Status codes this operation answers, besides the generic errors, with a description.
     public let responses: [(Int, String)]
+    /// A JSON Schema of the success body (2xx), and an example of it.
+    public let responseSchema: JSONValue?
+    public let responseExample: JSONValue?
+    /// An example request body.
+    public let requestExample: JSONValue?
 
     public init(_ summary: String, parameters: [ParameterDoc] = [], requestBody: JSONValue? = nil,
-                responses: [(Int, String)] = [(200, "OK")])
+                responses: [(Int, String)] = [(200, "OK")], responseSchema: JSONValue? = nil, responseExample: JSONValue? = nil,
+                requestExample: JSONValue? = nil)
     {
         self.summary = summary
         self.parameters = parameters
         self.requestBody = requestBody
         self.responses = responses
+        self.responseSchema = responseSchema
+        self.responseExample = responseExample
+        self.requestExample = requestExample
     }
 }
 
