@@ -75,6 +75,10 @@ public enum OpenAPIDocument {
         if route.pattern == "/metrics" {
             return ["description": .string(description), "content": ["text/plain": ["schema": ["type": "string"]]]]
         }
+        // The map page and its files (HTML, script, style, images) are not JSON.
+        if route.doc.responseSchema == nil, !route.pattern.hasPrefix("/v1/"), route.pattern != "/health", route.pattern != "/openapi.json" {
+            return ["description": .string(description), "content": ["*/*": ["schema": ["type": "string"]]]]
+        }
         var media: [(String, JSONValue)] = [("schema", route.doc.responseSchema ?? ["type": "object"])]
         if let example = route.doc.responseExample { media.append(("example", example)) }
         return ["description": .string(description), "content": ["application/json": .object(media)]]

@@ -25,7 +25,7 @@ struct HTTPConventions: Sendable {
             hash = h
             let tag = ETag.tag(h)
             response.headers.append(("ETag", tag))
-            response.headers.append(("Cache-Control", "no-cache"))
+            if !response.headers.contains(where: { $0.0 == "Cache-Control" }) { response.headers.append(("Cache-Control", "no-cache")) }
             if let inm = headers["if-none-match"], ETag.matches(inm, tag) {
                 response.status = 304
                 response.body = []
