@@ -18,7 +18,7 @@ OSM ?= data/osm/seoul-central.osm.pbf data/osm/extracts/yeouido.osm.pbf \
 PLACES := $(BUILD)/places.db
 PLACE_SOURCES := $(wildcard data/places/*.csv data/places/*.geojson)
 
-.PHONY: run test deps build release data derived bench fuzz browser-test load clean
+.PHONY: run test deps build release data derived bench fuzz browser-test load contract clean
 
 deps:
 	@bash tools/install-deps
@@ -65,6 +65,8 @@ test: deps
 	swift build --build-tests
 	@$(MAKE) --no-print-directory derived BIN=$(DEBUG_BIN)
 	swift test --skip-build
+	bash tools/systemd/verify $(DEBUG_BIN)
+	bash tools/contract/run $(DEBUG_BIN)
 	@$(MAKE) --no-print-directory fuzz BIN=$(DEBUG_BIN)
 	@$(MAKE) --no-print-directory browser-test BIN=$(DEBUG_BIN)
 	bash tools/load/hostile-clients $(DEBUG_BIN) quick
@@ -84,6 +86,10 @@ load: release
 # The HTTP fuzzer against a server on a free port (FUZZ_REQUESTS requests).
 fuzz:
 	bash tools/fuzz/run-http-fuzz $(BIN) $(FUZZ_REQUESTS)
+
+# Schemathesis against a live debug server (FUZZ_PATHS: the operations to fuzz; see tools/contract/run).
+contract:
+	bash tools/contract/run $(DEBUG_BIN) --fuzz
 
 bench: release
 	@$(MAKE) --no-print-directory derived BIN=$(RELEASE_BIN)

@@ -33,6 +33,9 @@ let package = Package(
                        providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CMicroHTTPD", path: "\(cSystem)/CMicroHTTPD", pkgConfig: "libmicrohttpd",
                        providers: [.apt(["libmicrohttpd-dev"])]),
+        // zlib: gzip of HTTP answers when the client asks (Foundation on Linux has no deflate).
+        .systemLibrary(name: "CZlib", path: "\(cSystem)/CZlib", pkgConfig: "zlib",
+                       providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CReadOSM", path: "\(cSystem)/CReadOSM", pkgConfig: "readosm",
                        providers: [.apt(["libreadosm-dev"])]),
 
@@ -52,7 +55,7 @@ let package = Package(
         .target(name: "Engine", dependencies: ["Geo", "Routing", "Fares", "Places"]),
         .target(name: "Pooling", dependencies: ["Geo", "Routing", "Fares", "Parties", "Engine"]),
         .target(name: "Batch", dependencies: ["Geo", "Engine", "Fares", "Places"]),
-        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "JSON"]),
+        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CZlib", "JSON"]),
         .target(name: "API", dependencies: ["HTTPServer", "JSON", "Geo", "Engine", "Coordinates",
                                             "Places", "Routing", "Fares", "Parties", "Pooling"]),
         // The two library products: the engine, and the HTTP service on top of it.

@@ -22,10 +22,15 @@ public enum OpenAPIDocument {
             "openapi": "3.1.0",
             "info": [
                 "title": "Taxipot engine API",
-                "version": .string(dataset.version),
+                "version": .string(APIVersion.api),
                 "description": .string("Coordinates, places, routes, fares and parties for a Korean taxi-pooling service. Dataset: \(dataset.name)."),
             ],
-            "components": ["schemas": ["Error": errorSchema]],
+            "x-dataset": ["name": .string(dataset.name), "version": .string(dataset.version)],
+            "components": [
+                "schemas": ["Error": errorSchema],
+                "securitySchemes": ["bearerAuth": ["type": "http", "scheme": "bearer",
+                                                   "description": "the server's TAXIPOT_WRITE_TOKEN, needed by writes"]],
+            ],
             "paths": .object(paths),
         ]
     }
@@ -33,9 +38,51 @@ public enum OpenAPIDocument {
     static let errorSchema: JSONValue = [
         "type": "object",
         "required": ["error"],
-        "properties": ["error": ["type": "object", "required": ["code", "message"],
-                                 "properties": ["code": ["type": "string"], "message": ["type": "string"]]]],
+        "additionalProperties": false,
+        "properties": ["error": ["type": "object", "required": ["code", "message"], "additionalProperties": false,
+                                 "properties": ["code": ["type": "string", "pattern": "^[a-z][a-z0-9_]*$"],
+                                                "message": ["type": "string", "minLength": 1]]]],
     ]
+
+    /// The error code a response description starts with (`invalid_id, …` → `invalid_id`), else a generic one.
+    static func errorCode(_ status: Int, _ description: String) -> String {
+        let first = description.unicodeScalars.prefix { ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "_" }
+        if first.contains("_") { return String(String.UnicodeScalarView(first)) }
+        switch status {
+        case 400: return "invalid_parameter"
+        case 401: return "unauthorized"
+        case 403: return "writes_disabled"
+        case 404: return "not_found"
+        case 405: return "method_not_allowed"
+        case 413: return "body_too_large"
+        case 414: return "uri_too_long"
+        case 503: return "overloaded"
+        default: return "error"
+        }
+    }
+
+    static func errorResponse(_ status: Int, _ description: String) -> JSONValue {
+        ["description": .string(description),
+         "content": ["application/json": [
+             "schema": ["$ref": "#/components/schemas/Error"],
+             "example": ["error": ["code": .string(errorCode(status, description)), "message": .string(description)]],
+         ]]]
+    }
+
+    /// A success answer: its schema when the route gives one; text for `/metrics`; no body for 204/304.
+    static func successResponse(_ route: Route, _ status: Int, _ description: String) -> JSONValue {
+        if status == 204 || status == 304 { return ["description": .string(description)] }
+        if route.pattern == "/metrics" {
+            return ["description": .string(description), "content": ["text/plain": ["schema": ["type": "string"]]]]
+        }
+        // The map page and its files (HTML, script, style, images) are not JSON.
+        if route.doc.responseSchema == nil, !route.pattern.hasPrefix("/v1/"), route.pattern != "/health", route.pattern != "/openapi.json" {
+            return ["description": .string(description), "content": ["*/*": ["schema": ["type": "string"]]]]
+        }
+        var media: [(String, JSONValue)] = [("schema", route.doc.responseSchema ?? ["type": "object"])]
+        if let example = route.doc.responseExample { media.append(("example", example)) }
+        return ["description": .string(description), "content": ["application/json": .object(media)]]
+    }
 
     static func operation(_ route: Route) -> JSONValue {
         var op: [(String, JSONValue)] = [("summary", .string(route.doc.summary))]
@@ -47,16 +94,25 @@ public enum OpenAPIDocument {
         if !route.doc.parameters.isEmpty {
             op.append(("parameters", .array(route.doc.parameters.map { p in
                 ["name": .string(p.name), "in": .string(p.location), "required": .bool(p.required || p.location == "path"),
-                 "description": .string(p.description), "schema": ["type": .string(p.type)]]
+                 "description": .string(p.description), "schema": p.schema ?? ["type": .string(p.type)]]
             })))
         }
         if let body = route.doc.requestBody {
-            op.append(("requestBody", ["required": true, "content": ["application/json": ["schema": body]]]))
+            var media: [(String, JSONValue)] = [("schema", body)]
+            if let example = route.doc.requestExample { media.append(("example", example)) }
+            op.append(("requestBody", ["required": true, "content": ["application/json": .object(media)]]))
         }
-        var responses: [(String, JSONValue)] = route.doc.responses.map { (String($0.0), ["description": .string($0.1)]) }
+        if route.doc.responses.contains(where: { $0.0 == 401 }) {
+            op.append(("security", [["bearerAuth": []]]))
+        }
+        var responses: [(String, JSONValue)] = route.doc.responses.map { status, text in
+            (String(status), status >= 400 ? errorResponse(status, text) : successResponse(route, status, text))
+        }
+        if route.cacheable && !route.doc.responses.contains(where: { $0.0 == 304 }) {
+            responses.append(("304", ["description": "Not modified: the If-None-Match tag is the answer's current ETag"]))
+        }
         for (status, text) in genericErrors where !route.doc.responses.contains(where: { $0.0 == status }) {
-            responses.append((String(status), ["description": .string(text),
-                                               "content": ["application/json": ["schema": ["$ref": "#/components/schemas/Error"]]]]))
+            responses.append((String(status), errorResponse(status, text)))
         }
         op.append(("responses", .object(responses)))
         return .object(op)

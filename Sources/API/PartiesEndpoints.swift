@@ -21,39 +21,24 @@ func registerPartiesEndpoints(_ router: Router, _ context: ServiceContext) {
 /// <writeToken>`; with no token (nil or empty) they answer 403.
 public func registerPartiesEndpoints(_ router: Router, parties: PartyService, writeToken: String?) {
     let auth = WriteAuthorization(token: writeToken)
-    let idParam = ParameterDoc("id", in: "path", required: true, "party id: 1–64 characters of A–Z, a–z, 0–9, '_' or '-'")
+    let idParam = ParameterDoc("id", in: "path", required: true, "party id: 1–64 characters of A–Z, a–z, 0–9, '_' or '-'",
+                               schema: APISchemas.partyID)
     let partyDoc = "{\"id\",\"origin\":[lon,lat],\"destination\":[lon,lat],\"depart_at\" (ISO 8601, +09:00),\"seats_total\",\"seats_taken\",\"seats_left\",\"title\"?,\"riders\":[{\"rider_id\",\"seats\",\"drop_off\"?:{\"lon\",\"lat\"}}] (organiser first),\"version\"}; header ETag: \"<version>\""
     let authErrors: [(Int, String)] = [(401, "unauthorized: missing or wrong 'Authorization: Bearer <token>'"),
                                        (403, "writes_disabled: the server has no TAXIPOT_WRITE_TOKEN")]
-    let point: JSONValue = ["description": "[lon,lat], \"lon,lat\" or {\"lon\",\"lat\"}"]
 
     let ifMatch = ParameterDoc("If-Match", in: "header", "optional: the ETag (\"<version>\") the write was based on, or *; a stale one answers 412 and changes nothing")
     router.add("PUT", "/v1/parties/{id}", OperationDoc(
         "Create or replace a party (durable when answered). Without riders: a new party's seats_taken seats are held by an implied organiser (rider_id 'organiser'); a live party keeps its riders, the organiser getting seats_taken less the others' seats",
         parameters: [idParam, ifMatch],
-        requestBody: [
-            "type": "object",
-            "required": ["origin", "destination", "depart_at", "seats_total"],
-            "properties": [
-                "origin": point, "destination": point,
-                "depart_at": ["type": "string", "description": "ISO 8601 (no offset means Asia/Seoul) or Unix seconds"],
-                "seats_total": ["type": "integer", "minimum": 1, "maximum": .number(Double(Party.maxSeats))],
-                "seats_taken": ["type": "integer", "minimum": 0, "description": "at most seats_total (default 0)"],
-                "title": ["type": "string", "maxLength": .number(Double(Party.maxTitleLength)),
-                          "description": .string("at most \(Party.maxTitleLength) characters and at most \(Party.maxTitleBytes) bytes of UTF-8 "
-                              + "(a character with many combining marks counts by its bytes); no control characters. "
-                              + "maxLength counts code points, so it never admits a title the server refuses")],
-                "riders": ["type": "array", "maxItems": .number(Double(Party.maxRiders)),
-                           "description": "optional: [{\"rider_id\",\"seats\" (default 1),\"drop_off\"?}], organiser first; seats_taken defaults to their sum and must equal it"],
-                "id": ["type": "string", "description": "optional; must equal the path's id"],
-            ],
-        ],
+        requestBody: APISchemas.partyInput,
         responses: [(201, "created: " + partyDoc), (200, "replaced: " + partyDoc),
                     (400, "invalid_id, invalid_json, missing_field, invalid_party (naming the field), unknown_field, id_mismatch"),
                     (409, "seats_conflict: without riders, seats_taken does not cover the riders who joined"),
                     (412, "version_mismatch: If-Match names another version (or no live party); nothing changed"),
                     (422, "party_expired: its departure plus the grace period has passed"),
-                    (503, "storage_unavailable: the party store cannot write")] + authErrors
+                    (503, "storage_unavailable: the party store cannot write")] + authErrors,
+        responseSchema: APISchemas.party, responseExample: APISchemas.partyOutExample, requestExample: APISchemas.partyExample
     )) { req in
         try auth.check(req)
         let id = try partyID(req)
@@ -66,7 +51,8 @@ public func registerPartiesEndpoints(_ router: Router, parties: PartyService, wr
 
     router.add("GET", "/v1/parties/{id}", OperationDoc(
         "One live party", parameters: [idParam],
-        responses: [(200, partyDoc), (400, "invalid_id"), (404, "party_not_found (never created, deleted or expired)")]
+        responses: [(200, partyDoc), (400, "invalid_id"), (404, "party_not_found (never created, deleted or expired)")],
+        responseSchema: APISchemas.party, responseExample: APISchemas.partyOutExample
     ), cost: .light) { req in
         let id = try partyID(req)
         guard let p = parties.party(id: id) else { throw notFound(id) }
@@ -90,16 +76,19 @@ public func registerPartiesEndpoints(_ router: Router, parties: PartyService, wr
     router.add("GET", "/v1/parties", OperationDoc(
         "Live parties near a point, nearest first, then earliest departure (the app's party list)",
         parameters: [
-            ParameterDoc("near", required: true, "the point: lon,lat"),
-            ParameterDoc("radius_m", type: "integer", "search radius in metres, \(PartiesLimits.nearbyRadius.lowerBound)–\(PartiesLimits.nearbyRadius.upperBound) (default 2000)"),
-            ParameterDoc("limit", type: "integer", "parties per page, \(PartiesLimits.nearbyLimit.lowerBound)–\(PartiesLimits.nearbyLimit.upperBound) (default 20)"),
+            ParameterDoc("near", required: true, "the point: lon,lat", schema: APISchemas.pointQuery),
+            ParameterDoc("radius_m", type: "integer", "search radius in metres, \(PartiesLimits.nearbyRadius.lowerBound)–\(PartiesLimits.nearbyRadius.upperBound) (default 2000)",
+                         schema: APISchemas.integer(PartiesLimits.nearbyRadius)),
+            ParameterDoc("limit", type: "integer", "parties per page, \(PartiesLimits.nearbyLimit.lowerBound)–\(PartiesLimits.nearbyLimit.upperBound) (default 20)",
+                         schema: APISchemas.integer(PartiesLimits.nearbyLimit)),
             ParameterDoc("cursor", "next_cursor of the previous page"),
-            ParameterDoc("depart_after", "only parties departing at or after this instant (ISO 8601 or Unix seconds)"),
-            ParameterDoc("depart_before", "only parties departing at or before this instant"),
-            ParameterDoc("min_seats", type: "integer", "only parties with at least this many seats left"),
+            ParameterDoc("depart_after", "only parties departing at or after this instant (ISO 8601 or Unix seconds)", schema: APISchemas.instantQuery),
+            ParameterDoc("depart_before", "only parties departing at or before this instant", schema: APISchemas.instantQuery),
+            ParameterDoc("min_seats", type: "integer", "only parties with at least this many seats left", schema: APISchemas.integer(0...Party.maxSeats)),
         ],
         responses: [(200, "{\"parties\":[party + \"distance_m\"],\"next_cursor\": string or null}"),
-                    (400, "missing_parameter, invalid_parameter (naming it)")]
+                    (400, "missing_parameter, invalid_parameter (naming it)")],
+        responseSchema: APISchemas.partyPage
     ), cost: .light) { req in
         let nearText = try req.requiredQueryValue("near")
         guard let center = Coordinate.parse(nearText) else {
@@ -122,21 +111,24 @@ public func registerPartiesEndpoints(_ router: Router, parties: PartyService, wr
     }
 
     let filterParams = [
-        ParameterDoc("depart_after", "count only parties departing at or after this instant (ISO 8601 or Unix seconds)"),
-        ParameterDoc("depart_before", "count only parties departing at or before this instant"),
-        ParameterDoc("min_seats", type: "integer", "count only parties with at least this many seats left"),
+        ParameterDoc("depart_after", "count only parties departing at or after this instant (ISO 8601 or Unix seconds)", schema: APISchemas.instantQuery),
+        ParameterDoc("depart_before", "count only parties departing at or before this instant", schema: APISchemas.instantQuery),
+        ParameterDoc("min_seats", type: "integer", "count only parties with at least this many seats left", schema: APISchemas.integer(0...Party.maxSeats)),
     ]
     let clusterParam = ParameterDoc("cluster_id", in: "path", required: true, "a cluster_id from a /v1/clusters answer")
 
     router.add("GET", "/v1/clusters", OperationDoc(
         "Clusters and lone parties in a box at a zoom, as GeoJSON (cells of the radius in 256-px-tile pixels; no two features closer than the radius)",
         parameters: [
-            ParameterDoc("bbox", required: true, "west,south,east,north in degrees (west > east crosses the antimeridian)"),
-            ParameterDoc("zoom", required: true, type: "number", "map zoom 0–20 (fractions are floored)"),
+            ParameterDoc("bbox", required: true, "west,south,east,north in degrees (west > east crosses the antimeridian)",
+                         schema: APISchemas.bbox),
+            ParameterDoc("zoom", required: true, type: "number", "map zoom 0–20 (fractions are floored)",
+                         schema: ["type": "number", "minimum": 0, "maximum": .number(Double(PartyIndex.maxZoom))]),
         ] + filterParams,
         responses: [(200, "FeatureCollection: clusters {\"cluster\":true,\"cluster_id\",\"point_count\",\"expansion_zoom\"} at their parties' centroid, lone parties {\"party_id\",\"depart_at\",\"seats_left\"}; every matching party in the grid cells the box touches is counted once; a cluster reaching into the box is shown whole (it may count parties of its cells just outside)"),
                     (400, "missing_parameter, invalid_parameter (naming it)"),
-                    (422, "box_too_large: the box covers more than \(PartiesLimits.maxCells) grid cells at that zoom")]
+                    (422, "box_too_large: the box covers more than \(PartiesLimits.maxCells) grid cells at that zoom")],
+        responseSchema: APISchemas.clusterCollection, responseExample: APISchemas.clusterExample
     ), cost: .light) { req in
         let box = try bboxQuery(req)
         let zoom = try zoomQuery(req)
@@ -151,10 +143,12 @@ public func registerPartiesEndpoints(_ router: Router, parties: PartyService, wr
     router.add("GET", "/v1/clusters/{cluster_id}/leaves", OperationDoc(
         "The parties of a cluster, by departure then id, as GeoJSON",
         parameters: [clusterParam,
-                     ParameterDoc("limit", type: "integer", "parties per page, \(PartiesLimits.leavesLimit.lowerBound)–\(PartiesLimits.leavesLimit.upperBound) (default 10)"),
-                     ParameterDoc("offset", type: "integer", "parties to skip (default 0)")] + filterParams,
+                     ParameterDoc("limit", type: "integer", "parties per page, \(PartiesLimits.leavesLimit.lowerBound)–\(PartiesLimits.leavesLimit.upperBound) (default 10)",
+                                  schema: APISchemas.integer(PartiesLimits.leavesLimit)),
+                     ParameterDoc("offset", type: "integer", "parties to skip (default 0)", schema: APISchemas.integer(0...Int(Int32.max)))] + filterParams,
         responses: [(200, "FeatureCollection of party points (party_id, depart_at, seats_left, seats_total, destination, title) with \"total\": the cluster's matching parties"),
-                    (400, "invalid_cluster_id or invalid_parameter"), (404, "cluster_not_found: its cells hold no matching party now")]
+                    (400, "invalid_cluster_id or invalid_parameter"), (404, "cluster_not_found: its cells hold no matching party now")],
+        responseSchema: APISchemas.clusterCollection
     ), cost: .light) { req in
         let id = try clusterID(req)
         let limit = try req.intQuery("limit", default: 10, range: PartiesLimits.leavesLimit)
@@ -171,7 +165,8 @@ public func registerPartiesEndpoints(_ router: Router, parties: PartyService, wr
         "The features one zoom deeper that a cluster's parties form, as GeoJSON",
         parameters: [clusterParam] + filterParams,
         responses: [(200, "FeatureCollection like /v1/clusters at the next zoom; the counts add up to the cluster's"),
-                    (400, "invalid_cluster_id or invalid_parameter"), (404, "cluster_not_found: its cells hold no matching party now")]
+                    (400, "invalid_cluster_id or invalid_parameter"), (404, "cluster_not_found: its cells hold no matching party now")],
+        responseSchema: APISchemas.clusterCollection
     ), cost: .light) { req in
         let id = try clusterID(req)
         guard let kids = parties.children(of: id, filter: try PartiesJSON.filter(req)) else { throw clusterNotFound(id) }

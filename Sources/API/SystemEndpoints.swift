@@ -6,7 +6,7 @@ import JSON
 func registerSystemEndpoints(_ router: Router, _ context: ServiceContext) {
     let roads = CoverageJSON.healthSummary(context.routeEngine.graph)
     router.add("GET", "/health", OperationDoc("Liveness, the loaded dataset's name and version, the served road areas and the circuity factors estimates use",
-                                              responses: [(200, "The service is up")]), cost: .light) { _ in
+                                              responses: [(200, "The service is up")]), cost: .light, cacheable: false) { _ in
         .json([
             "status": "ok",
             "dataset": ["name": .string(context.info.name), "version": .string(context.info.version)],
@@ -16,12 +16,20 @@ func registerSystemEndpoints(_ router: Router, _ context: ServiceContext) {
         ])
     }
     router.add("GET", "/metrics", OperationDoc("Prometheus text: requests by route and status, latency histograms, in-flight",
-                                               responses: [(200, "Prometheus text exposition format 0.0.4")]), cost: .light) { _ in
-        .text(context.metrics.prometheusText(), contentType: "text/plain; version=0.0.4; charset=utf-8")
+                                               responses: [(200, "Prometheus text exposition format 0.0.4")]), cost: .light, cacheable: false) { _ in
+        .text(context.metrics.prometheusText() + buildInfo(context) + ProcessMetrics.prometheusText(),
+              contentType: "text/plain; version=0.0.4; charset=utf-8")
     }
     router.add("GET", "/openapi.json", OperationDoc("This API's OpenAPI 3.1 document",
                                                     responses: [(200, "The OpenAPI document")])) { [weak router] _ in
         guard let router else { throw HTTPError(status: 503, code: "shutting_down", message: "the service is stopping") }
         return .json(OpenAPIDocument.build(router: router, dataset: context.info))
     }
+}
+
+/// `taxipot_build_info`: a constant 1 whose labels say which engine, API and dataset serve.
+private func buildInfo(_ context: ServiceContext) -> String {
+    func esc(_ s: String) -> String { s.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") }
+    return "# HELP taxipot_build_info Engine, API and dataset versions of this process.\n# TYPE taxipot_build_info gauge\n"
+        + "taxipot_build_info{version=\"\(APIVersion.engine)\",api_version=\"\(APIVersion.api)\",dataset=\"\(esc(context.info.name))\",dataset_version=\"\(esc(context.info.version))\"} 1\n"
 }

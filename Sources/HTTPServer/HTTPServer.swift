@@ -44,6 +44,13 @@ public struct HTTPServerOptions: Sendable {
     /// Microseconds the I/O thread keeps polling after an event before it sleeps (see
     /// `EventLoop`): a request arriving meanwhile skips the thread's wake-up. 0: never spin.
     public var ioSpinMicroseconds = 100
+    /// CORS for browser pages on other origins (`--cors-origin`); nil: no CORS headers.
+    public var cors: CORSPolicy? = nil
+    /// Answers of a text type with at least this many body bytes are gzip-compressed for clients
+    /// that send `Accept-Encoding: gzip`; 0: never compress.
+    public var gzipMinBytes = 1024
+    /// The access log's line format (see `accessLog`).
+    public var logFormat: AccessLogFormat = .text
 
     public init() {}
 }
@@ -63,6 +70,8 @@ public final class HTTPServer: @unchecked Sendable {
     public let router: Router
     public let options: HTTPServerOptions
     public let metrics: ServerMetrics
+    /// Request ids, CORS, ETag, gzip and OPTIONS, applied to every answer.
+    private let conventions: HTTPConventions
     private var daemon: OpaquePointer?
     private var pool: WorkerPool?
     private var loop: EventLoop?
@@ -93,6 +102,7 @@ public final class HTTPServer: @unchecked Sendable {
         self.router = router
         self.options = options
         self.metrics = metrics
+        conventions = HTTPConventions(cors: options.cors, gzipMinBytes: options.gzipMinBytes)
     }
 
     deinit {
@@ -297,7 +307,9 @@ public final class HTTPServer: @unchecked Sendable {
             state.method = method.map { String(cString: $0) } ?? "GET"
             state.started = DispatchTime.now().uptimeNanoseconds
             switch RequestHead.read(connection, method: method, url: url, version: version, targetBytes: state.targetBytes) {
-            case .success(let headers): state.headers = headers
+            case .success(let headers):
+                state.headers = headers
+                state.requestID = RequestID.resolve(headers["x-request-id"])
             case .failure(let error): return reject(connection, state, error)
             }
             for b in state.rawTarget.utf8 where b <= 0x20 || b == 0x7f {
@@ -342,7 +354,7 @@ public final class HTTPServer: @unchecked Sendable {
         {
             let t0 = DispatchTime.now().uptimeNanoseconds
             let usage0 = ThreadUsage.now()
-            let (route, response) = run(work)
+            let (route, response) = run(work, state)
             let t1 = DispatchTime.now().uptimeNanoseconds
             inlineLoad.add(busyNanos: t1 - t0, at: t1)
             if ThreadUsage.now().isOverBudget(since: usage0, wallNanos: t1 - t0, budgetSeconds: options.inlineBudgetSeconds) {
@@ -354,7 +366,7 @@ public final class HTTPServer: @unchecked Sendable {
         MHD_suspend_connection(connection)
         let loop = self.loop
         let accepted = pool.submit { [self] in
-            let (route, response) = self.run(work)
+            let (route, response) = self.run(work, state)
             self.finish(state, route, response)
             state.response = response
             // Resumed once this worker no longer counts as running: the client's next request
@@ -369,9 +381,11 @@ public final class HTTPServer: @unchecked Sendable {
             loop?.wake()  // resumed inside MHD_run: the loop must run it once more
             let seconds = Double(DispatchTime.now().uptimeNanoseconds - state.started) / 1e9
             metrics.end(route: "overload", status: 503, seconds: seconds, rejectedForLoad: true)
-            state.response = HTTPError(status: 503, code: "overloaded",
+            var response = HTTPError(status: 503, code: "overloaded",
                 message: "the server is at capacity; retry shortly", headers: [("Retry-After", "1")]).response
-            log(state, 503, seconds)
+            response.headers += conventions.baseHeaders(requestID: state.requestID, origin: state.headers["origin"])
+            state.response = response
+            log(state, "overload", 503, seconds, response.body.count)
         }
         return MHD_Result.YES
     }
@@ -379,7 +393,7 @@ public final class HTTPServer: @unchecked Sendable {
     /// A complete request ready for its handler: decoded and matched, or the error its target gives.
     private enum Work: Sendable {
         case handle(HTTPRequest, Router.Match)
-        case answer(HTTPResponse)
+        case answer(String, HTTPResponse)
     }
 
     private func prepare(_ state: RequestState) -> Work {
@@ -387,11 +401,15 @@ public final class HTTPServer: @unchecked Sendable {
         do {
             split = try URLDecoding.split(target: state.rawTarget)
         } catch {
-            return .answer(error.response)
+            return .answer("unmatched", error.response)
         }
         let request = HTTPRequest(method: state.method, path: split.path, query: split.query, headers: state.headers, body: state.body)
         state.body = []
-        return .handle(request, router.match(method: request.method, path: request.path))
+        let match = router.match(method: request.method, path: request.path)
+        if request.method == "OPTIONS", case .methodNotAllowed(let methods) = match {
+            return .answer("OPTIONS", conventions.options(methods: methods, headers: state.headers, requestID: state.requestID))
+        }
+        return .handle(request, match)
     }
 
     /// True when `work` may run on the I/O thread: an error answer, or a `.light` route not
@@ -410,25 +428,37 @@ public final class HTTPServer: @unchecked Sendable {
         }
     }
 
-    private func run(_ work: Work) -> (String, HTTPResponse) {
+    /// Runs `work` and applies the HTTP conventions (request id, CORS, ETag/304, gzip) to its answer.
+    private func run(_ work: Work, _ state: RequestState) -> (String, HTTPResponse) {
         switch work {
-        case .answer(let response): return ("unmatched", response)
-        case .handle(let request, let match): return router.handle(request, match)
+        case .answer(let route, let response):
+            if route == "OPTIONS" { return (route, response) }  // conventions already applied
+            var r = response
+            conventions.apply(&r, method: state.method, headers: state.headers, requestID: state.requestID, cacheable: false)
+            return (route, r)
+        case .handle(let request, let match):
+            var (route, response) = router.handle(request, match)
+            var cacheable = false
+            if case .found(let r, _) = match { cacheable = r.cacheable }
+            conventions.apply(&response, method: state.method, headers: state.headers, requestID: state.requestID, cacheable: cacheable)
+            return (route, response)
         }
     }
 
     private func finish(_ state: RequestState, _ route: String, _ response: HTTPResponse) {
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - state.started) / 1e9
         metrics.end(route: route, status: response.status, seconds: seconds)
-        log(state, response.status, seconds)
+        log(state, route, response.status, seconds, response.body.count)
     }
 
     private func reject(_ connection: OpaquePointer, _ state: RequestState, _ error: HTTPError) -> MHD_Result {
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - state.started) / 1e9
         metrics.recordLocked(route: "unmatched", status: error.status, seconds: seconds)
-        log(state, error.status, seconds)
-        state.response = error.response
-        return queue(connection, error.response)
+        var response = error.response
+        response.headers += conventions.baseHeaders(requestID: state.requestID, origin: state.headers["origin"])
+        log(state, "unmatched", error.status, seconds, response.body.count)
+        state.response = response
+        return queue(connection, response)
     }
 
     private func queue(_ connection: OpaquePointer, _ response: HTTPResponse) -> MHD_Result {
@@ -442,10 +472,11 @@ public final class HTTPServer: @unchecked Sendable {
         return result
     }
 
-    private func log(_ state: RequestState, _ status: Int, _ seconds: Double) {
+    private func log(_ state: RequestState, _ route: String, _ status: Int, _ seconds: Double, _ bytes: Int) {
         guard options.accessLog else { return }
-        let path = state.rawTarget.split(separator: "?", maxSplits: 1).first.map(String.init) ?? "/"
-        let line = "\(state.method) \(path.prefix(200)) \(status) \(Int(seconds * 1e6))us\n"
+        let path = state.rawTarget.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? "/"
+        let line = AccessLogEntry(requestID: state.requestID, method: state.method, route: route, path: path, status: status,
+                                  seconds: seconds, bytes: bytes).line(options.logFormat)
         logLock.lock()
         line.utf8CString.withUnsafeBufferPointer { p in _ = write(2, p.baseAddress, p.count - 1) }
         logLock.unlock()
@@ -493,6 +524,7 @@ final class RequestState: @unchecked Sendable {
     var bodyTooLarge = false
     var dispatched = false
     var started: UInt64 = 0
+    var requestID = ""
     var response: HTTPResponse?
 
     init(rawTarget: String, targetBytes: Int, record: ConnectionRecord?) {

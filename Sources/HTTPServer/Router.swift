@@ -10,13 +10,18 @@ public struct ParameterDoc: Sendable {
     public let required: Bool
     public let type: String  // "string", "integer", "number", "boolean"
     public let description: String
+    /// A full JSON Schema of the value (pattern, range, enum …) when `type` alone under-describes it.
+    public let schema: JSONValue?
 
-    public init(_ name: String, in location: String = "query", required: Bool = false, type: String = "string", _ description: String) {
+    public init(_ name: String, in location: String = "query", required: Bool = false, type: String = "string", _ description: String,
+                schema: JSONValue? = nil)
+    {
         self.name = name
         self.location = location
         self.required = required
         self.type = type
         self.description = description
+        self.schema = schema
     }
 }
 
@@ -28,14 +33,23 @@ public struct OperationDoc: Sendable {
     public let requestBody: JSONValue?
     /// Status codes this operation answers, besides the generic errors, with a description.
     public let responses: [(Int, String)]
+    /// A JSON Schema of the success body (2xx), and an example of it.
+    public let responseSchema: JSONValue?
+    public let responseExample: JSONValue?
+    /// An example request body.
+    public let requestExample: JSONValue?
 
     public init(_ summary: String, parameters: [ParameterDoc] = [], requestBody: JSONValue? = nil,
-                responses: [(Int, String)] = [(200, "OK")])
+                responses: [(Int, String)] = [(200, "OK")], responseSchema: JSONValue? = nil, responseExample: JSONValue? = nil,
+                requestExample: JSONValue? = nil)
     {
         self.summary = summary
         self.parameters = parameters
         self.requestBody = requestBody
         self.responses = responses
+        self.responseSchema = responseSchema
+        self.responseExample = responseExample
+        self.requestExample = requestExample
     }
 }
 
@@ -56,6 +70,8 @@ public struct Route: Sendable {
     public let segments: [Substring]
     public let doc: OperationDoc
     public let cost: HandlerCost
+    /// True when a 200 answer gets an `ETag` and `If-None-Match` may turn it into a 304.
+    public let cacheable: Bool
     public let handler: HTTPHandler
 }
 
@@ -67,11 +83,14 @@ public final class Router: @unchecked Sendable {
 
     /// Adds a route. `pattern` is a path such as `/v1/parties/{id}`; `cost` says whether the
     /// handler is `.light` enough to run on the I/O thread (default `.heavy`: always on a worker).
+    /// `cacheable` (default: GET routes) gives 200 answers an `ETag` for revalidation; pass false
+    /// for answers that change with every call (health, metrics).
     public func add(_ method: String, _ pattern: String, _ doc: OperationDoc, cost: HandlerCost = .heavy,
-                    _ handler: @escaping HTTPHandler)
+                    cacheable: Bool? = nil, _ handler: @escaping HTTPHandler)
     {
         let segments = pattern.split(separator: "/", omittingEmptySubsequences: true)
-        routes.append(Route(method: method, pattern: pattern, segments: segments, doc: doc, cost: cost, handler: handler))
+        routes.append(Route(method: method, pattern: pattern, segments: segments, doc: doc, cost: cost,
+                            cacheable: cacheable ?? (method == "GET"), handler: handler))
     }
 
     /// The outcome of matching a path.

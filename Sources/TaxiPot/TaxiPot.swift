@@ -13,7 +13,3 @@
 @_exported import Pooling
 @_exported import Batch
 
-/// The engine's version.
-public enum TaxiPotVersion {
-    public static let string = "0.1.0"
-}

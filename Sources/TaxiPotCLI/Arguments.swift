@@ -15,6 +15,8 @@ struct Arguments {
     private(set) var options: [String: String] = [:]
     private(set) var flags: Set<String> = []
     private(set) var positionals: [String] = []
+    /// Options whose value came from the environment: option name → variable name.
+    private(set) var fromEnvironment: [String: String] = [:]
 
     /// Parses `args` (without the command name). `aliases` maps short options to long names
     /// (`["-o": "output"]` makes `-o FILE` mean `--output FILE`).
@@ -53,6 +55,25 @@ struct Arguments {
         }
     }
 
+    /// Takes each of `names` not given as a flag from the environment variable `prefix` +
+    /// the name upper-cased with `-` as `_` (`state-dir` → `TAXIPOT_STATE_DIR`): flags win.
+    mutating func fillFromEnvironment(_ names: [String], prefix: String = "TAXIPOT_",
+                                      environment: [String: String] = ProcessInfo.processInfo.environment)
+    {
+        for name in names where options[name] == nil {
+            let variable = prefix + name.uppercased().replacingOccurrences(of: "-", with: "_")
+            if let v = environment[variable], !v.isEmpty {
+                options[name] = v
+                fromEnvironment[name] = variable
+            }
+        }
+    }
+
+    /// How an error names option `name`: `--name`, or the environment variable it came from.
+    func label(_ name: String) -> String {
+        fromEnvironment[name].map { "environment variable \($0)" } ?? "option --\(name)"
+    }
+
     func value(_ name: String) -> String? { options[name] }
     func has(_ flag: String) -> Bool { flags.contains(flag) }
 
@@ -64,14 +85,14 @@ struct Arguments {
     func int(_ name: String, default d: Int, range: ClosedRange<Int>) throws -> Int {
         guard let text = options[name] else { return d }
         guard let v = Int(text), range.contains(v) else {
-            throw UsageError("option --\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound), got '\(text)'")
+            throw UsageError("\(label(name)) must be a whole number from \(range.lowerBound) to \(range.upperBound), got '\(text)'")
         }
         return v
     }
 
     func double(_ name: String) throws -> Double? {
         guard let text = options[name] else { return nil }
-        guard let v = Double(text), v.isFinite else { throw UsageError("option --\(name) must be a number, got '\(text)'") }
+        guard let v = Double(text), v.isFinite else { throw UsageError("\(label(name)) must be a number, got '\(text)'") }
         return v
     }
 }

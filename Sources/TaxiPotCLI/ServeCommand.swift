@@ -11,6 +11,7 @@ struct ServeCommand: Command {
                              [--header-timeout S] [--no-access-log]
                              [--no-inline] [--io-spin-us N] [--cluster-radius PX] [--hierarchy-cache-mb N]
                              [--web DIR] [--leaflet DIR]
+                             [--cors-origin ORIGIN|*] [--log-format text|json] [--gzip-min-bytes N]
 
         Serves the HTTP API (GET /openapi.json lists every endpoint).
           --host H          address to bind (default 127.0.0.1)
@@ -27,6 +28,12 @@ struct ServeCommand: Command {
           --header-timeout S  seconds a request's headers may take after its request line, however
                             slowly bytes trickle in; then 408 and close (default 10)
           --no-access-log   no per-request line on stderr
+          --log-format F    access log lines: text (default) or json (one object a line: time
+                            in RFC 3339, request_id, method, path pattern, status, duration_ms, bytes)
+          --cors-origin O   let browser pages on origin O (https://host[:port]) or any origin (*)
+                            read answers; preflight OPTIONS is answered 204 (default: no CORS)
+          --gzip-min-bytes N  gzip answers of at least N bytes to clients that accept it
+                            (default 1024; 0: never)
           --no-inline       run every handler on a worker; by default light read-only endpoints
                             (route, places, fare, clusters, …) run on the I/O thread when no
                             request waits, which saves two thread hand-offs per request
@@ -43,6 +50,9 @@ struct ServeCommand: Command {
                             the data folder, the repository's web/ when --data is data/)
           --leaflet DIR     Leaflet's files (default /usr/share/javascript/leaflet, from
                             Debian's libjs-leaflet); when missing, / answers 503, the API works
+        Every option with a value can also come from the environment as TAXIPOT_ and its name in
+        capitals with _ for - (TAXIPOT_HOST, TAXIPOT_PORT, TAXIPOT_DATA, TAXIPOT_STATE_DIR,
+        TAXIPOT_CORS_ORIGIN, TAXIPOT_LOG_FORMAT, …); a flag wins over its variable.
         Writes to parties need TAXIPOT_WRITE_TOKEN set in the environment.
         The party store (DIR/parties.db) is checked at start: a damaged one is refused with a
         message saying how to recover ('taxipot parties recover'); rows refused at load are
@@ -52,9 +62,10 @@ struct ServeCommand: Command {
         """
 
     func run(_ args: [String]) throws -> Int32 {
-        let a = try Arguments(args, valued: ["host", "port", "data", "state-dir", "workers", "queue", "connections", "per-client", "timeout", "header-timeout",
-                                             "cluster-radius", "io-spin-us", "hierarchy-cache-mb", "web", "leaflet"],
-                              flags: ["no-access-log", "no-inline"])
+        let valued = ["host", "port", "data", "state-dir", "workers", "queue", "connections", "per-client", "timeout", "header-timeout",
+                      "cluster-radius", "io-spin-us", "hierarchy-cache-mb", "web", "leaflet", "cors-origin", "log-format", "gzip-min-bytes"]
+        var a = try Arguments(args, valued: Set(valued), flags: ["no-access-log", "no-inline"])
+        a.fillFromEnvironment(valued)
         guard a.positionals.isEmpty else { throw UsageError("unexpected argument '\(a.positionals[0])'") }
         let host = a.value("host") ?? "127.0.0.1"
         let port = try a.int("port", default: 8080, range: 0...65535)
@@ -68,6 +79,19 @@ struct ServeCommand: Command {
         options.accessLog = !a.has("no-access-log")
         options.inlineLightHandlers = !a.has("no-inline")
         options.ioSpinMicroseconds = try a.int("io-spin-us", default: options.ioSpinMicroseconds, range: 0...10_000)
+        options.gzipMinBytes = try a.int("gzip-min-bytes", default: options.gzipMinBytes, range: 0...(1 << 30))
+        if let origin = a.value("cors-origin") {
+            guard let policy = CORSPolicy(origin: origin) else {
+                throw UsageError("\(a.label("cors-origin")) must be * or an origin such as https://map.example.com (scheme://host[:port], no path), got '\(origin)'")
+            }
+            options.cors = policy
+        }
+        if let format = a.value("log-format") {
+            guard let f = AccessLogFormat(rawValue: format) else {
+                throw UsageError("\(a.label("log-format")) must be text or json, got '\(format)'")
+            }
+            options.logFormat = f
+        }
 
         let stateDir = a.value("state-dir") ?? "var"
         try FileManager.default.createDirectory(atPath: stateDir, withIntermediateDirectories: true)

@@ -1,4 +1,5 @@
 import TaxiPot
+import TaxiPotServer
 
 /// `taxipot version`: the engine and library versions.
 struct VersionCommand: Command {

@@ -1,4 +1,6 @@
 import Foundation
+import TaxiPot
+import TaxiPotServer
 
 /// Every `taxipot` subcommand, in the order `taxipot --help` lists them.
 let commands: [any Command] = [
@@ -19,13 +21,30 @@ let commands: [any Command] = [
 
 func usage() -> String {
     var s = "taxipot: the Taxipot engine (coordinates, places, routing, fares, parties)\n\n"
-    s += "Usage: taxipot <command> [options]     taxipot <command> --help\n\nCommands:\n"
+    s += "Usage: taxipot <command> [options]     taxipot help <command>     taxipot --version\n\nCommands:\n"
     for c in commands { s += "  " + c.name.padding(toLength: 12, withPad: " ", startingAt: 0) + c.summary + "\n" }
     return s
 }
 
 
 let argv = Array(CommandLine.arguments.dropFirst())
+if argv == ["--version"] || argv == ["-V"] {
+    print("taxipot \(TaxiPotVersion.string)")
+    exit(0)
+}
+// `taxipot help COMMAND` is `taxipot COMMAND --help`.
+if argv.count >= 2, argv[0] == "help" {
+    guard let c = commands.first(where: { $0.name == argv[1] }) else {
+        printError("taxipot help: unknown command '\(argv[1])'\n")
+        printError(usage())
+        exit(1)
+    }
+    if c.name == "import", argv.count == 3 {
+        exit((try? c.run([argv[2], "--help"])) ?? 1)
+    }
+    print(c.help)
+    exit(0)
+}
 guard let first = argv.first, first != "--help", first != "-h", first != "help" else {
     print(usage(), terminator: "")
     exit(argv.isEmpty ? 1 : 0)

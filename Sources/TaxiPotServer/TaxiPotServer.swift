@@ -18,3 +18,8 @@
 @_exported import JSON
 @_exported import HTTPServer
 @_exported import API
+
+/// The engine's version.
+public enum TaxiPotVersion {
+    public static let string = APIVersion.engine
+}

@@ -79,9 +79,9 @@ def write_requests(name, reqs):
     return path
 
 
-def wrk_once(url, reqfile, seconds, connections=64, threads=2):
+def wrk_once(url, reqfile, seconds, connections=64, threads=2, gzip=False):
     cmd = ["wrk", "-t%d" % threads, "-c%d" % connections, "-d%ds" % seconds, "--latency", "--timeout", "5s",
-           "-s", WRK_LUA, url, "--", reqfile]
+           "-s", WRK_LUA, url, "--", reqfile] + (["gzip"] if gzip else [])
     out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
     line = next(l for l in out.splitlines() if l.startswith("WRKJSON"))
     doc = json.loads(line[len("WRKJSON"):])
@@ -89,10 +89,10 @@ def wrk_once(url, reqfile, seconds, connections=64, threads=2):
     return doc
 
 
-def wrk_records(key, side, impl, url, reqfile, duration, cond):
+def wrk_records(key, side, impl, url, reqfile, duration, cond, gzip=False):
     per = max(1, int(round(duration / ROUNDS)))
-    wrk_once(url, reqfile, 1)  # warm-up
-    runs = [wrk_once(url, reqfile, per) for _ in range(ROUNDS)]
+    wrk_once(url, reqfile, 1, gzip=gzip)  # warm-up
+    runs = [wrk_once(url, reqfile, per, gzip=gzip) for _ in range(ROUNDS)]
     errors = sum(r["errors_connect"] + r["errors_read"] + r["errors_write"] + r["errors_status"] + r["errors_timeout"]
                  for r in runs)
     total = sum(r["requests"] for r in runs)
@@ -166,6 +166,9 @@ def main():
                     help="seconds for each nginx ceiling (default: half of --duration, at least 5)")
     ap.add_argument("--endpoints", default="route,quote,places,clusters")
     ap.add_argument("--clusters-note", default="")
+    ap.add_argument("--gzip", action="store_true",
+                    help="also measure each endpoint with Accept-Encoding: gzip (records http.NAME_gzip.*)")
+    ap.add_argument("--no-ceiling", action="store_true", help="skip the nginx ceiling runs")
     args = ap.parse_args()
     if not shutil.which("wrk"):
         raise SystemExit("wrk not found: run tools/bench/setup")
@@ -186,6 +189,12 @@ def main():
             cond += ", " + args.clusters_note
         results += wrk_records("http.%s" % name, "ours", args.impl, args.url, reqfile, args.duration, cond)
         benchlib.log("wrk %s: %.0f req/s" % (name, results[-3]["median"]))
+        if args.gzip:
+            results += wrk_records("http.%s_gzip" % name, "ours", args.impl, args.url, reqfile, args.duration,
+                                   cond + ", Accept-Encoding: gzip", gzip=True)
+            benchlib.log("wrk %s gzip: %.0f req/s" % (name, results[-3]["median"]))
+        if args.no_ceiling:
+            continue
         proc, port, d = start_nginx(size)
         try:
             nreq = write_requests("nginx-%s" % name, [("GET", "/static.json", "")])

@@ -1,5 +1,6 @@
 -- wrk script: cycles through the requests listed in a file (first script argument), one a line:
 --   METHOD<TAB>PATH[<TAB>JSON BODY]
+-- A second script argument "gzip" adds Accept-Encoding: gzip to every request.
 -- Each thread starts at a different offset. done() prints one JSON line prefixed "WRKJSON".
 local reqs = {}
 local pos = 0
@@ -12,13 +13,17 @@ end
 
 function init(args)
   local f = assert(io.open(args[1], "r"))
+  local gzip = args[2] == "gzip"
   for line in f:lines() do
     local m, p, b = line:match("^(%u+)\t([^\t]+)\t?(.*)$")
     if m then
+      local h = {}
+      if gzip then h["Accept-Encoding"] = "gzip" end
       if b ~= nil and b ~= "" then
-        reqs[#reqs + 1] = wrk.format(m, p, { ["Content-Type"] = "application/json" }, b)
+        h["Content-Type"] = "application/json"
+        reqs[#reqs + 1] = wrk.format(m, p, h, b)
       else
-        reqs[#reqs + 1] = wrk.format(m, p)
+        reqs[#reqs + 1] = wrk.format(m, p, h)
       end
     end
   end

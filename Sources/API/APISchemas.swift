@@ -1,0 +1,157 @@
+import JSON
+import Parties
+
+/// JSON Schemas of the API's bodies for the OpenAPI document: what the server enforces on
+/// requests, and the shape of its answers.
+enum APISchemas {
+    static let lon: JSONValue = ["type": "number", "minimum": -180, "maximum": 180]
+    static let lat: JSONValue = ["type": "number", "minimum": -90, "maximum": 90]
+    /// A GeoJSON position `[lon, lat]` as the server writes it.
+    static let position: JSONValue = ["type": "array", "items": ["type": "number", "minimum": -180, "maximum": 180],
+                                      "minItems": 2, "maxItems": 2, "description": "[lon, lat] (latitude within ±90)"]
+    /// A position as requests give it: longitude then latitude, each in its range.
+    static let positionInput: JSONValue = [
+        "type": "array", "minItems": 2, "maxItems": 2,
+        "items": ["type": "number", "minimum": -90, "maximum": 90],
+        "description": "[lon, lat]; this schema keeps both within ±90 so a generator's values are valid (the server takes longitudes to ±180)",
+    ]
+    /// Decimal degrees as text: longitude within ±180, latitude within ±90.
+    static let lonText = #"-?(1[0-7][0-9]|[0-9]{1,2})(\.[0-9]{1,9})?"#
+    static let latText = #"-?[0-8]?[0-9](\.[0-9]{1,9})?"#
+    /// An ISO 8601 date-time the server reads (years from 1900, offsets within ±18 h); days up to 28 keep every match a real date.
+    static let dateTimeText = #"(19|2[0-9])[0-9]{2}-(0[1-9]|1[0-2])-(0[1-9]|1[0-9]|2[0-8])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\.[0-9]{1,6})?(Z|[+-](0[0-9]|1[0-8]):[0-5][0-9])"#
+    /// A date-time a party may depart at (2000–2099).
+    static let partyDateTimeText = "20" + dateTimeText.dropFirst(#"(19|2[0-9])"#.count)
+    static let instantQuery: JSONValue = ["type": "string", "pattern": .string("^" + dateTimeText + "$"),
+                                          "description": "ISO 8601 date-time (no offset means Asia/Seoul) or Unix seconds",
+                                          "example": "2026-12-24T22:30:00+09:00"]
+
+    /// A point as requests may give it: `[lon,lat]`, `"lon,lat"` or `{"lon","lat"}`.
+    static let pointInput: JSONValue = [
+        "description": "[lon,lat], \"lon,lat\" or {\"lon\",\"lat\"} (WGS84 degrees)",
+        "oneOf": [
+            positionInput,
+            ["type": "string", "pattern": .string("^" + lonText + "," + latText + "$")],
+            ["type": "object", "required": ["lon", "lat"], "additionalProperties": false, "properties": ["lon": lon, "lat": lat]],
+        ],
+    ]
+
+    /// A "lon,lat" query value.
+    static let pointQuery: JSONValue = ["type": "string", "pattern": .string("^" + lonText + "," + latText + "$"), "example": "126.9780,37.5665"]
+
+    static let partyID: JSONValue = ["type": "string", "pattern": "^[A-Za-z0-9_-]{1,64}$", "example": "gangnam-1"]
+
+    /// The body of `PUT /v1/parties/{id}`.
+    static let partyInput: JSONValue = [
+        "type": "object",
+        "required": ["origin", "destination", "depart_at", "seats_total"],
+        "additionalProperties": false,
+        "properties": [
+            "origin": pointInput, "destination": pointInput,
+            "depart_at": ["description": "ISO 8601 (no offset means Asia/Seoul) or Unix seconds; past departures plus the grace period answer 422",
+                          "oneOf": [["type": "string", "pattern": .string("^" + partyDateTimeText + "$")],
+                                    ["type": "number", "minimum": .number(Party.departRange.lowerBound), "maximum": .number(Party.departRange.upperBound)]]],
+            "seats_total": ["type": "integer", "minimum": 1, "maximum": .number(Double(Party.maxSeats))],
+            "seats_taken": ["type": "integer", "minimum": 0, "maximum": .number(Double(Party.maxSeats)), "description": "at most seats_total (default 0)"],
+            "title": ["type": "string", "maxLength": .number(Double(Party.maxTitleLength)), "pattern": "^[^\\u0000-\\u001F\\u007F]*$",
+                      "description": .string("at most \(Party.maxTitleLength) characters and at most \(Party.maxTitleBytes) bytes of UTF-8 "
+                          + "(a character with many combining marks counts by its bytes); no control characters")],
+            "riders": ["type": "array", "maxItems": .number(Double(Party.maxRiders)),
+                       "description": "optional: the riders, organiser first; seats_taken defaults to their sum and must equal it",
+                       "items": ["type": "object", "required": ["rider_id"], "additionalProperties": false,
+                                 "properties": ["rider_id": ["type": "string", "pattern": "^[A-Za-z0-9_-]{1,64}$"],
+                                                "seats": ["type": "integer", "minimum": 1, "maximum": .number(Double(Party.maxSeats))],
+                                                "drop_off": pointInput]]],
+        ],
+        // seats_taken ≤ seats_total, spelt out per total so generators keep to it.
+        "anyOf": .array((1...Party.maxSeats).map { n in
+            ["properties": ["seats_total": ["const": .number(Double(n))], "seats_taken": ["maximum": .number(Double(n))]]]
+        }),
+    ]
+
+    /// A whole-number query parameter within `range`.
+    static func integer(_ range: ClosedRange<Int>) -> JSONValue {
+        ["type": "integer", "minimum": .number(Double(range.lowerBound)), "maximum": .number(Double(range.upperBound))]
+    }
+
+    static let partyExample: JSONValue = [
+        "origin": [127.0276, 37.4979], "destination": "127.1,37.6", "depart_at": "2026-12-24T22:30:00+09:00",
+        "seats_total": 4, "seats_taken": 1, "title": "강남역 → 판교",
+    ]
+
+    static let partyProperties: [(String, JSONValue)] = [
+        ("id", partyID), ("origin", position), ("destination", position),
+        ("depart_at", ["type": "string", "format": "date-time"]),
+        ("seats_total", ["type": "integer", "minimum": 1]), ("seats_taken", ["type": "integer", "minimum": 0]),
+        ("seats_left", ["type": "integer", "minimum": 0]), ("title", ["type": "string"]),
+        ("riders", ["type": "array", "items": ["type": "object", "required": ["rider_id", "seats"],
+                                               "properties": ["rider_id": ["type": "string"], "seats": ["type": "integer", "minimum": 1],
+                                                              "drop_off": ["type": "object"]]]]),
+        ("version", ["type": "integer", "minimum": 1]),
+    ]
+
+    /// A party as answers give it.
+    static let party: JSONValue = [
+        "type": "object",
+        "required": ["id", "origin", "destination", "depart_at", "seats_total", "seats_taken", "seats_left"],
+        "additionalProperties": false,
+        "properties": .object(partyProperties),
+    ]
+
+    static let partyOutExample: JSONValue = [
+        "id": "gangnam-1", "origin": [127.0276, 37.4979], "destination": [127.1, 37.6], "depart_at": "2026-12-24T22:30:00+09:00",
+        "seats_total": 4, "seats_taken": 1, "seats_left": 3, "title": "강남역 → 판교",
+    ]
+
+    static let partyPage: JSONValue = [
+        "type": "object", "required": ["parties", "next_cursor"],
+        "properties": [
+            "parties": ["type": "array", "items": [
+                "type": "object", "required": ["id", "origin", "destination", "depart_at", "seats_total", "seats_taken", "seats_left", "distance_m"],
+                "additionalProperties": false,
+                "properties": .object(partyProperties + [("distance_m", ["type": "number", "minimum": 0])]),
+            ]],
+            "next_cursor": ["type": ["string", "null"]],
+        ],
+    ]
+
+    /// A GeoJSON FeatureCollection of clusters and lone parties.
+    static let clusterCollection: JSONValue = [
+        "type": "object", "required": ["type", "features"],
+        "properties": [
+            "type": ["const": "FeatureCollection"],
+            "zoom": ["type": "integer"],
+            "total": ["type": "integer", "minimum": 0],
+            "features": ["type": "array", "items": [
+                "type": "object", "required": ["type", "geometry", "properties"],
+                "properties": [
+                    "type": ["const": "Feature"],
+                    "id": ["type": "string"],
+                    "geometry": ["type": "object", "required": ["type", "coordinates"],
+                                 "properties": ["type": ["const": "Point"], "coordinates": position]],
+                    "properties": ["type": "object", "properties": [
+                        "cluster": ["type": "boolean"], "cluster_id": ["type": "string"],
+                        "point_count": ["type": "integer", "minimum": 1], "expansion_zoom": ["type": "integer"],
+                        "party_id": partyID, "depart_at": ["type": "string", "format": "date-time"],
+                        "seats_left": ["type": "integer", "minimum": 0], "seats_total": ["type": "integer"],
+                        "destination": position, "title": ["type": "string"],
+                    ]],
+                ],
+            ]],
+        ],
+    ]
+
+    static let clusterExample: JSONValue = [
+        "type": "FeatureCollection",
+        "features": [
+            ["type": "Feature", "id": "12.3491.1584.0.0", "geometry": ["type": "Point", "coordinates": [126.978, 37.566]],
+             "properties": ["cluster": true, "cluster_id": "12.3491.1584.0.0", "point_count": 12, "expansion_zoom": 13]],
+            ["type": "Feature", "id": "gangnam-1", "geometry": ["type": "Point", "coordinates": [127.0276, 37.4979]],
+             "properties": ["party_id": "gangnam-1", "depart_at": "2026-12-24T22:30:00+09:00", "seats_left": 3]],
+        ],
+    ]
+
+    /// `"west,south,east,north"`.
+    static let bbox: JSONValue = ["type": "string", "pattern": #"^-?\d{1,3}(\.\d+)?(,-?\d{1,3}(\.\d+)?){3}$"#,
+                                  "example": "126.9,37.5,127.1,37.6"]
+}
