@@ -19,7 +19,7 @@ public func registerPoolingEndpoints(_ router: Router, pooling: PoolingEngine) {
                      ParameterDoc("split", "equal, by_leg (default: each leg's meter increment among those aboard) or proportional (to each rider's solo fare)")],
         responses: [(200, "{\"party_id\",\"version\",\"route\":{\"distance_m\",\"duration_s\",\"geometry\",\"legs\"},\"stops\":[{\"location\",\"riders\":[rider_id]}],\"drop_off_order\":[rider_id],\"fare\":{…},\"split\":\"by_leg\",\"shares\":[{\"rider_id\",\"seats\",\"krw\",\"solo_krw\"?}],\"region\",\"depart_at\"}"),
                     (400, "invalid_id, invalid_parameter"), (404, "party_not_found, no_route"),
-                    (422, "too_far_from_road, outside_fare_regions, no_schedule")]
+                    (422, "outside_coverage, outside_fare_regions, no_schedule")]
     )) { req in
         let id = try partyID(req)
         var split = SplitPolicy.byLeg
@@ -52,7 +52,7 @@ public func registerPoolingEndpoints(_ router: Router, pooling: PoolingEngine) {
         responses: [(200, "{\"matches\":[{\"party\":{…},\"walk_m\",\"drop_off_order\":[rider_id],\"detour\":{\"added_s\",\"added_m\",\"pct\"},\"price\":{\"solo_krw\",\"pooled_krw\",\"saving_krw\"}}]}; solo_krw: the rider's metered fare alone; pooled_krw: the rider's by_leg share of the party's ride with the rider in it"),
                     (400, "missing_parameter, invalid_parameter (naming it)"),
                     (404, "no_route: the rider's own trip has no road route"),
-                    (422, "too_far_from_road: the rider's origin or destination; outside_fare_regions, no_schedule")]
+                    (422, "outside_coverage: the rider's origin or destination; outside_fare_regions, no_schedule")]
     )) { req in
         func point(_ name: String) throws(HTTPError) -> Coordinate {
             let text = try req.requiredQueryValue(name)

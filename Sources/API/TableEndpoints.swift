@@ -240,7 +240,7 @@ func registerTableEndpoints(_ router: Router, _ context: ServiceContext) {
             + "one row per source, one column per destination, each the duration and distance of the route GET /v1/route returns for the pair "
             + "(rounded as it rounds them) and its solo metered fare; null where no road route exists; only the annotations asked for"),
         (400, "a parameter is missing or malformed (the message names it), too many points, or fares for more than \(TableEndpoint.maxFareCells) cells"),
-        (422, "too_far_from_road: no road within max_snap_m of a point (named sources[i] or destinations[j]); with fares, a source outside the fare regions"),
+        (422, "outside_coverage: no road within max_snap_m of a point (named sources[i] or destinations[j]); with fares, a source outside the fare regions"),
     ]
     let getDoc = OperationDoc(
         "Durations, distances and solo fares from every source to every destination (OSRM's table shape), at the traffic speeds of the departure hour",

@@ -23,8 +23,14 @@ struct HTTPConventions: Sendable {
         if cacheable, response.status == 200, method == "GET" || method == "HEAD" {
             let h = ETag.hash(response.body)
             hash = h
-            let tag = ETag.tag(h)
-            response.headers.append(("ETag", tag))
+            // A handler's own ETag (a party's version) is kept; otherwise the body's hash is the tag.
+            let tag: String
+            if let own = response.headers.first(where: { $0.0.lowercased() == "etag" })?.1 {
+                tag = own
+            } else {
+                tag = ETag.tag(h)
+                response.headers.append(("ETag", tag))
+            }
             if !response.headers.contains(where: { $0.0 == "Cache-Control" }) { response.headers.append(("Cache-Control", "no-cache")) }
             if let inm = headers["if-none-match"], ETag.matches(inm, tag) {
                 response.status = 304

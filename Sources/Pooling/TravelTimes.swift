@@ -49,7 +49,7 @@ public struct TableTravelTimes: TravelTimes {
                 // Drop the point the table named (off the roads, or invalid) and ask again.
                 let name: String
                 switch error {
-                case .tooFarFromRoad(let p, _, _), .invalidCoordinate(let p): name = p
+                case .tooFarFromRoad(let p, _, _), .outsideCoverage(let p, _, _, _, _), .invalidCoordinate(let p): name = p
                 default: return out
                 }
                 guard let (list, k) = Self.pointIndex(name) else { return out }

@@ -74,7 +74,7 @@ extension RouteEngine {
     /// hierarchy does not cover the hour's metric, one exact A* search per cell instead.
     ///
     /// Errors name the point at fault as `sources[i]` or `destinations[j]`: a point too far from
-    /// a road (`tooFarFromRoad`), an invalid coordinate; an empty list or an out-of-range option
+    /// a road (`outsideCoverage`, with how far the nearest served road is), an invalid coordinate; an empty list or an out-of-range option
     /// is `invalidOption`.
     public func table(_ request: TableRequest) throws(RoutingError) -> RouteTable {
         guard request.maxSnapMeters.isFinite, request.maxSnapMeters > 0, request.maxSnapMeters <= Self.maxSnapLimitMeters else {
@@ -90,7 +90,10 @@ extension RouteEngine {
             for (i, p) in points.enumerated() {
                 guard p.isValid else { throw .invalidCoordinate(point: "\(name)[\(i)]") }
                 let e = endpoints(at: p, maxMeters: request.maxSnapMeters)
-                guard !e.isEmpty else { throw .tooFarFromRoad(point: "\(name)[\(i)]", coordinate: p, maxMeters: request.maxSnapMeters) }
+                guard !e.isEmpty else {
+                    throw .outsideCoverage(point: "\(name)[\(i)]", coordinate: p, snapLimitMeters: request.maxSnapMeters,
+                                           nearestAreaMeters: distanceToServedRoad(p), otherAreaOf: nil)
+                }
                 out.append(e)
             }
             return out

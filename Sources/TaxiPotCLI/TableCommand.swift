@@ -165,7 +165,7 @@ struct TableCommand: Command {
             return nil
         }
         switch error {
-        case .tooFarFromRoad(let p, let c, let m):
+        case .tooFarFromRoad(let p, let c, let m), .outsideCoverage(let p, let c, let m, _, _):
             return "\(locate(p) ?? p): no road within \(Int(m.rounded())) m of (\(c.lon),\(c.lat)); check the point or raise --max-snap-m"
         case .invalidCoordinate(let p):
             return "\(locate(p) ?? p): not a valid coordinate"

@@ -82,7 +82,15 @@ final class TableEndpointTests: XCTestCase {
     func testPostBeyondTheGetLimit() throws {
         var rng = SplitMix64(seed: 4)
         let graph = try RoadGraph.load(path: try TestDataset.built.get().graphPath)
-        let pts = (0..<250).map { _ in graph.coordinate(ofNode: Int(rng.next() % UInt64(graph.nodeCount))) }
+        // Points of the central area: cells between areas no road joins would be null.
+        var counts: [Int: Int] = [:]
+        for i in 0..<graph.nodeCount { counts[graph.area(ofNode: i), default: 0] += 1 }
+        let central = counts.max { $0.value < $1.value }!.key
+        var pts: [Coordinate] = []
+        while pts.count < 250 {
+            let i = Int(rng.next() % UInt64(graph.nodeCount))
+            if graph.area(ofNode: i) == central { pts.append(graph.coordinate(ofNode: i)) }
+        }
         let body = "{\"sources\":[" + pts.map { "[\($0.lon),\($0.lat)]" }.joined(separator: ",") + "],\"destinations\":["
             + pts.prefix(3).map { "[\($0.lon),\($0.lat)]" }.joined(separator: ",") + "],\"depart_at\":\"\(departAt)\"}"
         let (status, json) = try call("POST", "/v1/table", body: body)
@@ -115,7 +123,8 @@ final class TableEndpointTests: XCTestCase {
     func testPointTooFarFromARoadIs422NamingItsIndex() throws {
         var r = try call("GET", "/v1/table", query: [("sources", list([points[0], points[1], "125.0,36.0"]))])
         XCTAssertEqual(r.status, 422)
-        XCTAssertEqual(r.json["error"]?["code"]?.stringValue, "too_far_from_road")
+        XCTAssertEqual(r.json["error"]?["code"]?.stringValue, "outside_coverage")
+        XCTAssertTrue(r.json["error"]?["message"]?.stringValue?.contains("km") ?? false, "names how far the served roads are: \(r.json)")
         XCTAssertTrue(r.json["error"]?["message"]?.stringValue?.contains("sources[2]") ?? false, "\(r.json)")
         r = try call("POST", "/v1/table", body: "{\"sources\":[[126.978,37.5665]],\"destinations\":[[126.978,37.5665],[125.0,36.0]]}")
         XCTAssertEqual(r.status, 422)

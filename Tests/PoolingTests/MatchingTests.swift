@@ -49,6 +49,13 @@ final class MatchingTests: XCTestCase {
 
     func ms(_ seconds: Double) -> Int { Int((seconds * 1000).rounded()) }
 
+    /// The connected area with the most nodes (central Seoul in the embedded graph).
+    static func largestArea(_ graph: RoadGraph) -> Int {
+        var counts: [Int: Int] = [:]
+        for i in 0..<graph.nodeCount { counts[graph.area(ofNode: i), default: 0] += 1 }
+        return counts.max { $0.value < $1.value }!.key
+    }
+
     func permutations(_ a: [Int]) -> [[Int]] {
         guard a.count > 1 else { return [a] }
         return a.indices.flatMap { i -> [[Int]] in
@@ -178,7 +185,14 @@ final class MatchingTests: XCTestCase {
     func testTableSeamEqualsSingleRoutesAndLeavesOffRoadPointsEmpty() throws {
         let data = try Dataset(directory: try TestDataset.directory())
         var rng = SplitMix64(seed: 5)
-        func node() -> Coordinate { data.graph.coordinate(ofNode: Int.random(in: 0..<data.graph.nodeCount, using: &rng)) }
+        // Nodes of the central area: cells between areas no road joins are nil, as the single route's.
+        let central = Self.largestArea(data.graph)
+        func node() -> Coordinate {
+            while true {
+                let i = Int.random(in: 0..<data.graph.nodeCount, using: &rng)
+                if data.graph.area(ofNode: i) == central { return data.graph.coordinate(ofNode: i) }
+            }
+        }
         var sources = (0..<12).map { _ in node() }, destinations = (0..<9).map { _ in node() }
         sources.insert(Coordinate(lon: 129.075, lat: 35.18), at: 4)  // Busan: off the graph
         destinations.append(Coordinate(lon: 126.5, lat: 33.4))  // Jeju
@@ -238,7 +252,14 @@ final class MatchingTests: XCTestCase {
         let w = try world("party-quote")
         let graph = w.data.graph
         var rng = SplitMix64(seed: 7)
-        func node() -> Coordinate { graph.coordinate(ofNode: Int.random(in: 0..<graph.nodeCount, using: &rng)) }
+        // One area, so that every party here has a road route through all its stops.
+        let central = Self.largestArea(graph)
+        func node() -> Coordinate {
+            while true {
+                let i = Int.random(in: 0..<graph.nodeCount, using: &rng)
+                if graph.area(ofNode: i) == central { return graph.coordinate(ofNode: i) }
+            }
+        }
         for q in 0..<6 {
             let k = q % 4 + 1  // 1–4 drop-offs
             var riders = [PartyRider(id: "host", seats: 2)]

@@ -255,11 +255,16 @@ final class RouteTableTests: XCTestCase {
         let good = randomPoints(engine, count: 3, seed: 5)
         let sea = Coordinate(lon: 125.0, lat: 36.0)
         XCTAssertThrowsError(try engine.table(TableRequest(sources: good + [sea], departAt: night))) { error in
-            guard case RoutingError.tooFarFromRoad(let point, _, _) = error else { return XCTFail("\(error)") }
+            guard case RoutingError.outsideCoverage(let point, _, let limit, let nearest, let other) = error else { return XCTFail("\(error)") }
             XCTAssertEqual(point, "sources[3]")
+            XCTAssertEqual(limit, 200)
+            XCTAssertNil(other)
+            XCTAssertGreaterThan(nearest ?? 0, 50_000, "the sea point is far from every served road")
         }
         XCTAssertThrowsError(try engine.table(TableRequest(sources: good, destinations: [good[0], sea], departAt: night))) { error in
-            XCTAssertEqual(error as? RoutingError, .tooFarFromRoad(point: "destinations[1]", coordinate: sea, maxMeters: 200))
+            guard case RoutingError.outsideCoverage(let point, let c, _, _, _) = error else { return XCTFail("\(error)") }
+            XCTAssertEqual(point, "destinations[1]")
+            XCTAssertEqual(c, sea)
         }
         XCTAssertThrowsError(try engine.table(TableRequest(sources: [good[0], Coordinate(lon: 200, lat: 0)], departAt: night))) { error in
             XCTAssertEqual(error as? RoutingError, .invalidCoordinate(point: "sources[1]"))
