@@ -47,14 +47,28 @@ public final class BatchRunner {
     /// The header's column layout.
     public let schema: BatchSchema
     public let options: BatchOptions
+    /// False when the input has no header line (`columns` given): the output has none either,
+    /// so the outputs of consecutive pieces of one input concatenate (Spark's `RDD.pipe`).
+    public let writesHeader: Bool
     private let reader: CSVReader
 
     /// Reads the header from `source` (already UTF-8; see `InputEncoding.decoding`).
     /// Throws `BatchError` for an empty input, an unreadable header or missing columns.
-    public init(source: ByteSource, options: BatchOptions = BatchOptions(), convertedEncoding: Bool = false) throws {
+    ///
+    /// With `columns`, the input has no header line: every line is a row and `columns` names its
+    /// fields in order (checked like a header). An empty input is then no error: it has no rows.
+    public init(source: ByteSource, options: BatchOptions = BatchOptions(), convertedEncoding: Bool = false,
+                columns: [String]? = nil) throws
+    {
         self.options = options
         reader = CSVReader(source: source, maxRecordBytes: options.maxRecordBytes,
                            replacementMarksInvalid: convertedEncoding)
+        if let columns {
+            writesHeader = false
+            schema = try BatchSchema(header: columns)
+            return
+        }
+        writesHeader = true
         let header: CSVRecord
         do {
             guard let h = try reader.next() else { throw BatchError("the input is empty: it has no header row") }
@@ -79,9 +93,11 @@ public final class BatchRunner {
     {
         let start = ContinuousClock.now
         let writer = CSVWriter(crlf: options.crlf ?? reader.usesCRLF)
-        var head: [UInt8] = (options.writeByteOrderMark ?? reader.hadByteOrderMark) ? [0xEF, 0xBB, 0xBF] : []
-        writer.appendRecord(schema.outputColumns(withEstimates: options.estimateColumns), to: &head)
-        try sink.write(head)
+        if writesHeader {
+            var head: [UInt8] = (options.writeByteOrderMark ?? reader.hadByteOrderMark) ? [0xEF, 0xBB, 0xBF] : []
+            writer.appendRecord(schema.outputColumns(withEstimates: options.estimateColumns), to: &head)
+            try sink.write(head)
+        }
 
         let pipeline = ChunkPipeline(maxChunksInFlight: options.maxChunksInFlight)
         let readerThread = DispatchGroup()

@@ -8,6 +8,7 @@ struct BatchCommand: Command {
     let help = """
         Usage: taxipot batch [IN.csv] [-o OUT.csv] [--workers N] [--encoding utf-8|cp949] [--data DIR]
                              [--depart-at ISO8601] [--progress auto|bar|lines|none] [--estimate]
+                             [--no-header | --columns NAME,NAME,...]
 
         Reads IN.csv (standard input when omitted or '-') and writes OUT.csv (standard output
         when omitted or '-'): the input columns unchanged, then
@@ -29,11 +30,19 @@ struct BatchCommand: Command {
           --progress P        progress on stderr: a live bar on a terminal, a line every 5 s
                               otherwise (auto, the default), or bar, lines, none
           --estimate          price rows outside the served roads by a labelled straight-line estimate
+          --no-header         the input has no header line: every line is a row with the fields
+                              origin_lon, origin_lat, dest_lon, dest_lat in that order; the output
+                              has no header line either (a filter for Spark's RDD.pipe)
+          --columns LIST      like --no-header, with the fields named by LIST (comma-separated
+                              column names as above, e.g. id,origin_lon,origin_lat,dest_lon,dest_lat)
 
         --estimate: a row with a point outside the served roads (outside_coverage) gets a
         straight-line estimate (distance × the graph's circuity, duration from the traffic
         profile, the meter's fare) instead of an error, and the output gains the columns
         estimated (true/false), fare_low_krw and fare_high_krw before error.
+
+        Only result rows go to standard output, in input order; the progress and the summary go
+        to standard error. Without a header line an empty input is no error (no rows, exit 0).
 
         A bad row never stops the run: it is written with error = "code: message" and empty
         result columns. Exit 0 when every row is fine, 2 when some failed, 1 when the input
@@ -41,8 +50,8 @@ struct BatchCommand: Command {
         """
 
     func run(_ args: [String]) throws -> Int32 {
-        let a = try Arguments(args, valued: ["output", "workers", "encoding", "data", "depart-at", "progress"],
-                              flags: ["estimate"], aliases: ["-o": "output"])
+        let a = try Arguments(args, valued: ["output", "workers", "encoding", "data", "depart-at", "progress", "columns"],
+                              flags: ["estimate", "no-header"], aliases: ["-o": "output"])
         guard a.positionals.count <= 1 else { throw UsageError("unexpected argument '\(a.positionals[1])' (one input file at most)") }
         let inputPath = a.positionals.first.flatMap { $0 == "-" ? nil : $0 }
         let outputPath = a.value("output").flatMap { $0 == "-" ? nil : $0 }
@@ -66,6 +75,7 @@ struct BatchCommand: Command {
         case "none": progressStyle = BatchProgressDisplay.Style.none
         case let other: throw UsageError("option --progress must be auto, bar, lines or none, got '\(other)'")
         }
+        let columns = try Self.headerlessColumns(a)
         if let inputPath, let outputPath, Self.sameFile(inputPath, outputPath) {
             throw UsageError("the output \(outputPath) is the input file; writing it would destroy the input")
         }
@@ -77,8 +87,12 @@ struct BatchCommand: Command {
         options.estimateColumns = a.has("estimate")
         let runner: BatchRunner
         do {
-            runner = try BatchRunner(source: try encoding.decoding(raw), options: options, convertedEncoding: encoding != .utf8)
+            runner = try BatchRunner(source: try encoding.decoding(raw), options: options,
+                                     convertedEncoding: encoding != .utf8, columns: columns)
         } catch let e as BatchError {
+            if columns != nil {
+                throw UsageError("option --\(a.value("columns") == nil ? "no-header" : "columns"): \(e.message)")
+            }
             throw BatchError("\(inputPath ?? "standard input"): \(e.message)")
         }
         for c in runner.schema.clashingColumns {
@@ -98,6 +112,22 @@ struct BatchCommand: Command {
             printError("taxipot batch: \(inputPath ?? "standard input"): \(e)")
         }
         return summary.exitCode
+    }
+
+    /// The column order of an input without a header line under `--no-header`.
+    static let defaultHeaderlessColumns = ["origin_lon", "origin_lat", "dest_lon", "dest_lat"]
+
+    /// The columns of a header-less input (`--no-header`, `--columns`), or nil when it has a header.
+    static func headerlessColumns(_ a: Arguments) throws -> [String]? {
+        guard let list = a.value("columns") else {
+            return a.has("no-header") ? defaultHeaderlessColumns : nil
+        }
+        let names = list.split(separator: ",", omittingEmptySubsequences: false)
+            .map { $0.trimmingCharacters(in: .whitespaces) }
+        if let empty = names.firstIndex(where: \.isEmpty) {
+            throw UsageError("option --columns: name \(empty + 1) of '\(list)' is empty")
+        }
+        return names
     }
 
     /// True when both paths name the same existing file.

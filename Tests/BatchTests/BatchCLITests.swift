@@ -100,6 +100,41 @@ final class BatchCLITests: XCTestCase {
         XCTAssertEqual(rows[2].last, "")
         XCTAssertGreaterThan(Int(rows[2][6]) ?? 0, 4800, "종각역 → 이태원역 is priced")
     }
+
+    /// `--no-header` / `--columns`: a filter for Spark's RDD.pipe. No header in or out, rows in
+    /// input order, priced as with a header line; an empty piece is no error.
+    func testHeaderlessInputIsAFilterWithTheRowsOfTheHeaderedRun() throws {
+        let data = try SeoulDataset.directory()
+        let rows = "A,126.9829,37.5700,126.9720,37.5547\nB,126.9829,north,126.9720,37.5547\nC,126.9780,37.5665,126.9920,37.5700\n"
+        let common = ["batch", "--data", data, "--workers", "2", "--depart-at", "2024-05-08T09:00:00+09:00", "--progress", "lines"]
+        let piped = try TaxipotCLI.run(common + ["--columns", "id, origin_lon,origin_lat,dest_lon,dest_lat"], stdin: Array(rows.utf8))
+        XCTAssertEqual(piped.status, 2, piped.stderr)
+        let got = try parseCSV(String(decoding: piped.stdout, as: UTF8.self))
+        XCTAssertEqual(got.count, 3, "three rows and no header line")
+        XCTAssertEqual(got.map { $0[0] }, ["A", "B", "C"], "rows in input order")
+        XCTAssertEqual(got[0][10], "seoul-mid-2023-02-01", "row A is priced as with a header line")
+        XCTAssertEqual(got[1].last, "not_a_number: origin_lat 'north' is not a number")
+        XCTAssertGreaterThan(Int(got[2][7]) ?? 0, 4800, "row C is priced")
+        XCTAssertFalse(String(decoding: piped.stdout, as: UTF8.self).contains("rows"), "no progress or summary on stdout")
+        XCTAssertTrue(piped.stderr.contains("ok:     2"), piped.stderr)
+
+        // --no-header: the documented order origin_lon, origin_lat, dest_lon, dest_lat; the same results.
+        let plain = try TaxipotCLI.run(common + ["--no-header"], stdin: Array("126.9780,37.5665,126.9920,37.5700\n".utf8))
+        XCTAssertEqual(plain.status, 0, plain.stderr)
+        XCTAssertEqual(try parseCSV(String(decoding: plain.stdout, as: UTF8.self)), [Array(got[2].dropFirst())])
+
+        let empty = try TaxipotCLI.run(common + ["--no-header"], stdin: [])
+        XCTAssertEqual(empty.status, 0, empty.stderr)
+        XCTAssertTrue(empty.stdout.isEmpty)
+
+        // Columns that cannot work are refused before any work, naming the option.
+        let missing = try TaxipotCLI.run(["batch", "--columns", "id,origin_lon", "--data", "/nowhere"], stdin: [])
+        XCTAssertEqual(missing.status, 1)
+        XCTAssertTrue(missing.stderr.contains("option --columns: missing required columns: origin_lat (or origin)"), missing.stderr)
+        let blank = try TaxipotCLI.run(["batch", "--columns", "id,,origin_lon"], stdin: [])
+        XCTAssertEqual(blank.status, 1)
+        XCTAssertTrue(blank.stderr.contains("option --columns: name 2 of 'id,,origin_lon' is empty"), blank.stderr)
+    }
 }
 
 /// `taxipot batch --estimate` over rows inside and outside the served roads.
