@@ -43,7 +43,7 @@ extension QuoteEngine {
         let columns = table.destinationCount
         let perSource = schedules
         let cells = FareCells(count: table.sourceCount * columns)
-        let next = SourceCounter()
+        let next = RowCounter()
         let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, table.sourceCount, (table.sourceCount * columns) / 16))
         DispatchQueue.concurrentPerform(iterations: workers) { _ in
             while let i = next.take(below: table.sourceCount) {
@@ -80,18 +80,4 @@ private final class FareCells: @unchecked Sendable {
     func set(_ k: Int, _ krw: Int) { buffer[k] = krw }
 
     func values() -> [Int?] { (0..<count).map { buffer[$0] < 0 ? nil : buffer[$0] } }
-}
-
-/// Hands out source rows to worker threads.
-private final class SourceCounter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var next = 0
-
-    func take(below limit: Int) -> Int? {
-        lock.lock()
-        defer { lock.unlock() }
-        guard next < limit else { return nil }
-        next += 1
-        return next - 1
-    }
 }

@@ -163,12 +163,15 @@ struct TableCells: @unchecked Sendable {
     }
 }
 
-/// Hands out row numbers to worker threads.
-final class RowCounter: @unchecked Sendable {
+/// Hands out row numbers to worker threads (the table's searches, the table's fares).
+public final class RowCounter: @unchecked Sendable {
     private let lock = NSLock()
     private var next = 0
 
-    func take(below limit: Int) -> Int? {
+    public init() {}
+
+    /// The next row number below `limit`, or nil when every row has been handed out.
+    public func take(below limit: Int) -> Int? {
         lock.lock()
         defer { lock.unlock() }
         guard next < limit else { return nil }
