@@ -168,6 +168,8 @@ def main():
     ap.add_argument("--clusters-note", default="")
     ap.add_argument("--gzip", action="store_true",
                     help="also measure each endpoint with Accept-Encoding: gzip (records http.NAME_gzip.*)")
+    ap.add_argument("--gzip-endpoints", default="",
+                    help="comma-separated endpoints to also measure with Accept-Encoding: gzip (like --gzip, for these only)")
     ap.add_argument("--no-ceiling", action="store_true", help="skip the nginx ceiling runs")
     args = ap.parse_args()
     if not shutil.which("wrk"):
@@ -189,7 +191,7 @@ def main():
             cond += ", " + args.clusters_note
         results += wrk_records("http.%s" % name, "ours", args.impl, args.url, reqfile, args.duration, cond)
         benchlib.log("wrk %s: %.0f req/s" % (name, results[-3]["median"]))
-        if args.gzip:
+        if args.gzip or name in args.gzip_endpoints.split(","):
             results += wrk_records("http.%s_gzip" % name, "ours", args.impl, args.url, reqfile, args.duration,
                                    cond + ", Accept-Encoding: gzip", gzip=True)
             benchlib.log("wrk %s gzip: %.0f req/s" % (name, results[-3]["median"]))
