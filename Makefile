@@ -84,7 +84,7 @@ load: release
 	bash tools/load/hostile-clients $(RELEASE_BIN) full
 # The Spark batch job (tools/spark/batch_job.py, RDD.pipe over `taxipot batch`) on local[2] over
 # SPARK_ROWS rows against `taxipot batch` run alone: the same bytes. Its own target (a JVM, PySpark
-# in .venv-spark and 100,000 debug-build rows take minutes); run it by hand: not yet in .ci/run.
+# in .venv-spark and 100,000 debug-build rows take minutes); .ci/run runs it after make test.
 SPARK_ROWS ?= 100000
 spark-test: deps
 	@python3 tools/touch-dependents debug
