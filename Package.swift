@@ -76,6 +76,7 @@ let package = Package(
         .testTarget(name: "GeoTests", dependencies: ["Geo"]),
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
         .testTarget(name: "SQLiteKitTests", dependencies: ["SQLiteKit"]),
+        .testTarget(name: "PostgresKitTests", dependencies: ["PostgresKit"]),
         .testTarget(name: "CoordinatesTests", dependencies: ["Coordinates", "Geo"]),
         .testTarget(name: "PlacesTests", dependencies: ["Places", "Geo", "TestSupport"]),
         .testTarget(name: "RoutingTests", dependencies: ["Routing", "Geo", "SyntheticCity", "TestSupport"]),
