@@ -58,7 +58,8 @@ class TempPostgres:
         cmd = [os.path.join(self.bindir, tool), *args]
         if self.as_root:
             cmd = ["runuser", "-u", "nobody", "--", *cmd]
-        r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        # In the temporary folder: the caller's folder may be closed to `nobody`.
+        r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=self.dir)
         if r.returncode != 0:
             raise RuntimeError(f"{tool} failed ({r.returncode}): {r.stdout[-2000:]}")
         return r.stdout

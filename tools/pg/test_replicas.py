@@ -162,9 +162,10 @@ if __name__ == "__main__":
     binary = os.path.abspath(sys.argv[1])
     t_start = time.time()
     work = tempfile.mkdtemp(prefix="taxipot-replicas-")
-    pg = TempPostgres()
+    pg = None
     replicas = []
     try:
+        pg = TempPostgres()  # no PostgreSQL binaries: an error, reported as a failure below
         a = Replica(binary, pg.url, TOKEN, work, "a")
         b = Replica(binary, pg.url, TOKEN, work, "b")
         replicas = [a, b]
@@ -182,7 +183,8 @@ if __name__ == "__main__":
     finally:
         for r in replicas:
             r.stop()
-        pg.close()
+        if pg:
+            pg.close()
         if failures:
             for name in ("a", "b"):
                 p = os.path.join(work, name + ".log")
