@@ -118,8 +118,16 @@ public final class PartyService: @unchecked Sendable {
     private var expiry = ExpiryQueue()
     private var lastPurge: Double
     private let now: @Sendable () -> Double
+    /// Orders the writes of the embedded store (its index is the truth).
     private let writeLock = NSLock()
-    private let indexLock = NSLock()
+    /// A shared store's writes are ordered per party only (by a lock chosen by the party id):
+    /// writes of different parties run together and share the database's commits, and the
+    /// store's check of each write keeps them correct.
+    private let partyLocks = (0..<64).map { _ in NSLock() }
+    /// Guards `lastPurge`.
+    private let purgeLock = NSLock()
+    /// Guards the index; signalled when a shared store's change is applied.
+    private let indexLock = NSCondition()
     /// Buffers for cluster answers, used under `indexLock`.
     private var scratch = ClusterQueryScratch()
 
@@ -163,7 +171,11 @@ public final class PartyService: @unchecked Sendable {
     @discardableResult
     public func close(backup: Bool = true) throws -> [String] {
         writeLock.lock()
-        defer { writeLock.unlock() }
+        for lock in partyLocks { lock.lock() }
+        defer {
+            for lock in partyLocks { lock.unlock() }
+            writeLock.unlock()
+        }
         return try store.close(backup: backup)
     }
 
@@ -204,7 +216,7 @@ public final class PartyService: @unchecked Sendable {
         try party.validate()
         let t = now()
         guard party.departAt + options.grace > t else { throw PartyExpiredError(id: party.id, expiredAt: party.departAt + options.grace) }
-        return try writing { _ in
+        return try writing(id: party.id) { _ in
             let old = read { $0.party(id: party.id) }
             try precondition.check(id: party.id, live: old)
             var stored = party
@@ -241,7 +253,7 @@ public final class PartyService: @unchecked Sendable {
     public func join(partyID: String, rider: PartyRider) throws -> Party {
         try rider.validate(field: "rider")
         let t = now()
-        return try writing { _ in
+        return try writing(id: partyID) { _ in
             guard let old = read({ $0.party(id: partyID) }) else { throw PartyWriteError.notFound(id: partyID) }
             guard old.departAt > t else { throw PartyWriteError.departed(id: partyID, departAt: old.departAt) }
             let riders = old.seatedRiders
@@ -267,7 +279,7 @@ public final class PartyService: @unchecked Sendable {
     @discardableResult
     public func leave(partyID: String, riderID: String, precondition: PartyPrecondition = .none) throws -> Party {
         let t = now()
-        return try writing { _ in
+        return try writing(id: partyID) { _ in
             let old = read { $0.party(id: partyID) }
             try precondition.check(id: partyID, live: old)
             guard let old else { throw PartyWriteError.notFound(id: partyID) }
@@ -283,15 +295,17 @@ public final class PartyService: @unchecked Sendable {
         }
     }
 
-    /// Runs a write decision under `writeLock`: `decide` reads the index, checks, and commits;
+    /// Runs a write decision under `writeLock` (a shared store: the lock of party `id`):
+    /// `decide` reads the index, checks, and commits;
     /// it answers nil when the store found the party changed (a shared store: another replica
     /// wrote it), and is then run again after catching up with the store's change log. With a
     /// shared store, a refusal (`PartyWriteError`) or a "nothing to do" (`decide(false)` answering
     /// nil) is also only given against an index caught up first, so a replica answers as the
     /// store stands, not as its index last heard. `decide`'s argument: caught up already.
-    private func writing<T>(_ decide: (_ caughtUp: Bool) throws -> T?) throws -> T {
-        writeLock.lock()
-        defer { writeLock.unlock() }
+    private func writing<T>(id: String, _ decide: (_ caughtUp: Bool) throws -> T?) throws -> T {
+        let lock = store.isShared ? partyLocks[Int(UInt(bitPattern: id.hashValue) % UInt(partyLocks.count))] : writeLock
+        lock.lock()
+        defer { lock.unlock() }
         var caughtUp = false
         for _ in 0..<64 {
             do {
@@ -306,7 +320,7 @@ public final class PartyService: @unchecked Sendable {
     }
 
     /// Stores `p` durably when the stored party is still `old` (nil: none live), then indexes
-    /// it; false when the store found it changed (nothing written). Caller holds `writeLock`.
+    /// it; false when the store found it changed (nothing written). Caller holds the write's lock.
     private func commit(_ p: Party, replacing old: Party?, at t: Double) throws -> Bool {
         try purgeIfDue(t)
         let write = PartyStoreWrite(.put(p), expected: old.map { .present($0) } ?? .absent(expiredBefore: t - options.grace))
@@ -318,11 +332,17 @@ public final class PartyService: @unchecked Sendable {
     /// Puts this replica's own committed write (change number `change`, 0 without a change
     /// sequence) into the index in change order: at once when it is the next change; not at
     /// all when the follower already applied it (the index holds that state or a later one);
-    /// after catching up when the changes of others came in between. Caller holds `writeLock`.
+    /// when changes came in between (this replica's own, committed with it, or another's), after
+    /// waiting up to 5 ms for them to be applied, then by catching up. Caller holds the write's lock.
     private func applyOwn(_ change: Int64, id: String, party: Party?, at t: Double) {
         indexLock.lock()
+        let deadline = Date(timeIntervalSinceNow: 0.005)
+        while change > appliedChange + 1 && indexLock.wait(until: deadline) {}
         if change == 0 || change == appliedChange + 1 {
-            if change > 0 { appliedChange = change }
+            if change > 0 {
+                appliedChange = change
+                indexLock.broadcast()
+            }
             expireDue(t)
             applyState(id: id, party: party, at: t)
             indexLock.unlock()
@@ -359,6 +379,7 @@ public final class PartyService: @unchecked Sendable {
             for p in live { expiry.push(p.departAt + options.grace, p.id) }
             appliedChange = s.change
         }
+        indexLock.broadcast()
         expireDue(t)
     }
 
@@ -389,7 +410,7 @@ public final class PartyService: @unchecked Sendable {
     @discardableResult
     public func delete(id: String, precondition: PartyPrecondition) throws -> Bool {
         let t = now()
-        return try writing { caughtUp in
+        return try writing(id: id) { caughtUp in
             try purgeIfDue(t)
             let live = read { $0.party(id: id) }
             try precondition.check(id: id, live: live)
@@ -405,9 +426,9 @@ public final class PartyService: @unchecked Sendable {
     @discardableResult
     public func purgeExpired() throws -> Int {
         let t = now()
-        writeLock.lock()
-        defer { writeLock.unlock() }
+        purgeLock.lock()
         lastPurge = t
+        purgeLock.unlock()
         return try store.purge(departingAtOrBefore: t - options.grace)
     }
 
@@ -454,10 +475,13 @@ public final class PartyService: @unchecked Sendable {
         }
     }
 
-    /// Purges the store when the last purge is `purgeInterval` old. Caller holds `writeLock`.
+    /// Purges the store when the last purge is `purgeInterval` old (one writer does it).
     private func purgeIfDue(_ t: Double) throws {
-        guard t - lastPurge >= options.purgeInterval else { return }
-        lastPurge = t
+        purgeLock.lock()
+        let due = t - lastPurge >= options.purgeInterval
+        if due { lastPurge = t }
+        purgeLock.unlock()
+        guard due else { return }
         _ = try store.purge(departingAtOrBefore: t - options.grace)
     }
 }

@@ -9,7 +9,9 @@ import PostgresKit
 ///   version; replicas opening at once take turns on an advisory lock).
 /// - Every write is one statement: the check of the stored party (its version and values, or
 ///   its absence) and the write happen together, so racing writes on different replicas never
-///   both apply; a write that returned is committed (PostgreSQL's own durability).
+///   both apply; a write that returned is committed (PostgreSQL's own durability). Writes that
+///   arrive while a commit is in flight are committed together in one transaction (each still
+///   its own conditional statement), so they share one flush of the database's log.
 /// - Each write also takes the next number of the change sequence (one counter row, locked
 ///   until commit, so numbers commit in order and without gaps), logs the party id under it
 ///   (`party_changes`) and sends a notification. Replicas `LISTEN` on their own connection and
@@ -40,6 +42,10 @@ public final class PostgresPartyStore: PartyStorage, @unchecked Sendable {
     private var lastAttempt = 0.0
     private var closed = false
     private let lock = NSLock()
+    /// Writes waiting for the group commit in flight (`commitTogether`), guarded by `queueLock`.
+    private let queueLock = NSCondition()
+    private var queue: [WriteSlot] = []
+    private var committing = false
     /// The follower thread's state, guarded by `followLock`.
     private let followLock = NSCondition()
     private var following = false
@@ -222,9 +228,73 @@ public final class PostgresPartyStore: PartyStorage, @unchecked Sendable {
         case (.delete, .absent):
             return .committed(change: 0)  // nothing live to delete: nothing to write
         }
-        let rows = try withWriter { c in try c.query(sql, parameters) }
-        guard rows.count == 1, let change = rows[0, 0].flatMap({ Int64($0) }) else { return .conflict }
-        return .committed(change: change)
+        return try commitTogether(WriteSlot(sql: sql, parameters: parameters))
+    }
+
+    /// One write waiting for a commit, and its answer once committed or refused.
+    private final class WriteSlot: @unchecked Sendable {
+        let sql: String
+        let parameters: [String?]
+        var answer: Result<PartyStoreCommit, any Error>?
+        init(sql: String, parameters: [String?]) {
+            self.sql = sql
+            self.parameters = parameters
+        }
+    }
+
+    /// Group commit: writes that arrive while a commit is in flight wait, then the first of them
+    /// commits all of them in one transaction (one flush of the database's log for all), each
+    /// still its own conditional statement with its own answer. Returns `slot`'s answer.
+    private func commitTogether(_ slot: WriteSlot) throws -> PartyStoreCommit {
+        queueLock.lock()
+        queue.append(slot)
+        while slot.answer == nil {
+            if committing {
+                queueLock.wait()
+                continue
+            }
+            committing = true
+            let batch = queue
+            queue.removeAll()
+            queueLock.unlock()
+            let answers = runBatch(batch)
+            queueLock.lock()
+            for (s, a) in zip(batch, answers) { s.answer = a }
+            committing = false
+            queueLock.broadcast()
+        }
+        queueLock.unlock()
+        return try slot.answer!.get()
+    }
+
+    /// Runs `batch` in one transaction (a single write on its own); on an error that is not a
+    /// lost connection, runs each write alone so one bad write fails only itself.
+    private func runBatch(_ batch: [WriteSlot]) -> [Result<PartyStoreCommit, any Error>] {
+        func run(_ c: PostgresConnection, _ w: WriteSlot) throws -> PartyStoreCommit {
+            let rows = try c.query(w.sql, w.parameters)
+            guard rows.count == 1, let change = rows[0, 0].flatMap({ Int64($0) }) else { return .conflict }
+            return .committed(change: change)
+        }
+        if batch.count == 1 {
+            return [Result { try withWriter { c in try run(c, batch[0]) } }]
+        }
+        do {
+            return try withWriter { c in
+                try c.query("BEGIN")
+                do {
+                    let answers = try batch.map { try run(c, $0) }
+                    try c.query("COMMIT")
+                    return answers.map { .success($0) }
+                } catch {
+                    if c.isOpen { _ = try? c.query("ROLLBACK") }
+                    throw error
+                }
+            }
+        } catch let e as PartyStoreUnavailableError {
+            return batch.map { _ in .failure(e) }
+        } catch {
+            return batch.map { w in Result { try withWriter { c in try run(c, w) } } }
+        }
     }
 
     public func purge(departingAtOrBefore instant: Double) throws -> Int {

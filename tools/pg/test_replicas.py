@@ -101,7 +101,7 @@ def kill9(a, b):
                 with lock:
                     acked.append(pid)
 
-    threads = [threading.Thread(target=writer, args=(w,)) for w in range(4)]
+    threads = [threading.Thread(target=writer, args=(w,)) for w in range(8)]
     for t in threads:
         t.start()
     wait_until(lambda: len(acked) >= 100, 20, step=0.01)
@@ -166,8 +166,9 @@ if __name__ == "__main__":
     replicas = []
     try:
         pg = TempPostgres()  # no PostgreSQL binaries: an error, reported as a failure below
-        a = Replica(binary, pg.url, TOKEN, work, "a")
-        b = Replica(binary, pg.url, TOKEN, work, "b")
+        # 8 workers each: writes of different parties commit together (group commit).
+        a = Replica(binary, pg.url, TOKEN, work, "a", ["--workers", "8"])
+        b = Replica(binary, pg.url, TOKEN, work, "b", ["--workers", "8"])
         replicas = [a, b]
         for r in replicas:
             r.start()
