@@ -50,6 +50,7 @@ public final class PostgresPartyStore: PartyStorage, @unchecked Sendable {
     private let followLock = NSCondition()
     private var following = false
     private var followerRunning = false
+    private var followerThread: Thread?
 
     /// Connects to `url` (a libpq connection string: `postgresql://user@host:port/db` or
     /// `host=… dbname=…`) and creates or migrates the schema. Throws `PartyStoreError` naming
@@ -382,6 +383,7 @@ public final class PostgresPartyStore: PartyStorage, @unchecked Sendable {
             followLock.unlock()
         }
         thread.name = "party-store-follower"
+        followerThread = thread
         thread.start()
     }
 
@@ -427,7 +429,9 @@ public final class PostgresPartyStore: PartyStorage, @unchecked Sendable {
     public func close(backup: Bool) throws -> [String] {
         followLock.lock()
         following = false
-        while followerRunning { followLock.wait() }
+        // Closed from the follower itself (its service went away during a delivery): it ends
+        // after this call instead of being waited for.
+        while followerRunning && Thread.current !== followerThread { followLock.wait() }
         followLock.unlock()
         lock.lock()
         defer { lock.unlock() }
