@@ -18,7 +18,7 @@ OSM ?= data/osm/seoul-central.osm.pbf data/osm/extracts/yeouido.osm.pbf \
 PLACES := $(BUILD)/places.db
 PLACE_SOURCES := $(wildcard data/places/*.csv data/places/*.geojson)
 
-.PHONY: run test deps build release data derived bench fuzz browser-test load contract spark-test clean
+.PHONY: run test deps build release data derived bench fuzz browser-test load contract spark-test pg-test clean
 
 deps:
 	@bash tools/install-deps
@@ -70,6 +70,12 @@ test: deps
 	@$(MAKE) --no-print-directory fuzz BIN=$(DEBUG_BIN)
 	@$(MAKE) --no-print-directory browser-test BIN=$(DEBUG_BIN)
 	bash tools/load/hostile-clients $(DEBUG_BIN) quick
+	bash tools/pg/test-replicas $(DEBUG_BIN)
+
+# Replicas on a shared PostgreSQL party store (issue 27): its own PostgreSQL server in a
+# temporary folder, two replicas, visibility, racing joins, kill -9 and an outage (~45 s debug).
+pg-test:
+	bash tools/pg/test-replicas $(BIN)
 
 # The map page in headless Chromium (Debian's) driven by Playwright (PyPI, in .venv-test):
 # installs what is missing, starts its own server on a free port, writes screenshots to

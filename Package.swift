@@ -4,7 +4,7 @@ import PackageDescription
 /// Taxipot engine: the geospatial core of a Korean taxi-pooling service.
 ///
 /// Modules by concept (see README.md, "Architecture"):
-/// - Geo, JSON, SQLiteKit: shared primitives.
+/// - Geo, JSON, SQLiteKit, PostgresKit: shared primitives.
 /// - Coordinates, Places, Routing, Fares, Parties: the five capabilities.
 /// - Engine: the loaded dataset and quotes (route + fare + split).
 /// - Pooling: riders in parties priced and matched (party quotes, matching riders to parties).
@@ -36,6 +36,9 @@ let package = Package(
         // zlib: gzip of HTTP answers when the client asks (Foundation on Linux has no deflate).
         .systemLibrary(name: "CZlib", path: "\(cSystem)/CZlib", pkgConfig: "zlib",
                        providers: [.apt(["zlib1g-dev"])]),
+        // libpq: the PostgreSQL party store of replicas (`serve --party-store postgresql://…`).
+        .systemLibrary(name: "CLibPQ", path: "\(cSystem)/CLibPQ", pkgConfig: "libpq",
+                       providers: [.apt(["libpq-dev"])]),
         .systemLibrary(name: "CReadOSM", path: "\(cSystem)/CReadOSM", pkgConfig: "readosm",
                        providers: [.apt(["libreadosm-dev"])]),
 
@@ -43,13 +46,14 @@ let package = Package(
         .target(name: "Geo"),
         .target(name: "JSON"),
         .target(name: "SQLiteKit", dependencies: ["CSQLite"]),
+        .target(name: "PostgresKit", dependencies: ["CLibPQ"]),
 
         // Capabilities.
         .target(name: "Coordinates", dependencies: ["CProj", "Geo"]),
         .target(name: "Places", dependencies: ["Geo", "JSON", "SQLiteKit"]),
         .target(name: "Routing", dependencies: ["Geo", "CReadOSM"]),
         .target(name: "Fares", dependencies: ["Geo", "JSON"]),
-        .target(name: "Parties", dependencies: ["Geo", "SQLiteKit"]),
+        .target(name: "Parties", dependencies: ["Geo", "SQLiteKit", "PostgresKit"]),
 
         // Composition and faces.
         .target(name: "Engine", dependencies: ["Geo", "Routing", "Fares", "Places"]),
@@ -72,6 +76,7 @@ let package = Package(
         .testTarget(name: "GeoTests", dependencies: ["Geo"]),
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
         .testTarget(name: "SQLiteKitTests", dependencies: ["SQLiteKit"]),
+        .testTarget(name: "PostgresKitTests", dependencies: ["PostgresKit"]),
         .testTarget(name: "CoordinatesTests", dependencies: ["Coordinates", "Geo"]),
         .testTarget(name: "PlacesTests", dependencies: ["Places", "Geo", "TestSupport"]),
         .testTarget(name: "RoutingTests", dependencies: ["Routing", "Geo", "SyntheticCity", "TestSupport"]),

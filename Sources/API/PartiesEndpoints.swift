@@ -268,6 +268,9 @@ func storeCall<T>(_ body: () throws -> T) throws(HTTPError) -> T {
         throw PartiesJSON.invalid(e.field, e.message)
     } catch let e as PartyExpiredError {
         throw HTTPError.unprocessable("party_expired", e.description)
+    } catch let e as PartyStoreUnavailableError {
+        throw HTTPError(status: 503, code: "storage_unavailable", message: "the party store cannot be reached: \(e.message); retry shortly",
+                        headers: [("Retry-After", String(e.retryAfter))])
     } catch let e as PartyStoreError {
         throw HTTPError(status: 503, code: "storage_unavailable", message: "the party store cannot write: \(e.message)")
     } catch {

@@ -24,6 +24,9 @@ public struct ServiceConfiguration: Sendable {
     public var webDir: String
     /// Leaflet's files, as Debian's libjs-leaflet installs them.
     public var leafletDir: String
+    /// The PostgreSQL database of the parties, shared by replicas (a libpq connection string,
+    /// `postgresql://…`); nil: the embedded SQLite store in the state folder.
+    public var partyStore: String?
 
     /// Where Debian's libjs-leaflet puts Leaflet.
     public static let debianLeafletDir = "/usr/share/javascript/leaflet"
@@ -36,8 +39,9 @@ public struct ServiceConfiguration: Sendable {
 
     public init(dataDir: String, stateDir: String, writeToken: String? = nil, clusterRadius: Double = 60,
                 hierarchyCacheBytes: Int = RouteEngine.defaultHierarchyCacheBytes, webDir: String? = nil,
-                leafletDir: String = ServiceConfiguration.debianLeafletDir)
+                leafletDir: String = ServiceConfiguration.debianLeafletDir, partyStore: String? = nil)
     {
+        self.partyStore = partyStore
         self.webDir = webDir ?? ServiceConfiguration.defaultWebDir(dataDir: dataDir)
         self.leafletDir = leafletDir
         self.dataDir = dataDir
@@ -90,7 +94,8 @@ public final class ServiceContext: Sendable {
     public let startedAt = Date()
     /// Coordinate transformers by (from, to) CRS, built on first use (`/v1/transform`).
     public let transformers = TransformerCache()
-    /// Live parties and their clusters, stored in `STATE/parties.db` (created if absent).
+    /// Live parties and their clusters, stored in `STATE/parties.db` (created if absent), or in
+    /// the PostgreSQL database `configuration.partyStore` shared with other replicas.
     public let parties: PartyService
     /// The served road network as a map layer (`/v1/roads`).
     public let roadLayer: RoadMapLayer
@@ -102,7 +107,9 @@ public final class ServiceContext: Sendable {
         self.metrics = metrics
         info = try DatasetInfo.load(dataDir: configuration.dataDir)
         // The party store first: a damaged one stops the start before the dataset loads.
-        parties = try PartyService(stateDirectory: configuration.stateDir, options: PartyServiceOptions(radius: configuration.clusterRadius))
+        let storage: any PartyStorage = try configuration.partyStore.map { try PostgresPartyStore(url: $0) }
+            ?? SQLitePartyStorage(stateDirectory: configuration.stateDir)
+        parties = try PartyService(storage: storage, options: PartyServiceOptions(radius: configuration.clusterRadius))
         do { data = try Dataset(directory: configuration.dataDir, hierarchyCacheBytes: configuration.hierarchyCacheBytes) } catch {
             throw ServiceError(error.description)
         }

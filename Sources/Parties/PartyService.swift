@@ -89,14 +89,21 @@ public enum PartyWriteError: Error, Sendable, Equatable, CustomStringConvertible
 ///
 /// A write goes to the store first (durable when it returns), then to the index, so the next
 /// query sees it. Writers are serialised by one lock; readers take only the index lock, so
-/// they never wait for a disk flush. Expired parties (departure + grace) leave the index before
+/// they never wait for a disk flush.
+///
+/// The store is a `PartyStorage`: the embedded SQLite file by default, or a PostgreSQL database
+/// shared by replicas. With a shared store each write is checked again by the store against the
+/// party it was decided on (another replica may have changed it): on a conflict, or before
+/// refusing a write (a full party, a stale `If-Match`), the service first catches up with the
+/// store's change log and decides again. The writes of other replicas reach the index through
+/// the store's follower (`PartyStorage.follow`), in change order. Expired parties (departure + grace) leave the index before
 /// any answer is computed, and are purged from the store on writes (at most every
 /// `purgeInterval` seconds), on `purgeExpired()` and when the service opens.
 public final class PartyService: @unchecked Sendable {
     /// The options it was opened with.
     public let options: PartyServiceOptions
-    /// The store's database file.
-    public var storePath: String { store.path }
+    /// Where the store keeps the parties (its database file, or its URL without a password).
+    public var storePath: String { store.location }
     /// Rows of the store refused when loading (damaged on disk or failing validation), one
     /// line each naming the file, the party and the reason. The service starts without them.
     public let rejectedOnLoad: [String]
@@ -104,35 +111,58 @@ public final class PartyService: @unchecked Sendable {
     /// new state folder, an upgraded store), one line each naming the file.
     public let storeNotes: [String]
 
-    private let store: PartyStore
+    private let store: any PartyStorage
     private var index: PartyIndex
+    /// The last change of a shared store applied to the index (under `indexLock`).
+    private var appliedChange: Int64
     private var expiry = ExpiryQueue()
     private var lastPurge: Double
     private let now: @Sendable () -> Double
+    /// Orders the writes of the embedded store (its index is the truth).
     private let writeLock = NSLock()
-    private let indexLock = NSLock()
+    /// A shared store's writes are ordered per party only (by a lock chosen by the party id):
+    /// writes of different parties run together and share the database's commits, and the
+    /// store's check of each write keeps them correct.
+    private let partyLocks = (0..<64).map { _ in NSLock() }
+    /// Guards `lastPurge`.
+    private let purgeLock = NSLock()
+    /// Guards the index; signalled when a shared store's change is applied.
+    private let indexLock = NSCondition()
     /// Buffers for cluster answers, used under `indexLock`.
     private var scratch = ClusterQueryScratch()
 
     /// Opens the store in `stateDirectory` (checked, and created only in a new folder: see
     /// `PartyStore`; a damaged store throws `PartyStoreError`), loads the live parties into
     /// the index and purges the expired ones. `now` is the clock (Unix seconds), for tests.
-    public init(stateDirectory: String, options: PartyServiceOptions = PartyServiceOptions(),
+    public convenience init(stateDirectory: String, options: PartyServiceOptions = PartyServiceOptions(),
+                            now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }) throws
+    {
+        try self.init(storage: SQLitePartyStorage(stateDirectory: stateDirectory), options: options, now: now)
+    }
+
+    /// Serves the parties of `storage`: loads the live ones into the index, purges the expired
+    /// ones and, for a shared store, starts following the writes of the other replicas.
+    public init(storage: any PartyStorage, options: PartyServiceOptions = PartyServiceOptions(),
                 now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }) throws
     {
         self.options = options
         self.now = now
-        store = try PartyStore(stateDirectory: stateDirectory)
+        store = storage
         let t = now()
         // Load (which checks the departure index) before purging through that index.
         let loaded = try store.load(departingAfter: t - options.grace)
-        try store.purge(departingAtOrBefore: t - options.grace)
+        _ = try store.purge(departingAtOrBefore: t - options.grace)
         lastPurge = t
         rejectedOnLoad = loaded.rejected
         storeNotes = store.notes
         index = PartyIndex(parties: loaded.parties, radius: options.radius)
+        appliedChange = loaded.change
         radius = index.radius
         for p in loaded.parties { expiry.push(p.departAt + options.grace, p.id) }
+        if store.isShared {
+            store.follow(cursor: { [weak self] in self?.currentChange ?? .max },
+                         deliver: { [weak self] batch in self?.apply(batch) })
+        }
     }
 
     /// Closes the store cleanly (write-ahead log checkpointed and removed, a backup copy
@@ -141,8 +171,19 @@ public final class PartyService: @unchecked Sendable {
     @discardableResult
     public func close(backup: Bool = true) throws -> [String] {
         writeLock.lock()
-        defer { writeLock.unlock() }
+        for lock in partyLocks { lock.lock() }
+        defer {
+            for lock in partyLocks { lock.unlock() }
+            writeLock.unlock()
+        }
         return try store.close(backup: backup)
+    }
+
+    /// The last change of a shared store the index reflects (0 for the embedded store).
+    public var currentChange: Int64 {
+        indexLock.lock()
+        defer { indexLock.unlock() }
+        return appliedChange
     }
 
     /// Number of live parties.
@@ -175,91 +216,179 @@ public final class PartyService: @unchecked Sendable {
         try party.validate()
         let t = now()
         guard party.departAt + options.grace > t else { throw PartyExpiredError(id: party.id, expiredAt: party.departAt + options.grace) }
-        writeLock.lock()
-        defer { writeLock.unlock() }
-        let old = read { $0.party(id: party.id) }
-        try precondition.check(id: party.id, live: old)
-        var stored = party
-        if keepingRiders, party.riders.isEmpty, let old, !old.riders.isEmpty {
-            let others = old.riders.dropFirst()
-            let otherSeats = others.reduce(0) { $0 + $1.seats }
-            if others.isEmpty && party.seatsTaken == 0 {
-                stored.riders = []
-            } else {
-                guard party.seatsTaken > otherSeats else {
-                    throw PartyWriteError.seatsConflict(id: party.id, message:
-                        "seats_taken \(party.seatsTaken) does not cover the \(otherSeats) seats of the riders who joined (\(others.map(\.id).joined(separator: ", "))) plus the organiser's; send the riders list, or leave them out and count their seats")
+        return try writing(id: party.id) { _ in
+            let old = read { $0.party(id: party.id) }
+            try precondition.check(id: party.id, live: old)
+            var stored = party
+            if keepingRiders, party.riders.isEmpty, let old, !old.riders.isEmpty {
+                let others = old.riders.dropFirst()
+                let otherSeats = others.reduce(0) { $0 + $1.seats }
+                if others.isEmpty && party.seatsTaken == 0 {
+                    stored.riders = []
+                } else {
+                    guard party.seatsTaken > otherSeats else {
+                        throw PartyWriteError.seatsConflict(id: party.id, message:
+                            "seats_taken \(party.seatsTaken) does not cover the \(otherSeats) seats of the riders who joined (\(others.map(\.id).joined(separator: ", "))) plus the organiser's; send the riders list, or leave them out and count their seats")
+                    }
+                    var organiser = old.riders[0]
+                    organiser.seats = party.seatsTaken - otherSeats
+                    stored.riders = [organiser] + others
+                    try stored.validate()
                 }
-                var organiser = old.riders[0]
-                organiser.seats = party.seatsTaken - otherSeats
-                stored.riders = [organiser] + others
-                try stored.validate()
             }
+            stored.version = (old?.version ?? 0) + 1
+            guard try commit(stored, replacing: old, at: t) else { return nil }
+            return (stored, old == nil ? .created : .replaced)
         }
-        stored.version = (old?.version ?? 0) + 1
-        try commit(stored, at: t)
-        return (stored, old == nil ? .created : .replaced)
     }
 
     /// Adds `rider` to the live party `partyID`, durably, and returns the party as stored.
     ///
     /// The check (the party is live and has not departed, the rider is not in it, the seats are
-    /// free) and the write happen under the one writer lock, so however many joins race, the
-    /// party is never oversold; the answer comes after the store's commit reached the disk.
+    /// free) and the write happen under the one writer lock, and a shared store applies the
+    /// write only if the party is still the one checked, so however many joins race (on however
+    /// many replicas), the party is never oversold; the answer comes after the store's commit.
     /// Throws `PartyValidationError` (a bad rider), `PartyWriteError` (`notFound`, `departed`,
-    /// `full`, `alreadyJoined`) or `PartyStoreError`.
+    /// `full`, `alreadyJoined`), `PartyStoreError` or `PartyStoreUnavailableError`.
     public func join(partyID: String, rider: PartyRider) throws -> Party {
         try rider.validate(field: "rider")
         let t = now()
-        writeLock.lock()
-        defer { writeLock.unlock() }
-        guard let old = read({ $0.party(id: partyID) }) else { throw PartyWriteError.notFound(id: partyID) }
-        guard old.departAt > t else { throw PartyWriteError.departed(id: partyID, departAt: old.departAt) }
-        let riders = old.seatedRiders
-        guard !riders.contains(where: { $0.id == rider.id }) else { throw PartyWriteError.alreadyJoined(id: partyID, riderID: rider.id) }
-        guard old.seatsLeft >= rider.seats else {
-            throw PartyWriteError.full(id: partyID, seatsLeft: old.seatsLeft, asked: rider.seats)
+        return try writing(id: partyID) { _ in
+            guard let old = read({ $0.party(id: partyID) }) else { throw PartyWriteError.notFound(id: partyID) }
+            guard old.departAt > t else { throw PartyWriteError.departed(id: partyID, departAt: old.departAt) }
+            let riders = old.seatedRiders
+            guard !riders.contains(where: { $0.id == rider.id }) else { throw PartyWriteError.alreadyJoined(id: partyID, riderID: rider.id) }
+            guard old.seatsLeft >= rider.seats else {
+                throw PartyWriteError.full(id: partyID, seatsLeft: old.seatsLeft, asked: rider.seats)
+            }
+            var p = old
+            p.riders = riders + [rider]
+            p.seatsTaken += rider.seats
+            p.version = old.version + 1
+            try p.validate()
+            guard try commit(p, replacing: old, at: t) else { return nil }
+            return p
         }
-        var p = old
-        p.riders = riders + [rider]
-        p.seatsTaken += rider.seats
-        p.version = old.version + 1
-        try p.validate()
-        try commit(p, at: t)
-        return p
     }
 
     /// Removes the rider `riderID` from the live party `partyID`, durably, and returns the party
     /// as stored. When the organiser leaves, the next rider becomes the organiser; when the last
     /// rider leaves, the party stays listed with no seat taken.
-    /// Throws `PartyWriteError` (`notFound`, `riderNotFound`, `departed`, `versionMismatch`) or
-    /// `PartyStoreError`.
+    /// Throws `PartyWriteError` (`notFound`, `riderNotFound`, `departed`, `versionMismatch`),
+    /// `PartyStoreError` or `PartyStoreUnavailableError`.
     @discardableResult
     public func leave(partyID: String, riderID: String, precondition: PartyPrecondition = .none) throws -> Party {
         let t = now()
-        writeLock.lock()
-        defer { writeLock.unlock() }
-        let old = read { $0.party(id: partyID) }
-        try precondition.check(id: partyID, live: old)
-        guard let old else { throw PartyWriteError.notFound(id: partyID) }
-        guard old.departAt > t else { throw PartyWriteError.departed(id: partyID, departAt: old.departAt) }
-        var riders = old.seatedRiders
-        guard let i = riders.firstIndex(where: { $0.id == riderID }) else { throw PartyWriteError.riderNotFound(id: partyID, riderID: riderID) }
-        var p = old
-        p.seatsTaken -= riders.remove(at: i).seats
-        p.riders = riders
-        p.version = old.version + 1
-        try commit(p, at: t)
-        return p
+        return try writing(id: partyID) { _ in
+            let old = read { $0.party(id: partyID) }
+            try precondition.check(id: partyID, live: old)
+            guard let old else { throw PartyWriteError.notFound(id: partyID) }
+            guard old.departAt > t else { throw PartyWriteError.departed(id: partyID, departAt: old.departAt) }
+            var riders = old.seatedRiders
+            guard let i = riders.firstIndex(where: { $0.id == riderID }) else { throw PartyWriteError.riderNotFound(id: partyID, riderID: riderID) }
+            var p = old
+            p.seatsTaken -= riders.remove(at: i).seats
+            p.riders = riders
+            p.version = old.version + 1
+            guard try commit(p, replacing: old, at: t) else { return nil }
+            return p
+        }
     }
 
-    /// Stores `p` durably, then indexes it. Caller holds `writeLock`.
-    private func commit(_ p: Party, at t: Double) throws {
+    /// Runs a write decision under `writeLock` (a shared store: the lock of party `id`):
+    /// `decide` reads the index, checks, and commits;
+    /// it answers nil when the store found the party changed (a shared store: another replica
+    /// wrote it), and is then run again after catching up with the store's change log. With a
+    /// shared store, a refusal (`PartyWriteError`) or a "nothing to do" (`decide(false)` answering
+    /// nil) is also only given against an index caught up first, so a replica answers as the
+    /// store stands, not as its index last heard. `decide`'s argument: caught up already.
+    private func writing<T>(id: String, _ decide: (_ caughtUp: Bool) throws -> T?) throws -> T {
+        let lock = store.isShared ? partyLocks[Int(UInt(bitPattern: id.hashValue) % UInt(partyLocks.count))] : writeLock
+        lock.lock()
+        defer { lock.unlock() }
+        var caughtUp = false
+        for _ in 0..<64 {
+            do {
+                if let answer = try decide(caughtUp) { return answer }
+            } catch let refusal as PartyWriteError {
+                guard store.isShared, !caughtUp else { throw refusal }
+            }
+            try catchUp()
+            caughtUp = true
+        }
+        throw PartyStoreError(message: "\(store.location): the party kept changing under this write (64 tries); retry")
+    }
+
+    /// Stores `p` durably when the stored party is still `old` (nil: none live), then indexes
+    /// it; false when the store found it changed (nothing written). Caller holds the write's lock.
+    private func commit(_ p: Party, replacing old: Party?, at t: Double) throws -> Bool {
         try purgeIfDue(t)
-        try store.put(p)
+        let write = PartyStoreWrite(.put(p), expected: old.map { .present($0) } ?? .absent(expiredBefore: t - options.grace))
+        guard case .committed(let change) = try store.write(write) else { return false }
+        applyOwn(change, id: p.id, party: p, at: t)
+        return true
+    }
+
+    /// Puts this replica's own committed write (change number `change`, 0 without a change
+    /// sequence) into the index in change order: at once when it is the next change; not at
+    /// all when the follower already applied it (the index holds that state or a later one);
+    /// when changes came in between (this replica's own, committed with it, or another's), after
+    /// waiting up to 5 ms for them to be applied, then by catching up. Caller holds the write's lock.
+    private func applyOwn(_ change: Int64, id: String, party: Party?, at t: Double) {
+        indexLock.lock()
+        let deadline = Date(timeIntervalSinceNow: 0.005)
+        while change > appliedChange + 1 && indexLock.wait(until: deadline) {}
+        if change == 0 || change == appliedChange + 1 {
+            if change > 0 {
+                appliedChange = change
+                indexLock.broadcast()
+            }
+            expireDue(t)
+            applyState(id: id, party: party, at: t)
+            indexLock.unlock()
+            return
+        }
+        let behind = change > appliedChange
+        indexLock.unlock()
+        // Committed already: a failed catch-up leaves the follower to bring the index along.
+        if behind { try? catchUp() }
+    }
+
+    /// Reads the store's changes after the last one applied and applies them.
+    private func catchUp() throws {
+        guard store.isShared else { return }
+        apply(try store.changes(after: currentChange))
+    }
+
+    /// Applies changes (from the follower or a catch-up) in order, skipping those applied.
+    private func apply(_ batch: PartyChangeBatch) {
+        let t = now()
         indexLock.lock()
         defer { indexLock.unlock() }
+        switch batch {
+        case .changes(let list):
+            for c in list where c.change > appliedChange {
+                applyState(id: c.id, party: c.party, at: t)
+                appliedChange = c.change
+            }
+        case .snapshot(let s):
+            guard s.change > appliedChange else { return }
+            let live = s.parties.filter { $0.departAt + options.grace > t }
+            index = PartyIndex(parties: live, radius: options.radius)
+            expiry = ExpiryQueue()
+            for p in live { expiry.push(p.departAt + options.grace, p.id) }
+            appliedChange = s.change
+        }
+        indexLock.broadcast()
         expireDue(t)
+    }
+
+    /// Puts `party` (nil: removed) into the index as the party `id`. Caller holds `indexLock`.
+    private func applyState(id: String, party: Party?, at t: Double) {
+        guard let p = party, p.departAt + options.grace > t else {
+            index.remove(id: id)
+            return
+        }
         index.upsert(p)
         expiry.push(p.departAt + options.grace, p.id)
         if expiry.count > 2 * index.count + 1024 {
@@ -276,22 +405,20 @@ public final class PartyService: @unchecked Sendable {
     }
 
     /// Deletes the party `id` durably when `precondition` holds; false when no live party has
-    /// that id (and the precondition asks nothing of it). Throws `PartyWriteError.versionMismatch`
-    /// or `PartyStoreError`.
+    /// that id (and the precondition asks nothing of it). Throws `PartyWriteError.versionMismatch`,
+    /// `PartyStoreError` or `PartyStoreUnavailableError`.
     @discardableResult
     public func delete(id: String, precondition: PartyPrecondition) throws -> Bool {
         let t = now()
-        writeLock.lock()
-        defer { writeLock.unlock() }
-        try purgeIfDue(t)
-        let live = read { $0.party(id: id) }
-        try precondition.check(id: id, live: live)
-        guard live != nil else { return false }
-        try store.delete(id: id)
-        indexLock.lock()
-        defer { indexLock.unlock() }
-        index.remove(id: id)
-        return true
+        return try writing(id: id) { caughtUp in
+            try purgeIfDue(t)
+            let live = read { $0.party(id: id) }
+            try precondition.check(id: id, live: live)
+            guard let live else { return store.isShared && !caughtUp ? nil : false }
+            guard case .committed(let change) = try store.write(PartyStoreWrite(.delete(id: id), expected: .present(live))) else { return nil }
+            applyOwn(change, id: id, party: nil, at: t)
+            return true
+        }
     }
 
     /// Deletes expired parties from the store now (the index drops them on its own).
@@ -299,9 +426,9 @@ public final class PartyService: @unchecked Sendable {
     @discardableResult
     public func purgeExpired() throws -> Int {
         let t = now()
-        writeLock.lock()
-        defer { writeLock.unlock() }
+        purgeLock.lock()
         lastPurge = t
+        purgeLock.unlock()
         return try store.purge(departingAtOrBefore: t - options.grace)
     }
 
@@ -348,11 +475,14 @@ public final class PartyService: @unchecked Sendable {
         }
     }
 
-    /// Purges the store when the last purge is `purgeInterval` old. Caller holds `writeLock`.
+    /// Purges the store when the last purge is `purgeInterval` old (one writer does it).
     private func purgeIfDue(_ t: Double) throws {
-        guard t - lastPurge >= options.purgeInterval else { return }
-        lastPurge = t
-        try store.purge(departingAtOrBefore: t - options.grace)
+        purgeLock.lock()
+        let due = t - lastPurge >= options.purgeInterval
+        if due { lastPurge = t }
+        purgeLock.unlock()
+        guard due else { return }
+        _ = try store.purge(departingAtOrBefore: t - options.grace)
     }
 }
 

@@ -10,7 +10,7 @@ struct ServeCommand: Command {
                              [--workers N] [--queue N] [--connections N] [--per-client N] [--timeout S]
                              [--header-timeout S] [--no-access-log]
                              [--no-inline] [--io-spin-us N] [--cluster-radius PX] [--hierarchy-cache-mb N]
-                             [--web DIR] [--leaflet DIR]
+                             [--web DIR] [--leaflet DIR] [--party-store postgresql://…]
                              [--cors-origin ORIGIN|*] [--log-format text|json] [--gzip-min-bytes N]
 
         Serves the HTTP API (GET /openapi.json lists every endpoint).
@@ -50,6 +50,12 @@ struct ServeCommand: Command {
                             the data folder, the repository's web/ when --data is data/)
           --leaflet DIR     Leaflet's files (default /usr/share/javascript/leaflet, from
                             Debian's libjs-leaflet); when missing, / answers 503, the API works
+          --party-store URL  keep the parties in this PostgreSQL database (a libpq connection
+                            string, postgresql://user@host:port/db) instead of DIR/parties.db:
+                            replicas started with the same URL serve the same parties, each
+                            following the others' writes within milliseconds; the schema is
+                            created or migrated at start. While the database is unreachable,
+                            writes answer 503 with Retry-After and reads serve the last state
         Every option with a value can also come from the environment as TAXIPOT_ and its name in
         capitals with _ for - (TAXIPOT_HOST, TAXIPOT_PORT, TAXIPOT_DATA, TAXIPOT_STATE_DIR,
         TAXIPOT_CORS_ORIGIN, TAXIPOT_LOG_FORMAT, …); a flag wins over its variable.
@@ -63,7 +69,8 @@ struct ServeCommand: Command {
 
     func run(_ args: [String]) throws -> Int32 {
         let valued = ["host", "port", "data", "state-dir", "workers", "queue", "connections", "per-client", "timeout", "header-timeout",
-                      "cluster-radius", "io-spin-us", "hierarchy-cache-mb", "web", "leaflet", "cors-origin", "log-format", "gzip-min-bytes"]
+                      "cluster-radius", "io-spin-us", "hierarchy-cache-mb", "web", "leaflet", "cors-origin", "log-format", "gzip-min-bytes",
+                      "party-store"]
         var a = try Arguments(args, valued: Set(valued), flags: ["no-access-log", "no-inline"])
         a.fillFromEnvironment(valued)
         guard a.positionals.isEmpty else { throw UsageError("unexpected argument '\(a.positionals[0])'") }
@@ -101,7 +108,8 @@ struct ServeCommand: Command {
                                                  hierarchyCacheBytes: try a.int("hierarchy-cache-mb", default: RouteEngine.defaultHierarchyCacheBytes >> 20,
                                                                                 range: 1...65536) << 20,
                                                  webDir: a.value("web"),
-                                                 leafletDir: a.value("leaflet") ?? ServiceConfiguration.debianLeafletDir)
+                                                 leafletDir: a.value("leaflet") ?? ServiceConfiguration.debianLeafletDir,
+                                                 partyStore: try partyStoreURL(a.value("party-store"), label: a.label("party-store")))
 
         // Block the stop signals before any thread starts, so only sigwait below sees them.
         var signals = sigset_t()
@@ -136,4 +144,14 @@ struct ServeCommand: Command {
         printError("taxipot: stopped")
         return 0
     }
+}
+
+/// The `--party-store` value: a PostgreSQL connection URL (postgresql:// or postgres://); nil
+/// when the option is absent (the embedded SQLite store).
+private func partyStoreURL(_ value: String?, label: String) throws -> String? {
+    guard let value else { return nil }
+    guard value.hasPrefix("postgresql://") || value.hasPrefix("postgres://") else {
+        throw UsageError("\(label) must be a PostgreSQL URL (postgresql://user@host:port/database), got '\(value.prefix(80))'")
+    }
+    return value
 }

@@ -86,6 +86,17 @@ ROWS = [
     ("Pooling", "10,000 open parties: match p99, in-process", "pooling.match.p99", None, "≤ 10 ms", lambda o, p: o <= 10),
     ("Pooling", "durable joins over HTTP", "pooling.http.joins.rps", None, "≥ 1,000/s", lambda o, p: o >= 1000),
     ("Pooling", "matches over HTTP (10,000 open parties)", "pooling.http.match.rps", None, "≥ 1,000/s", lambda o, p: o >= 1000),
+    # Issue 27: replicas on a shared PostgreSQL party store, against the embedded SQLite store of
+    # one server (shown in the peer column), same run. The lag target holds only with the paced
+    # write rate row at 1,000/s or more.
+    ("Parties at scale", "party writes/s over HTTP, PostgreSQL (replica A of 2)", "parties.store.postgresql.writes",
+     ("parties.store.sqlite.writes", "ours"), None, None),
+    ("Parties at scale", "cluster-view lag p50 on replica B after a PUT on A", "parties.store.postgresql.lag.p50",
+     ("parties.store.sqlite.lag.p50", "ours"), None, None),
+    ("Parties at scale", "cluster-view lag p99 on replica B after a PUT on A", "parties.store.postgresql.lag.p99",
+     ("parties.store.sqlite.lag.p99", "ours"), "≤ 200 ms", lambda o, p: o <= 200),
+    ("Parties at scale", "paced write rate during the lag runs", "parties.store.postgresql.paced",
+     ("parties.store.sqlite.paced", "ours"), "≥ 1,000 writes/s", lambda o, p: o >= 1000),
     ("HTTP", "GET /v1/route", "http.route.rps", "ceiling", "", None),
     ("HTTP", "POST /v1/quote", "http.quote.rps", "ceiling", "", None),
     ("HTTP", "GET /v1/places", "http.places.rps", "ceiling", "≥ 5,000 req/s", lambda o, p: o >= 5000),
