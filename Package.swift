@@ -6,6 +6,8 @@ import PackageDescription
 /// Modules by concept (see README.md, "Architecture"):
 /// - Geo, JSON, SQLiteKit, PostgresKit: shared primitives.
 /// - Coordinates, Places, Routing, Fares, Parties: the five capabilities.
+/// - FareEstimation: fares for a distance or along a route's road classes (traffic profile's
+///   slow share, trip segments, the estimator) and the request errors of fares and quotes.
 /// - Engine: the loaded dataset and quotes (route + fare + split).
 /// - Pooling: riders in parties priced and matched (party quotes, matching riders to parties).
 /// - HTTPServer (transport), API (endpoints), Batch (CSV fare estimates).
@@ -54,16 +56,21 @@ let package = Package(
         .target(name: "Routing", dependencies: ["Geo", "CReadOSM"]),
         .target(name: "Fares", dependencies: ["Geo", "JSON"]),
         .target(name: "Parties", dependencies: ["Geo", "SQLiteKit", "PostgresKit"]),
+        // Fare estimation: the meter's trips from the traffic profile (speeds and slow share by
+        // road class and hour, which Routing also drives by), the estimator and its errors.
+        // Its own module because it needs both Fares and Routing, two capabilities that must
+        // not depend on each other.
+        .target(name: "FareEstimation", dependencies: ["Geo", "Routing", "Fares"]),
 
         // Composition and faces.
-        .target(name: "Engine", dependencies: ["Geo", "Routing", "Fares", "Places"]),
-        .target(name: "Pooling", dependencies: ["Geo", "Routing", "Fares", "Parties", "Engine"]),
-        .target(name: "Batch", dependencies: ["Geo", "Engine", "Fares", "Places"]),
+        .target(name: "Engine", dependencies: ["Geo", "Routing", "Fares", "FareEstimation", "Places"]),
+        .target(name: "Pooling", dependencies: ["Geo", "Routing", "Fares", "FareEstimation", "Parties", "Engine"]),
+        .target(name: "Batch", dependencies: ["Geo", "Engine", "Fares", "FareEstimation", "Places", "Routing"]),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CZlib", "JSON"]),
         .target(name: "API", dependencies: ["HTTPServer", "JSON", "Geo", "Engine", "Coordinates",
-                                            "Places", "Routing", "Fares", "Parties", "Pooling"]),
+                                            "Places", "Routing", "Fares", "FareEstimation", "Parties", "Pooling"]),
         // The two library products: the engine, and the HTTP service on top of it.
-        .target(name: "TaxiPot", dependencies: ["Geo", "Coordinates", "Places", "Routing", "Fares", "Parties",
+        .target(name: "TaxiPot", dependencies: ["Geo", "Coordinates", "Places", "Routing", "Fares", "FareEstimation", "Parties",
                                                 "Engine", "Pooling", "Batch"]),
         .target(name: "TaxiPotServer", dependencies: ["TaxiPot", "JSON", "HTTPServer", "API"]),
         // Tools: the synthetic city generator (CLI and tests, not the engine).
@@ -80,13 +87,13 @@ let package = Package(
         .testTarget(name: "CoordinatesTests", dependencies: ["Coordinates", "Geo"]),
         .testTarget(name: "PlacesTests", dependencies: ["Places", "Geo", "TestSupport"]),
         .testTarget(name: "RoutingTests", dependencies: ["Routing", "Geo", "SyntheticCity", "TestSupport"]),
-        .testTarget(name: "FaresTests", dependencies: ["Fares", "Engine", "Geo", "Routing", "TestSupport"]),
+        .testTarget(name: "FaresTests", dependencies: ["Fares", "FareEstimation", "Engine", "Geo", "Routing", "TestSupport"]),
         .testTarget(name: "PartiesTests", dependencies: ["Parties", "Geo", "SQLiteKit", "TestSupport"]),
-        .testTarget(name: "EngineTests", dependencies: ["Engine", "Fares", "Geo", "Places", "Routing", "TestSupport"]),
+        .testTarget(name: "EngineTests", dependencies: ["Engine", "Fares", "FareEstimation", "Geo", "Places", "Routing", "TestSupport"]),
         .testTarget(name: "PoolingTests", dependencies: ["Pooling", "Engine", "Fares", "Geo", "Parties", "Routing", "TaxiPot", "TaxiPotServer", "TestSupport"]),
         .testTarget(name: "BatchTests", dependencies: ["Batch", "Geo", "TaxiPot", "TestSupport"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
-        .testTarget(name: "APITests", dependencies: ["API", "Engine", "Fares", "Geo", "HTTPServer", "JSON", "Parties",
+        .testTarget(name: "APITests", dependencies: ["API", "Engine", "Fares", "FareEstimation", "Geo", "HTTPServer", "JSON", "Parties",
                                                      "Places", "Pooling", "Routing", "SQLiteKit", "TaxiPot", "TaxiPotServer",
                                                      "TestSupport"]),
         .target(name: "TestSupport", dependencies: ["TaxiPot", "TaxiPotServer"], path: "Tests/TestSupport"),

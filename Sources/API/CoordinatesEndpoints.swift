@@ -97,16 +97,7 @@ private func cachedTransformer(_ context: ServiceContext, from: String, to: Stri
     do {
         return try context.transformers.transformer(from: from, to: to)
     } catch {
-        switch error {
-        case .unknownCRS(let name):
-            throw HTTPError.badRequest("unknown_crs", "parameter '\(side(of: name))': \(error.description)")
-        case .unsupportedCRS(let name, _):
-            throw HTTPError.badRequest("unsupported_crs", "parameter '\(side(of: name))': \(error.description)")
-        case .noTransformation:
-            throw HTTPError.unprocessable("no_transformation", error.description)
-        default:
-            throw HTTPError(status: 500, code: "internal_error", message: error.description)
-        }
+        throw ErrorMapping.http(error, parameter: side(of:))
     }
 }
 
@@ -141,15 +132,10 @@ private func transformAnswer(_ transformer: CoordinateTransformer, _ points: ino
     do {
         report = try transformer.transform(points: &points, checkAreaOfUse: true)
     } catch {
-        throw HTTPError(status: 500, code: "internal_error", message: error.description)
+        throw ErrorMapping.http(error, parameter: { _ in "from" })
     }
     if let issue = report.issues.first {
-        switch issue.kind {
-        case .invalidInput:
-            throw HTTPError.badRequest("invalid_coordinate", issue.description + " (in \(transformer.source.name))")
-        case .transformFailed:
-            throw HTTPError.unprocessable("transform_failed", issue.description + " (\(transformer.source.name) → \(transformer.target.name))")
-        }
+        throw ErrorMapping.http(issue, source: transformer.source.name, target: transformer.target.name)
     }
     var out: [UInt8] = []
     out.reserveCapacity(64 + points.count * 40)

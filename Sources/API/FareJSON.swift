@@ -1,4 +1,5 @@
 import Engine
+import FareEstimation
 import Fares
 import Geo
 import HTTPServer
@@ -45,17 +46,6 @@ public enum FareJSON {
             "split": split(e.split),
             "per_person_krw": JSONValue(e.perPersonKrw),
         ]
-    }
-
-    /// The error an HTTP client sees for a refused fare or quote request.
-    public static func httpError(_ e: FareRequestError) -> HTTPError {
-        let status = switch e.kind {
-        case .invalidInput: 400
-        case .impossible: 422
-        case .noRoute, .notFound: 404
-        case .internalFailure: 500
-        }
-        return HTTPError(status: status, code: e.code, message: e.message)
     }
 
     /// A JSON request body's fields, read strictly: wrong types and unknown fields are 400
@@ -189,12 +179,13 @@ extension FareJSON {
     /// The label of an estimated quote: `{"method":"straight_line","circuity":1.37,
     /// "fare_range_krw":[9800,12400],"straight_line_m":…,"reason":{"code","message"}}`.
     public static func estimated(_ e: QuoteEstimate) -> JSONValue {
-        [
+        let reason = ErrorMapping.estimateReason(e.reason)
+        return [
             "method": .string(e.method),
             "circuity": .number((e.circuity * 100).rounded() / 100),
             "fare_range_krw": [JSONValue(e.fareLowKrw), JSONValue(e.fareHighKrw)],
             "straight_line_m": .number((e.straightMeters * 10).rounded() / 10),
-            "reason": ["code": .string(e.reasonCode), "message": .string(e.reason)],
+            "reason": ["code": .string(reason.code), "message": .string(reason.message)],
         ]
     }
 

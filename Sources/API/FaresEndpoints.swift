@@ -1,4 +1,5 @@
 import Engine
+import FareEstimation
 import Fares
 import HTTPServer
 import Geo
@@ -43,7 +44,7 @@ public func registerFareEndpoint(_ router: Router, fares: FareEstimator) {
         do {
             return .json(FareJSON.estimate(try fares.estimate(request)))
         } catch let e as FareRequestError {
-            throw FareJSON.httpError(e)
+            throw ErrorMapping.http(e, points: .quote)
         }
     }
 }
@@ -88,7 +89,7 @@ public func registerQuoteEndpoint(_ router: Router, quotes: QuoteEngine) {
         do {
             return .json(FareJSON.quote(try quotes.quote(request)))
         } catch let e as FareRequestError {
-            throw FareJSON.httpError(e)
+            throw ErrorMapping.http(e, points: .quote)
         }
     }
 }

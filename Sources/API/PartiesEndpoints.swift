@@ -254,27 +254,8 @@ func ifMatchPrecondition(_ req: HTTPRequest) throws(HTTPError) -> PartyPrecondit
 func storeCall<T>(_ body: () throws -> T) throws(HTTPError) -> T {
     do {
         return try body()
-    } catch let e as PartyWriteError {
-        switch e {
-        case .notFound: throw HTTPError.notFound("party_not_found", e.description)
-        case .riderNotFound: throw HTTPError.notFound("rider_not_found", e.description)
-        case .departed: throw HTTPError(status: 410, code: "departed", message: e.description)
-        case .full: throw HTTPError(status: 409, code: "party_full", message: e.description)
-        case .alreadyJoined: throw HTTPError(status: 409, code: "already_joined", message: e.description)
-        case .seatsConflict: throw HTTPError(status: 409, code: "seats_conflict", message: e.description)
-        case .versionMismatch: throw HTTPError(status: 412, code: "version_mismatch", message: e.description)
-        }
-    } catch let e as PartyValidationError {
-        throw PartiesJSON.invalid(e.field, e.message)
-    } catch let e as PartyExpiredError {
-        throw HTTPError.unprocessable("party_expired", e.description)
-    } catch let e as PartyStoreUnavailableError {
-        throw HTTPError(status: 503, code: "storage_unavailable", message: "the party store cannot be reached: \(e.message); retry shortly",
-                        headers: [("Retry-After", String(e.retryAfter))])
-    } catch let e as PartyStoreError {
-        throw HTTPError(status: 503, code: "storage_unavailable", message: "the party store cannot write: \(e.message)")
     } catch {
-        throw HTTPError(status: 500, code: "internal_error", message: "internal error: \(error)")
+        throw ErrorMapping.http(party: error)
     }
 }
 

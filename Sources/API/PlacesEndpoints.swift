@@ -41,11 +41,6 @@ public enum PlacesJSON {
     }
 }
 
-extension PlaceSearchError {
-    /// The HTTP answer for this error (always 400).
-    public var httpError: HTTPError { HTTPError(status: 400, code: code, message: message) }
-}
-
 /// The place index over `DATA/build/places.db`; nil (with a warning on stderr) when the DB has
 /// not been built; an error naming the file when it cannot be read.
 /// `GET /v1/places` (keyword search) and `GET /v1/reverse` (what is at a point).
@@ -78,7 +73,7 @@ func registerPlacesEndpoints(_ router: Router, _ context: ServiceContext) {
             query.cursor = try req.queryValue("cursor")
             return .json(PlacesJSON.encode(try index.search(query)))
         } catch let e as PlaceSearchError {
-            throw e.httpError
+            throw ErrorMapping.http(e)
         }
     }
 

@@ -1,4 +1,5 @@
 import Engine
+import FareEstimation
 import Fares
 import Geo
 import HTTPServer
@@ -32,7 +33,7 @@ public func registerPoolingEndpoints(_ router: Router, pooling: PoolingEngine) {
         do throws(FareRequestError) {
             return .json(PoolingJSON.quote(try pooling.quote(partyID: id, split: split)))
         } catch {
-            throw FareJSON.httpError(error)
+            throw ErrorMapping.http(error, points: .route)
         }
     }
 
@@ -85,7 +86,7 @@ public func registerPoolingEndpoints(_ router: Router, pooling: PoolingEngine) {
             let matches = try pooling.match(r)
             return .json(["matches": .array(matches.map(PoolingJSON.match))])
         } catch {
-            throw FareJSON.httpError(error)
+            throw ErrorMapping.http(error, points: .route)
         }
     }
 }

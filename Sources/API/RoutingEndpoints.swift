@@ -40,19 +40,6 @@ public enum RouteJSON {
     }
 }
 
-extension RoutingError {
-    /// The HTTP answer for this error: 400 for bad input, 422 for a point too far from a road,
-    /// 404 when no road connects the points.
-    public var httpError: HTTPError {
-        let status = switch self {
-        case .invalidCoordinate, .tooManyViaPoints, .invalidOption: 400
-        case .tooFarFromRoad, .outsideCoverage: 422
-        case .noRoute: 404
-        }
-        return HTTPError(status: status, code: code, message: message)
-    }
-}
-
 /// `GET /v1/route`.
 func registerRoutingEndpoints(_ router: Router, _ context: ServiceContext) {
     let doc = OperationDoc(
@@ -74,7 +61,7 @@ func registerRoutingEndpoints(_ router: Router, _ context: ServiceContext) {
         let engine = context.routeEngine
         let (request, format) = try parseRouteQuery(req)
         let result: RouteResult
-        do throws(RoutingError) { result = try engine.route(request) } catch { throw error.httpError }
+        do throws(RoutingError) { result = try engine.route(request) } catch { throw ErrorMapping.http(error) }
         return .json(RouteJSON.encode(result, departAt: request.departAt, geometry: format))
     }
 }

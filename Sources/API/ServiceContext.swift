@@ -1,6 +1,7 @@
 import Coordinates
 import Engine
 import Foundation
+import FareEstimation
 import HTTPServer
 import JSON
 import Parties

@@ -1,4 +1,5 @@
 import Engine
+import FareEstimation
 import Fares
 import Foundation
 import Geo
@@ -114,11 +115,11 @@ enum TableEndpoint {
     /// Answers a parsed query: the table, fares when asked for, JSON.
     static func answer(_ q: TableQuery, _ context: ServiceContext) throws(HTTPError) -> HTTPResponse {
         let table: RouteTable
-        do throws(RoutingError) { table = try context.routeEngine.table(q.request) } catch { throw error.httpError }
+        do throws(RoutingError) { table = try context.routeEngine.table(q.request) } catch { throw ErrorMapping.http(error) }
         var fares: [Int?]?
         if q.annotations.fare {
             do throws(FareRequestError) { fares = try context.quotes.soloFares(q.request, table: table) } catch {
-                throw FareJSON.httpError(error)
+                throw ErrorMapping.http(error, points: .route)
             }
         }
         return .json(bytes: encode(table, fares: fares, annotations: q.annotations, departAt: q.request.departAt))

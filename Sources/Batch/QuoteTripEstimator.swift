@@ -1,7 +1,9 @@
 import Engine
+import FareEstimation
 import Fares
 import Geo
 import Places
+import Routing
 
 /// The batch estimator of the product: place text geocoded by the places engine, then a quote
 /// (route + fare + split) by `QuoteEngine`, exactly as `POST /v1/quote` prices the same trip.
@@ -65,22 +67,35 @@ public struct QuoteTripEstimator: TripEstimator {
         }
     }
 
-    /// The row error for a quote failure: the engine's message under the batch's code for its kind.
+    /// The row error for a quote failure: the engine's message (fields named as the batch's
+    /// columns and the JSON fields are) under the batch's code for its case.
     static func rowError(_ e: FareRequestError) -> RowError {
         let code: RowErrorCode
-        switch e.code {
-        case "too_far_from_road": code = .noRoadNearby
-        case "no_route": code = .noRoute
-        case "outside_coverage": code = .outsideCoverage
-        case "unknown_taxi_class": code = .unknownTaxiClass
-        case "no_schedule": code = .noSchedule
-        case "outside_fare_regions", "unknown_region": code = .outsideFareRegions
-        case "invalid_split": code = .unknownSplit
-        case "invalid_parameter" where e.field == "riders": code = .badRiders
-        case "invalid_parameter" where e.field == "depart_at": code = .badDate
-        case "invalid_parameter" where e.field == "origin" || e.field == "destination": code = .outOfRange
-        default: return RowError(.estimateFailed, "\(e.code): \(e.message)")
+        switch e {
+        case .route(.noRoute): code = .noRoute
+        case .route(.outsideCoverage): code = .outsideCoverage
+        case .schedule(.unknownTaxiClass): code = .unknownTaxiClass
+        case .schedule(.beforeOldestSchedule), .noScheduleForRegion: code = .noSchedule
+        case .outsideFareRegions, .schedule(.unknownRegion): code = .outsideFareRegions
+        case .invalidSplit: code = .unknownSplit
+        case .invalid(.riders, _): code = .badRiders
+        case .invalid(.departure, _): code = .badDate
+        case .invalid(.origin, _), .invalid(.destination, _): code = .outOfRange
+        default: code = .estimateFailed
         }
-        return RowError(code, e.message)
+        return RowError(code, e.message(naming: columnName, point: { RequestField(quotePoint: $0).map(columnName) ?? $0.description }))
+    }
+
+    /// A request field by the name a batch row's message gives it (the column, else the JSON field).
+    static func columnName(_ f: RequestField) -> String {
+        switch f {
+        case .departure: "depart_at"
+        case .taxiClass: "taxi_class"
+        case .rounding: "rounding"
+        case .toll: "toll_krw"
+        case .dropOffs: "drop_offs"
+        case .dropOff(let i): "drop_offs[\(i)]"
+        default: f.description
+        }
     }
 }

@@ -1,3 +1,4 @@
+import FareEstimation
 import Fares
 import Foundation
 import Geo

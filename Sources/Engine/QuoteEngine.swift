@@ -1,3 +1,4 @@
+import FareEstimation
 import Fares
 import Geo
 import Routing
@@ -62,34 +63,32 @@ public struct QuoteEngine: Sendable {
     private func price(_ r: QuoteRequest, estimating forced: RoutingError??) throws(FareRequestError) -> Quote {
         try FareEstimator.validateCommon(distanceM: 0, departure: r.departure, riders: r.riders,
                                          roundingKrw: r.roundingKrw, tollKrw: r.tollKrw)
-        guard r.origin.isValid else { throw .invalid("origin", "must be a valid lon/lat") }
-        guard r.destination.isValid else { throw .invalid("destination", "must be a valid lon/lat") }
+        guard r.origin.isValid else { throw .invalid(.origin, reason: "must be a valid lon/lat") }
+        guard r.destination.isValid else { throw .invalid(.destination, reason: "must be a valid lon/lat") }
         guard r.dropOffs.count <= QuoteRequest.maxDropOffs else {
-            throw .invalid("drop_offs", "may list at most \(QuoteRequest.maxDropOffs) stops, got \(r.dropOffs.count)")
+            throw .invalid(.dropOffs, reason: "may list at most \(QuoteRequest.maxDropOffs) stops, got \(r.dropOffs.count)")
         }
         var dropping = 0
         for (i, d) in r.dropOffs.enumerated() {
-            guard d.coordinate.isValid else { throw .invalid("drop_offs[\(i)]", "must be a valid lon/lat") }
-            guard d.riders >= 1 else { throw .invalid("drop_offs[\(i)].riders", "must be at least 1, got \(d.riders)") }
+            guard d.coordinate.isValid else { throw .invalid(.dropOff(i), reason: "must be a valid lon/lat") }
+            guard d.riders >= 1 else { throw .invalid(.dropOffRiders(i), reason: "must be at least 1, got \(d.riders)") }
             dropping += d.riders
         }
         guard dropping < r.riders else {
-            throw .invalid("riders", "must exceed the riders getting off at drop-offs (\(dropping)): the host rides to the destination")
+            throw .invalid(.riders, reason: "must exceed the riders getting off at drop-offs (\(dropping)): the host rides to the destination")
         }
 
         guard let region = region(at: r.origin) else {
-            throw FareRequestError(kind: .impossible, code: "outside_fare_regions", field: "origin",
-                                   message: "the origin (\(r.origin)) is in no known fare region")
+            throw .outsideFareRegions(.origin, r.origin)
         }
         let schedule: FareSchedule
         do {
             schedule = try fares.book.schedule(region: region, taxiClass: r.taxiClass, at: r.departure)
         } catch {
             if case .unknownRegion(_, let allowed) = error {
-                throw FareRequestError(kind: .impossible, code: "no_schedule", field: "origin",
-                                       message: "no fare schedule for the origin's region '\(region)'; regions with schedules: \(allowed.joined(separator: ", "))")
+                throw .noScheduleForRegion(.origin, region: region, regionsWithSchedules: allowed)
             }
-            throw .lookup(error)
+            throw .schedule(error)
         }
 
         // Outside the served roads, an estimate when asked for (and only then, labelled).
@@ -108,7 +107,7 @@ public struct QuoteEngine: Sendable {
             do {
                 return (trip, try FareMeter(schedule: schedule).run(trip, departure: r.departure, tollKrw: toll))
             } catch {
-                throw FareRequestError(kind: .internalFailure, code: "internal_error", field: nil, message: "metering the route failed: \(error)")
+                throw .internalFailure("metering the route failed: \(error)")
             }
         }
         let route = try tripRoute(points)
@@ -121,8 +120,7 @@ public struct QuoteEngine: Sendable {
             for i in 0..<(points.count - 1) { straight += points[i].distance(to: points[i + 1]) }
             estimate = QuoteEstimate(circuity: routes.estimateCircuity(through: points), straightMeters: straight,
                                      fareLowKrw: min(low, fare.totalKrw), fareHighKrw: max(high, fare.totalKrw),
-                                     reason: outside.map { Self.renamed($0).message } ?? "an estimate was requested",
-                                     reasonCode: outside?.code ?? "requested")
+                                     reason: outside)
         }
 
         // Persons: those riding to the destination first (the host is rider 0), then each drop-off's.
@@ -148,66 +146,22 @@ public struct QuoteEngine: Sendable {
                      departure: r.departure, estimate: estimate)
     }
 
-    /// The meter's trip along a route: each segment with its slow time from the profile (by
-    /// class and the clock hour it is reached) and its out-of-city flag.
-    /// `testEverySegment`: test each segment even when the graph lies inside the region (an
-    /// estimated route runs off the graph).
+    /// The meter's trip along a route (`RouteTrip`), segments tested against the boundary of
+    /// `region`. `testEverySegment`: test each segment even when the graph lies inside the region
+    /// (an estimated route runs off the graph).
     public func meterTrip(_ route: RouteResult, region: String, departure: Double, testEverySegment: Bool = false) -> [TripSegment] {
-        var trip = [TripSegment]()
-        trip.reserveCapacity(route.segments.count)
-        var local = SeoulTime.secondOfDay(departure)
         let testEach = testEverySegment || !(graphInsideHomeRegion && region == homeRegion)
-        let profile = fares.profile
-        // Consecutive segments over the same stretch (an estimate's road classes) share one test.
-        var lastMidpoint: Coordinate?, lastOutside = false
-        for s in route.segments {
-            let hour = Int((local / 3600).rounded(.down)) % 24
-            var outside = false
-            if testEach {
-                let mid = Coordinate(lon: (s.start.lon + s.end.lon) / 2, lat: (s.start.lat + s.end.lat) / 2)
-                if mid == lastMidpoint {
-                    outside = lastOutside
-                } else {
-                    outside = !regions.isInside(regionID: region, mid)
-                    lastMidpoint = mid
-                    lastOutside = outside
-                }
-            }
-            trip.append(TripSegment(distanceM: s.distanceMeters, durationS: s.durationSeconds,
-                                    slowS: s.durationSeconds * profile.slow(s.roadClass, hour: hour),
-                                    outOfCity: outside, leg: s.legIndex))
-            local += s.durationSeconds
-        }
-        return trip
+        let regions = self.regions
+        return RouteTrip.segments(route, departure: departure, profile: fares.profile,
+                                  isOutside: testEach ? { !regions.isInside(regionID: region, $0) } : nil)
     }
 
-    /// A route, with routing failures named after the quote's fields.
+    /// A route; its failing point is the route's (`RequestField(quotePoint:)` names it after the quote's fields).
     func route(from: Coordinate, via: [Coordinate], to: Coordinate, departure: Double) throws(FareRequestError) -> RouteResult {
         do {
             return try routes.route(RouteRequest(from: from, to: to, via: via, departAt: departure))
         } catch {
-            throw Self.renamed(error).fareRequestError
-        }
-    }
-
-    /// A routing error with its points named after the quote's fields (from → origin, …).
-    static func renamed(_ error: RoutingError) -> RoutingError {
-        func name(_ p: String) -> String {
-            switch p {
-            case "from": return "origin"
-            case "to": return "destination"
-            default:
-                if p.hasPrefix("via[") { return "drop_offs" + p.dropFirst(3) }
-                return p
-            }
-        }
-        return switch error {
-        case .invalidCoordinate(let p): .invalidCoordinate(point: name(p))
-        case let .tooFarFromRoad(p, c, m): .tooFarFromRoad(point: name(p), coordinate: c, maxMeters: m)
-        case let .noRoute(a, b): .noRoute(from: name(a), to: name(b))
-        case let .outsideCoverage(p, c, limit, nearest, other): .outsideCoverage(point: name(p), coordinate: c, snapLimitMeters: limit,
-                                                                                  nearestAreaMeters: nearest, otherAreaOf: other.map(name))
-        default: error
+            throw .route(error)
         }
     }
 }

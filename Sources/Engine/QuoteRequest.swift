@@ -1,3 +1,4 @@
+import FareEstimation
 import Fares
 import Geo
 import Routing
@@ -89,9 +90,9 @@ public struct QuoteEstimate: Sendable {
     /// The fare at the band's 5th and 95th percentile circuity.
     public var fareLowKrw: Int
     public var fareHighKrw: Int
-    /// Why the trip was not routed (the `outside_coverage` message).
-    public var reason: String
-    public var reasonCode: String
+    /// Why the trip was not routed (an `outsideCoverage` error, its points the route's:
+    /// `RequestField(quotePoint:)` names them), or nil when the estimate was asked for.
+    public var reason: RoutingError?
 }
 
 /// Which fare region a point is in, and whether a point is inside a region's city boundary.
@@ -101,20 +102,4 @@ public protocol RegionLookup: Sendable {
     func regionID(at point: Coordinate) -> String?
     /// True when the point is inside the region's boundary.
     func isInside(regionID: String, _ point: Coordinate) -> Bool
-}
-
-extension RoutingError {
-    /// The request error a quote answers with for this routing failure.
-    public var fareRequestError: FareRequestError {
-        let field: String? = switch self {
-        case .invalidCoordinate(let p), .tooFarFromRoad(let p, _, _), .outsideCoverage(let p, _, _, _, _): p
-        default: nil
-        }
-        let kind: FareRequestError.Kind = switch self {
-        case .invalidCoordinate, .tooManyViaPoints, .invalidOption: .invalidInput
-        case .tooFarFromRoad, .outsideCoverage: .impossible
-        case .noRoute: .noRoute
-        }
-        return FareRequestError(kind: kind, code: code, field: field, message: message)
-    }
 }

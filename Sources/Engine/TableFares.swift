@@ -1,3 +1,4 @@
+import FareEstimation
 import Fares
 import Foundation
 import Geo
@@ -9,33 +10,31 @@ extension QuoteEngine {
     /// source straight to the destination at `request.departAt` (the same route, schedule of the
     /// source's region and class, and meter), on all cores.
     ///
-    /// Errors: a source in no fare region or without a schedule at the departure is a 422 naming
-    /// it (`sources[i]`); an unknown `taxiClass` is a 400.
+    /// Errors: a source in no fare region or without a schedule at the departure names it
+    /// (`RequestField.source(i)`); an unknown `taxiClass` is `.schedule(.unknownTaxiClass)`.
     public func soloFares(_ request: TableRequest, table: RouteTable, taxiClass: String = FareRequest.defaultTaxiClass)
         throws(FareRequestError) -> [Int?]
     {
         let destinations = request.destinations ?? request.sources
         guard table.sourceCount == request.sources.count, table.destinationCount == destinations.count else {
-            throw .invalid("table", "does not belong to the request (\(table.sourceCount) × \(table.destinationCount) cells)")
+            throw .invalid(.table, reason: "does not belong to the request (\(table.sourceCount) × \(table.destinationCount) cells)")
         }
         // One region and schedule per source, as a quote from it would pick them.
         var schedules: [(region: String, schedule: FareSchedule)] = []
         var byRegion: [String: FareSchedule] = [:]
         for (i, p) in request.sources.enumerated() {
             guard let region = region(at: p) else {
-                throw FareRequestError(kind: .impossible, code: "outside_fare_regions", field: "sources[\(i)]",
-                                       message: "sources[\(i)] (\(p)) is in no known fare region")
+                throw .outsideFareRegions(.source(i), p)
             }
             if let s = byRegion[region] { schedules.append((region, s)); continue }
             let schedule: FareSchedule
             do {
                 schedule = try fares.book.schedule(region: region, taxiClass: taxiClass, at: request.departAt)
             } catch {
-                if case .unknownRegion = error {
-                    throw FareRequestError(kind: .impossible, code: "no_schedule", field: "sources[\(i)]",
-                                           message: "no fare schedule for the region '\(region)' of sources[\(i)]")
+                if case .unknownRegion(_, let allowed) = error {
+                    throw .noScheduleForRegion(.source(i), region: region, regionsWithSchedules: allowed)
                 }
-                throw .lookup(error)
+                throw .schedule(error)
             }
             byRegion[region] = schedule
             schedules.append((region, schedule))

@@ -1,7 +1,7 @@
 import Geo
 
-/// A search request that cannot be answered as given. Each case is a 400 answer over HTTP,
-/// with `code` as the error code and `message` as the sentence.
+/// A search request that cannot be answered as given: which parameter and what is wrong with
+/// it (the API answers each case with a 400, `ErrorMapping`).
 public enum PlaceSearchError: Error, Sendable, Equatable, CustomStringConvertible {
     /// `q` is missing, empty or only spaces and punctuation.
     case emptyQuery
@@ -21,21 +21,6 @@ public enum PlaceSearchError: Error, Sendable, Equatable, CustomStringConvertibl
     case invalidLimit(String)
     /// `cursor` is not one this service issued for the same query.
     case invalidCursor(String)
-
-    /// The snake_case error code.
-    public var code: String {
-        switch self {
-        case .emptyQuery: return "empty_query"
-        case .queryTooLong: return "query_too_long"
-        case .unknownCategory: return "unknown_category"
-        case .invalidNear: return "invalid_near"
-        case .invalidRect: return "invalid_rect"
-        case .invalidRadius: return "invalid_radius"
-        case .invalidSort: return "invalid_sort"
-        case .invalidLimit: return "invalid_limit"
-        case .invalidCursor: return "invalid_cursor"
-        }
-    }
 
     /// A human sentence naming the parameter and what is wrong.
     public var message: String {
@@ -61,7 +46,7 @@ public enum PlaceSearchError: Error, Sendable, Equatable, CustomStringConvertibl
         }
     }
 
-    public var description: String { "\(code): \(message)" }
+    public var description: String { message }
 }
 
 extension PlaceQuery {

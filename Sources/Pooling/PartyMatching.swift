@@ -1,4 +1,5 @@
 import Engine
+import FareEstimation
 import Fares
 import Foundation
 import Geo
@@ -48,19 +49,19 @@ public struct MatchRequest: Sendable {
     /// Candidates examined at most (the nearest first).
     public static let maxCandidates = 2000
 
-    /// Throws a 400 naming the first field out of range.
+    /// Throws `.invalid` naming the first field out of range.
     public func validate() throws(FareRequestError) {
-        guard origin.isValid else { throw .invalid("origin", "must be lon,lat within ±180/±90") }
-        guard destination.isValid else { throw .invalid("destination", "must be lon,lat within ±180/±90") }
-        guard departAt.isFinite, Party.departRange.contains(departAt) else { throw .invalid("depart_at", "must be an instant between 2000 and 2100") }
-        guard windowMinutes.isFinite, Self.windowRange.contains(windowMinutes) else { throw .invalid("window_min", "must be 0–1440 minutes, got \(windowMinutes)") }
-        guard walkMeters.isFinite, Self.walkRange.contains(walkMeters) else { throw .invalid("walk_m", "must be 0–5000 metres, got \(walkMeters)") }
-        guard (1...Party.maxSeats).contains(seats) else { throw .invalid("seats", "must be 1–\(Party.maxSeats), got \(seats)") }
+        guard origin.isValid else { throw .invalid(.origin, reason: "must be lon,lat within ±180/±90") }
+        guard destination.isValid else { throw .invalid(.destination, reason: "must be lon,lat within ±180/±90") }
+        guard departAt.isFinite, Party.departRange.contains(departAt) else { throw .invalid(.departure, reason: "must be an instant between 2000 and 2100") }
+        guard windowMinutes.isFinite, Self.windowRange.contains(windowMinutes) else { throw .invalid(.window, reason: "must be 0–1440 minutes, got \(windowMinutes)") }
+        guard walkMeters.isFinite, Self.walkRange.contains(walkMeters) else { throw .invalid(.walk, reason: "must be 0–5000 metres, got \(walkMeters)") }
+        guard (1...Party.maxSeats).contains(seats) else { throw .invalid(.seats, reason: "must be 1–\(Party.maxSeats), got \(seats)") }
         guard maxDetourPercent.isFinite, Self.detourRange.contains(maxDetourPercent) else {
-            throw .invalid("max_detour_pct", "must be 0–1000, got \(maxDetourPercent)")
+            throw .invalid(.maxDetour, reason: "must be 0–1000, got \(maxDetourPercent)")
         }
-        guard Self.limitRange.contains(limit) else { throw .invalid("limit", "must be 1–50, got \(limit)") }
-        guard Party.isValidID(riderID) else { throw .invalid("rider_id", "must be 1–64 characters of A–Z, a–z, 0–9, '_' or '-'") }
+        guard Self.limitRange.contains(limit) else { throw .invalid(.limit, reason: "must be 1–50, got \(limit)") }
+        guard Party.isValidID(riderID) else { throw .invalid(.riderID, reason: "must be 1–64 characters of A–Z, a–z, 0–9, '_' or '-'") }
     }
 }
 

@@ -1,4 +1,5 @@
 import Engine
+import FareEstimation
 import Fares
 import Geo
 import Parties
@@ -58,8 +59,7 @@ public struct RidePricer: Sendable {
     /// The fare region and schedule for a ride from `origin` at `departure`.
     func schedule(origin: Coordinate, departure: Double, taxiClass: String) throws(FareRequestError) -> (String, FareSchedule) {
         guard let region = quotes.region(at: origin) else {
-            throw FareRequestError(kind: .impossible, code: "outside_fare_regions", field: "origin",
-                                   message: "the origin (\(origin)) is in no known fare region")
+            throw .outsideFareRegions(.origin, origin)
         }
         return (region, try quotes.fares.schedule(region: region, taxiClass: taxiClass, departure: departure))
     }
@@ -70,7 +70,7 @@ public struct RidePricer: Sendable {
         do {
             return try quotes.routes.route(RouteRequest(from: origin, to: stops[stops.count - 1], via: Array(stops.dropLast()), departAt: departure))
         } catch {
-            throw error.fareRequestError
+            throw .route(error)
         }
     }
 
@@ -83,7 +83,7 @@ public struct RidePricer: Sendable {
         do {
             fare = try FareMeter(schedule: schedule).run(quotes.meterTrip(route, region: region, departure: departure), departure: departure)
         } catch {
-            throw FareRequestError(kind: .internalFailure, code: "internal_error", field: nil, message: "metering the route failed: \(error)")
+            throw .internalFailure("metering the route failed: \(error)")
         }
         if fare.legKrw.count < legs { fare.legKrw += Array(repeating: 0, count: legs - fare.legKrw.count) }
         return (region, schedule, fare)
@@ -115,7 +115,7 @@ public struct RidePricer: Sendable {
                 let krw = try FareSplit.split(totalKrw: fare.totalKrw, riders: riders, policy: split, roundingKrw: roundingKrw, legKrw: fare.legKrw)
                 shares = zip(ride.riders, krw).map { ($0.id, $1) }
             } catch {
-                throw FareRequestError(kind: .internalFailure, code: "internal_error", field: "split", message: "splitting the fare failed: \(error.message)")
+                throw .internalFailure("splitting the fare failed: \(error.message)")
             }
         }
         return PricedRide(ride: ride, route: route, region: region, schedule: schedule, fare: fare, split: split, shares: shares, soloFaresKrw: solos)

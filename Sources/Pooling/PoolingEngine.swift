@@ -1,4 +1,5 @@
 import Engine
+import FareEstimation
 import Fares
 import Foundation
 import Geo
@@ -39,10 +40,10 @@ public final class PoolingEngine: Sendable {
     /// The quote of the live party `id`: origin → drop-offs (in the order that makes the ride
     /// shortest in time) → destination, metered at its departure, split by `split`
     /// (`by_leg`: each leg's increment among those aboard). Throws a `FareRequestError`:
-    /// 404 `party_not_found`, 404 `no_route`, 422 `too_far_from_road`, …
+    /// `partyNotFound`, or the route's or the fare's failure.
     public func quote(partyID: String, split: SplitPolicy = .byLeg, roundingKrw: Int = 10) throws(FareRequestError) -> PartyQuote {
         guard let party = parties.party(id: partyID) else {
-            throw FareRequestError(kind: .notFound, code: "party_not_found", field: nil, message: "no live party '\(partyID)' (never created, deleted, or expired)")
+            throw .partyNotFound(id: partyID)
         }
         let order = planner.plan(party)?.order ?? Array(party.intermediateDropOffs.indices.map { $0 + 1 })
         return PartyQuote(party: party, priced: try pricer.price(PartyRide(party: party, order: order), split: split, roundingKrw: roundingKrw))

@@ -47,22 +47,19 @@ public struct TableTravelTimes: TravelTimes {
                 return out
             } catch {
                 // Drop the point the table named (off the roads, or invalid) and ask again.
-                let name: String
+                let point: RoutePoint
                 switch error {
-                case .tooFarFromRoad(let p, _, _), .outsideCoverage(let p, _, _, _, _), .invalidCoordinate(let p): name = p
+                case .outsideCoverage(let p, _, _, _, _), .invalidCoordinate(let p): point = p
                 default: return out
                 }
-                guard let (list, k) = Self.pointIndex(name) else { return out }
-                if list == "sources" { rows.remove(at: k) } else { cols.remove(at: k) }
+                switch point {
+                case .source(let k) where k < rows.count: rows.remove(at: k)
+                case .tableDestination(let k) where k < cols.count: cols.remove(at: k)
+                default: return out
+                }
             }
         }
         return out
-    }
-
-    /// ("sources", 3) from "sources[3]".
-    static func pointIndex(_ name: String) -> (String, Int)? {
-        guard let open = name.firstIndex(of: "["), name.last == "]", let k = Int(name[name.index(after: open)..<name.index(before: name.endIndex)]) else { return nil }
-        return (String(name[..<open]), k)
     }
 }
 

@@ -102,11 +102,11 @@ public final class RouteEngine: @unchecked Sendable {
             throw .tooManyViaPoints(count: request.via.count, limit: Self.maxViaPoints)
         }
         guard request.maxSnapMeters.isFinite, request.maxSnapMeters > 0, request.maxSnapMeters <= Self.maxSnapLimitMeters else {
-            throw .invalidOption(name: "max_snap_m", message: "must be more than 0 and at most \(Int(Self.maxSnapLimitMeters)) metres")
+            throw .invalidOption(.maxSnapMeters, reason: "must be more than 0 and at most \(Int(Self.maxSnapLimitMeters)) metres")
         }
-        guard request.departAt.isFinite else { throw .invalidOption(name: "depart_at", message: "must be a finite instant") }
+        guard request.departAt.isFinite else { throw .invalidOption(.departure, reason: "must be a finite instant") }
         let points = [request.from] + request.via + [request.to]
-        let pointNames = ["from"] + request.via.indices.map { "via[\($0)]" } + ["to"]
+        let pointNames: [RoutePoint] = [.origin] + request.via.indices.map { .via($0) } + [.destination]
         var snapped: [[Endpoint]] = []
         for (p, name) in zip(points, pointNames) {
             guard p.isValid else { throw .invalidCoordinate(point: name) }
@@ -155,7 +155,7 @@ public final class RouteEngine: @unchecked Sendable {
     /// `outsideCoverage` naming the point). For endpoints that estimate what they cannot route.
     public func coverageProblem(from: Coordinate, to: Coordinate, maxSnapMeters: Double = 200) -> RoutingError? {
         var snapped: [[Endpoint]] = []
-        for (p, name) in [(from, "from"), (to, "to")] {
+        for (p, name) in [(from, RoutePoint.origin), (to, .destination)] {
             guard p.isValid else { return .invalidCoordinate(point: name) }
             let e = endpoints(at: p, maxMeters: maxSnapMeters)
             guard !e.isEmpty else {
@@ -164,7 +164,7 @@ public final class RouteEngine: @unchecked Sendable {
             }
             snapped.append(e)
         }
-        do { try keepCommonArea(&snapped, points: [from, to], names: ["from", "to"]) } catch { return error }
+        do { try keepCommonArea(&snapped, points: [from, to], names: [.origin, .destination]) } catch { return error }
         return nil
     }
 
@@ -177,7 +177,7 @@ public final class RouteEngine: @unchecked Sendable {
 
     /// Keeps, for each point, the ways of standing on a road of the area every point can reach;
     /// throws `outsideCoverage` naming the first point whose roads lie in other areas only.
-    private func keepCommonArea(_ snapped: inout [[Endpoint]], points: [Coordinate], names: [String]) throws(RoutingError) {
+    private func keepCommonArea(_ snapped: inout [[Endpoint]], points: [Coordinate], names: [RoutePoint]) throws(RoutingError) {
         guard graph.areaCount > 1 else { return }
         func areas(_ e: [Endpoint]) -> Set<Int> { Set(e.map { graph.area(ofNode: Int(graph.head[$0.edge])) }) }
         var common = areas(snapped[0])

@@ -73,33 +73,33 @@ extension RouteEngine {
     /// settle; forward searches from every source scan them), on all cores. When the graph's
     /// hierarchy does not cover the hour's metric, one exact A* search per cell instead.
     ///
-    /// Errors name the point at fault as `sources[i]` or `destinations[j]`: a point too far from
+    /// Errors name the point at fault (`RoutePoint.source(i)` or `.tableDestination(j)`): a point too far from
     /// a road (`outsideCoverage`, with how far the nearest served road is), an invalid coordinate; an empty list or an out-of-range option
     /// is `invalidOption`.
     public func table(_ request: TableRequest) throws(RoutingError) -> RouteTable {
         guard request.maxSnapMeters.isFinite, request.maxSnapMeters > 0, request.maxSnapMeters <= Self.maxSnapLimitMeters else {
-            throw .invalidOption(name: "max_snap_m", message: "must be more than 0 and at most \(Int(Self.maxSnapLimitMeters)) metres")
+            throw .invalidOption(.maxSnapMeters, reason: "must be more than 0 and at most \(Int(Self.maxSnapLimitMeters)) metres")
         }
-        guard request.departAt.isFinite else { throw .invalidOption(name: "depart_at", message: "must be a finite instant") }
-        guard !request.sources.isEmpty else { throw .invalidOption(name: "sources", message: "must list at least one point") }
+        guard request.departAt.isFinite else { throw .invalidOption(.departure, reason: "must be a finite instant") }
+        guard !request.sources.isEmpty else { throw .invalidOption(.sources, reason: "must list at least one point") }
         let destinationPoints = request.destinations ?? request.sources
-        guard !destinationPoints.isEmpty else { throw .invalidOption(name: "destinations", message: "must list at least one point") }
-        func snapAll(_ points: [Coordinate], _ name: String) throws(RoutingError) -> [[Endpoint]] {
+        guard !destinationPoints.isEmpty else { throw .invalidOption(.destinations, reason: "must list at least one point") }
+        func snapAll(_ points: [Coordinate], _ name: (Int) -> RoutePoint) throws(RoutingError) -> [[Endpoint]] {
             var out: [[Endpoint]] = []
             out.reserveCapacity(points.count)
             for (i, p) in points.enumerated() {
-                guard p.isValid else { throw .invalidCoordinate(point: "\(name)[\(i)]") }
+                guard p.isValid else { throw .invalidCoordinate(point: name(i)) }
                 let e = endpoints(at: p, maxMeters: request.maxSnapMeters)
                 guard !e.isEmpty else {
-                    throw .outsideCoverage(point: "\(name)[\(i)]", coordinate: p, snapLimitMeters: request.maxSnapMeters,
+                    throw .outsideCoverage(point: name(i), coordinate: p, snapLimitMeters: request.maxSnapMeters,
                                            nearestAreaMeters: distanceToServedRoad(p), otherAreaOf: nil)
                 }
                 out.append(e)
             }
             return out
         }
-        let from = try snapAll(request.sources, "sources")
-        let to = request.destinations == nil ? from : try snapAll(destinationPoints, "destinations")
+        let from = try snapAll(request.sources, RoutePoint.source)
+        let to = request.destinations == nil ? from : try snapAll(destinationPoints, RoutePoint.tableDestination)
         let hour = SeoulTime.hour(request.departAt)
         let cells = from.count * to.count
         var durations = [UInt32](repeating: RouteTable.unreachable, count: cells)

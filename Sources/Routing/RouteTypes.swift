@@ -98,61 +98,97 @@ public struct RouteResult: Sendable {
     public let settledNodes: Int
 }
 
-/// Why a route could not be computed: what went wrong and with which input. The API layer
-/// decides the HTTP answer (`RoutingError.httpError` in the API module).
+/// A point of a route or table request, named by its role (the API and the CLI give it their
+/// own names: `from`/`origin`, `via[i]`/`drop_offs[i]`, …).
+public enum RoutePoint: Sendable, Hashable, CustomStringConvertible {
+    /// The first point (`RouteRequest.from`; a quote's origin).
+    case origin
+    /// Via point i (`RouteRequest.via[i]`; a quote's drop-off i).
+    case via(Int)
+    /// The last point (`RouteRequest.to`; a quote's destination).
+    case destination
+    /// Source i of a table (`TableRequest.sources[i]`).
+    case source(Int)
+    /// Destination j of a table (`TableRequest.destinations[j]`).
+    case tableDestination(Int)
+
+    /// The request property the point comes from: `from`, `via[i]`, `to`, `sources[i]`, `destinations[j]`.
+    public var description: String {
+        switch self {
+        case .origin: "from"
+        case .via(let i): "via[\(i)]"
+        case .destination: "to"
+        case .source(let i): "sources[\(i)]"
+        case .tableDestination(let j): "destinations[\(j)]"
+        }
+    }
+}
+
+/// An option of a route or table request.
+public enum RouteOption: Sendable, Hashable, CustomStringConvertible {
+    /// `maxSnapMeters`.
+    case maxSnapMeters
+    /// `departAt`.
+    case departure
+    /// A table's `sources` list.
+    case sources
+    /// A table's `destinations` list.
+    case destinations
+
+    public var description: String {
+        switch self {
+        case .maxSnapMeters: "maxSnapMeters"
+        case .departure: "departAt"
+        case .sources: "sources"
+        case .destinations: "destinations"
+        }
+    }
+}
+
+/// Why a route could not be computed: what went wrong and with which input, as values. The API
+/// layer decides the HTTP answer and names the points (`ErrorMapping` in the API module).
 public enum RoutingError: Error, Sendable, CustomStringConvertible, Equatable {
-    /// A point is not a valid coordinate (names the point: "from", "to", "via[2]").
-    case invalidCoordinate(point: String)
-    /// No road within `maxMeters` of the point.
-    case tooFarFromRoad(point: String, coordinate: Coordinate, maxMeters: Double)
+    /// A point is not a valid coordinate.
+    case invalidCoordinate(point: RoutePoint)
     /// The two points are not connected by any road allowed to cars.
-    case noRoute(from: String, to: String)
+    case noRoute(from: RoutePoint, to: RoutePoint)
     /// More via points than allowed.
     case tooManyViaPoints(count: Int, limit: Int)
-    /// A request option is out of range.
-    case invalidOption(name: String, message: String)
+    /// A request option is out of range; `reason` says what it must be.
+    case invalidOption(RouteOption, reason: String)
     /// The point is outside the served road network: no road within `snapLimitMeters`
     /// (`otherAreaOf` nil), or its roads lie in another connected area than those of the point
-    /// `otherAreaOf` names, with no road between them. `nearestAreaMeters`: how far the nearest
+    /// `otherAreaOf`, with no road between them. `nearestAreaMeters`: how far the nearest
     /// served road (or the other point's area) is, when known.
-    case outsideCoverage(point: String, coordinate: Coordinate, snapLimitMeters: Double, nearestAreaMeters: Double?, otherAreaOf: String?)
+    case outsideCoverage(point: RoutePoint, coordinate: Coordinate, snapLimitMeters: Double, nearestAreaMeters: Double?,
+                         otherAreaOf: RoutePoint?)
 
-    /// The snake_case error code.
-    public var code: String {
+    /// A human sentence, with each point and option named by `name` and `option`.
+    public func message(naming name: (RoutePoint) -> String,
+                        option: (RouteOption) -> String = \.description) -> String
+    {
         switch self {
-        case .invalidCoordinate: "invalid_coordinate"
-        case .tooFarFromRoad: "too_far_from_road"
-        case .noRoute: "no_route"
-        case .tooManyViaPoints: "too_many_via_points"
-        case .invalidOption: "invalid_parameter"
-        case .outsideCoverage: "outside_coverage"
-        }
-    }
-
-    /// A human sentence.
-    public var message: String {
-        switch self {
-        case .invalidCoordinate(let p): "'\(p)' is not a valid coordinate (longitude −180…180, latitude −90…90)"
-        case .tooFarFromRoad(let p, let c, let m):
-            "no road within \(Int(m.rounded())) m of '\(p)' (\(c.lon),\(c.lat))"
-        case .noRoute(let a, let b): "no road route from '\(a)' to '\(b)'"
+        case .invalidCoordinate(let p): "'\(name(p))' is not a valid coordinate (longitude −180…180, latitude −90…90)"
+        case .noRoute(let a, let b): "no road route from '\(name(a))' to '\(name(b))'"
         case .tooManyViaPoints(let n, let limit): "\(n) via points given; at most \(limit) are allowed"
-        case .invalidOption(let name, let message): "'\(name)' \(message)"
-        case let .outsideCoverage(p, c, limit, nearest, other): Self.outsideMessage(p, c, limit, nearest, other)
+        case .invalidOption(let o, let reason): "'\(option(o))' \(reason)"
+        case let .outsideCoverage(p, c, limit, nearest, other):
+            Self.outsideMessage(name(p), c, limit, nearest, other.map(name))
         }
     }
 
-    public var description: String { "\(code): \(message)" }
+    /// The sentence with the request properties' names (`from`, `via[0]`, `sources[2]`, …).
+    public var message: String { message(naming: \.description) }
+
+    public var description: String { message }
 
     static func outsideMessage(_ p: String, _ c: Coordinate, _ limit: Double, _ nearest: Double?, _ other: String?) -> String {
         let away = nearest.map { m in m < 1000 ? "\(Int(m.rounded())) m" : String(format: "%.1f km", m / 1000) }
         if let other {
             return "'\(p)' (\(c.lon),\(c.lat)) lies in a served area that no road joins to the area of '\(other)'"
                 + (away.map { "; that area is about \($0) away" } ?? "")
-                + " (an estimate is available with estimate=allow where offered)"
         }
         return "'\(p)' (\(c.lon),\(c.lat)) is outside the served road network: no road within \(Int(limit.rounded())) m"
             + (away.map { "; the nearest served road is about \($0) away" } ?? "")
-            + " (see GET /v1/coverage; an estimate is available with estimate=allow where offered)"
     }
 }

@@ -8,6 +8,7 @@
 @_exported import Places
 @_exported import Routing
 @_exported import Fares
+@_exported import FareEstimation
 @_exported import Parties
 @_exported import Engine
 @_exported import Pooling

@@ -55,13 +55,31 @@ struct FareCommand: Command {
         return 0
     }
 
-    /// A request error reworded with the CLI option names (`--distance-m` for `distance_m`).
+    /// A request error with the field named by its CLI option (`--distance-m`).
     static func optionMessage(_ e: FareRequestError) -> String {
-        let names = ["distance_m": "--distance-m", "duration_s": "--duration-s", "slow_s": "--slow-s", "depart_at": "--depart",
-                     "region": "--region", "taxi_class": "--class", "riders": "--riders", "split": "--split",
-                     "rounding": "--rounding", "toll_krw": "--toll-krw"]
-        guard let field = e.field, let option = names[field] else { return e.message }
-        if e.message.hasPrefix(field + " ") { return option + e.message.dropFirst(field.count) }
-        return "\(option): \(e.message)"
+        if case .invalid(let f, let reason) = e { return "\(option(f)) \(reason)" }
+        let message = e.message(naming: option, point: { RequestField(quotePoint: $0).map(option) ?? $0.description })
+        guard let f = e.field else { return message }
+        return "\(option(f)): \(message)"
+    }
+
+    /// The option of `taxipot fare` or `taxipot quote` that gives the field.
+    static func option(_ f: RequestField) -> String {
+        switch f {
+        case .distance: "--distance-m"
+        case .duration: "--duration-s"
+        case .slowTime: "--slow-s"
+        case .departure: "--depart"
+        case .region: "--region"
+        case .taxiClass: "--class"
+        case .riders: "--riders"
+        case .split: "--split"
+        case .rounding: "--rounding"
+        case .toll: "--toll-krw"
+        case .origin: "--from"
+        case .destination: "--to"
+        case .dropOffs, .dropOff, .dropOffRiders: "--drop-offs"
+        default: ErrorMapping.name(f)
+        }
     }
 }

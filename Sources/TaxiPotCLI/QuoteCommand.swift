@@ -67,18 +67,9 @@ struct QuoteCommand: Command {
         do {
             print(JSONWriter.string(FareJSON.quote(try dataset.quotes.quote(request))))
         } catch {
-            throw UsageError(Self.optionMessage(error))
+            throw UsageError(FareCommand.optionMessage(error))
         }
         return 0
     }
 
-    /// A request error reworded with the CLI option names.
-    static func optionMessage(_ e: FareRequestError) -> String {
-        let names = ["origin": "--from", "destination": "--to", "riders": "--riders", "depart_at": "--depart",
-                     "taxi_class": "--class", "split": "--split", "rounding": "--rounding", "toll_krw": "--toll-krw"]
-        guard let field = e.field else { return e.message }
-        let option = names[field] ?? (field.hasPrefix("drop_offs") ? "--drop-offs" : field)
-        if e.message.hasPrefix(field + " ") { return option + e.message.dropFirst(field.count) }
-        return "\(option): \(e.message)"
-    }
 }

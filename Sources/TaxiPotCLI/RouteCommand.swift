@@ -58,8 +58,18 @@ struct RouteCommand: Command {
             print(JSONWriter.string(RouteJSON.encode(result, departAt: departAt, geometry: format)))
             return 0
         } catch {
-            printError("taxipot route: \(error.message)")
+            printError("taxipot route: \(error.message(naming: \.description, option: Self.option))")
             return 1
+        }
+    }
+
+    /// The command-line option that gives a route or table option.
+    static func option(_ o: RouteOption) -> String {
+        switch o {
+        case .maxSnapMeters: "--max-snap-m"
+        case .departure: "--depart-at"
+        case .sources: "--sources"
+        case .destinations: "--destinations"
         }
     }
 }

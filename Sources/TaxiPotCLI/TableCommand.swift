@@ -119,9 +119,9 @@ struct TableCommand: Command {
                 do {
                     cellFares = try dataset.quotes.soloFares(request, table: table)
                 } catch {
-                    var message = error.message
-                    if let field = error.field, field.hasPrefix("sources["), let i = Int(field.dropFirst(8).dropLast()), i < block.count {
-                        message = "\(sourcesPath): line \(block[i].line) (id '\(block[i].id)'): \(error.message)"
+                    var message = error.message(naming: FareCommand.option, point: \.description)
+                    if case .source(let i)? = error.field, i < block.count {
+                        message = "\(sourcesPath): line \(block[i].line) (id '\(block[i].id)'): \(message)"
                     }
                     throw TableFailure(message + " (use --no-fare to leave fares out)")
                 }
@@ -156,21 +156,21 @@ struct TableCommand: Command {
 
     /// A routing error with the point named by file, line and id.
     static func describe(_ error: RoutingError, sources: [Point], sourcesPath: String, destinations: [Point], destinationsPath: String) -> String {
-        func locate(_ name: String) -> String? {
-            for (prefix, list, path) in [("sources[", sources, sourcesPath), ("destinations[", destinations, destinationsPath)]
-            where name.hasPrefix(prefix) {
-                guard let i = Int(name.dropFirst(prefix.count).dropLast()), i < list.count else { return nil }
-                return "\(path): line \(list[i].line) (id '\(list[i].id)')"
+        func locate(_ p: RoutePoint) -> String {
+            switch p {
+            case .source(let i) where i < sources.count: "\(sourcesPath): line \(sources[i].line) (id '\(sources[i].id)')"
+            case .tableDestination(let j) where j < destinations.count:
+                "\(destinationsPath): line \(destinations[j].line) (id '\(destinations[j].id)')"
+            default: p.description
             }
-            return nil
         }
         switch error {
-        case .tooFarFromRoad(let p, let c, let m), .outsideCoverage(let p, let c, let m, _, _):
-            return "\(locate(p) ?? p): no road within \(Int(m.rounded())) m of (\(c.lon),\(c.lat)); check the point or raise --max-snap-m"
+        case .outsideCoverage(let p, let c, let m, _, _):
+            return "\(locate(p)): no road within \(Int(m.rounded())) m of (\(c.lon),\(c.lat)); check the point or raise --max-snap-m"
         case .invalidCoordinate(let p):
-            return "\(locate(p) ?? p): not a valid coordinate"
+            return "\(locate(p)): not a valid coordinate"
         default:
-            return error.message
+            return error.message(naming: locate, option: RouteCommand.option)
         }
     }
 

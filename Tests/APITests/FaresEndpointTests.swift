@@ -1,5 +1,6 @@
 import API
 import Engine
+import FareEstimation
 import Fares
 import Foundation
 import Geo

@@ -94,8 +94,8 @@ final class RoutingEndpointTests: XCTestCase {
         // Off the road network: Incheon harbour is far outside central Seoul.
         try assertError([cityHall, ("to", "126.60,37.45")], status: 422, code: "outside_coverage", mentioning: "'to'")
         try assertError([cityHall, namsan, ("via", "126.98,37.56;126.60,37.45")], status: 422, code: "outside_coverage", mentioning: "'via[1]'")
-        XCTAssertEqual(RoutingError.noRoute(from: "from", to: "to").httpError.status, 404)
-        XCTAssertEqual(RoutingError.noRoute(from: "from", to: "to").httpError.code, "no_route")
+        XCTAssertEqual(ErrorMapping.http(RoutingError.noRoute(from: .origin, to: .destination)).status, 404)
+        XCTAssertEqual(ErrorMapping.http(RoutingError.noRoute(from: .origin, to: .destination)).code, "no_route")
     }
 
     func testDocumentedInOpenAPI() throws {

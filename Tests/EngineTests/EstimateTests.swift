@@ -1,4 +1,5 @@
 import Engine
+import FareEstimation
 import Fares
 import Foundation
 import Geo
@@ -27,15 +28,14 @@ final class EstimateTests: XCTestCase {
         let t = seoul("2024-05-08T10:00")
         XCTAssertThrowsError(try engine.quote(QuoteRequest(origin: Self.gangnamStation, destination: Self.hongikStation, departure: t))) { e in
             guard let e = e as? FareRequestError else { return XCTFail("\(e)") }
-            XCTAssertEqual(e.kind, .impossible)
-            XCTAssertEqual(e.code, "outside_coverage")
-            XCTAssertEqual(e.field, "origin")
-            XCTAssertTrue(e.message.contains("km away"), e.message)
+            guard case .route(.outsideCoverage(.origin, _, _, _, nil)) = e else { return XCTFail("\(e)") }
+            XCTAssertEqual(e.field, .origin)
+            XCTAssertTrue(e.description.contains("km away"), e.description)
         }
         let q = try engine.quote(QuoteRequest(origin: Self.gangnamStation, destination: Self.hongikStation, departure: t, allowEstimate: true))
         let label = try XCTUnwrap(q.estimate, "an estimate always carries its label")
         XCTAssertEqual(label.method, "straight_line")
-        XCTAssertEqual(label.reasonCode, "outside_coverage")
+        guard case .outsideCoverage(.origin, _, _, _, _)? = label.reason else { return XCTFail("\(String(describing: label.reason))") }
         XCTAssertEqual(label.straightMeters, Self.gangnamStation.distance(to: Self.hongikStation), accuracy: 1)
         XCTAssertGreaterThan(label.circuity, 1.1)
         XCTAssertEqual(q.route.distanceMeters, label.straightMeters * label.circuity, accuracy: 1)
@@ -87,7 +87,7 @@ final class EstimateTests: XCTestCase {
             guard let routed = try? engine.quote(request) else { continue }
             let estimated = try engine.estimate(request)
             let label = try XCTUnwrap(estimated.estimate)
-            XCTAssertEqual(label.reasonCode, "requested")
+            XCTAssertNil(label.reason, "asked for, not forced by coverage")
             pairs += 1
             if (label.fareLowKrw...label.fareHighKrw).contains(routed.fare.totalKrw) { inRange += 1 }
             errors.append(abs(Double(estimated.fare.totalKrw - routed.fare.totalKrw)) / Double(routed.fare.totalKrw))

@@ -1,4 +1,5 @@
 import Engine
+import FareEstimation
 import Fares
 import Foundation
 import Geo
@@ -139,28 +140,46 @@ final class QuoteEngineTests: XCTestCase {
         let engine = try QuoteFixture.engine()
         let t = seoul("2024-05-08T12:00")
         let a = QuoteFixture.jonggak, b = QuoteFixture.seoulStation
-        let cases: [(QuoteRequest, FareRequestError.Kind, String, String?)] = [
-            (QuoteRequest(origin: a, destination: b, riders: 11, departure: t), .invalidInput, "invalid_parameter", "riders"),
-            (QuoteRequest(origin: a, destination: b, riders: 0, departure: t), .invalidInput, "invalid_parameter", "riders"),
+        let cases: [(QuoteRequest, String, RequestField?)] = [
+            (QuoteRequest(origin: a, destination: b, riders: 11, departure: t), "invalid", .riders),
+            (QuoteRequest(origin: a, destination: b, riders: 0, departure: t), "invalid", .riders),
             (QuoteRequest(origin: a, destination: b, dropOffs: [DropOff(coordinate: b, riders: 2)], riders: 2, departure: t),
-             .invalidInput, "invalid_parameter", "riders"),
+             "invalid", .riders),
             (QuoteRequest(origin: a, destination: b, dropOffs: [DropOff(coordinate: b, riders: 0)], departure: t),
-             .invalidInput, "invalid_parameter", "drop_offs[0].riders"),
-            (QuoteRequest(origin: a, destination: b, departure: t, taxiClass: "van"), .invalidInput, "unknown_taxi_class", "taxi_class"),
-            (QuoteRequest(origin: a, destination: b, departure: seoul("2010-01-01T12:00")), .impossible, "no_schedule", "depart_at"),
-            (QuoteRequest(origin: a, destination: Coordinate(lon: 126.90, lat: 37.60), departure: t), .impossible, "outside_coverage", "destination"),
+             "invalid", .dropOffRiders(0)),
+            (QuoteRequest(origin: a, destination: b, departure: t, taxiClass: "van"), "unknownTaxiClass", .taxiClass),
+            (QuoteRequest(origin: a, destination: b, departure: seoul("2010-01-01T12:00")), "beforeOldestSchedule", .departure),
+            (QuoteRequest(origin: a, destination: Coordinate(lon: 126.90, lat: 37.60), departure: t), "outsideCoverage", .destination),
             (QuoteRequest(origin: a, destination: b, dropOffs: [DropOff(coordinate: Coordinate(lon: 127.2, lat: 37.3))], departure: t),
-             .impossible, "outside_coverage", "drop_offs[0]"),
-            (QuoteRequest(origin: Coordinate(lon: 150, lat: 10), destination: b, departure: t), .impossible, "outside_fare_regions", "origin"),
-            (QuoteRequest(origin: a, destination: b, departure: t, roundingKrw: 1), .invalidInput, "invalid_parameter", "rounding"),
+             "outsideCoverage", .dropOff(0)),
+            (QuoteRequest(origin: Coordinate(lon: 150, lat: 10), destination: b, departure: t), "outsideFareRegions", .origin),
+            (QuoteRequest(origin: a, destination: b, departure: t, roundingKrw: 1), "invalid", .rounding),
         ]
-        for (request, kind, code, field) in cases {
-            XCTAssertThrowsError(try engine.quote(request), code) { e in
+        for (request, expected, field) in cases {
+            XCTAssertThrowsError(try engine.quote(request), expected) { e in
                 guard let e = e as? FareRequestError else { return XCTFail("\(e)") }
-                XCTAssertEqual(e.kind, kind, e.message)
-                XCTAssertEqual(e.code, code, e.message)
-                XCTAssertEqual(e.field, field, e.message)
+                XCTAssertEqual(Self.caseName(e), expected, e.description)
+                XCTAssertEqual(e.field, field, e.description)
             }
+        }
+    }
+
+    /// The case of a request error, by name (a schedule lookup or a route failure by its inner case).
+    static func caseName(_ e: FareRequestError) -> String {
+        switch e {
+        case .invalid: "invalid"
+        case .schedule(.unknownRegion): "unknownRegion"
+        case .schedule(.unknownTaxiClass): "unknownTaxiClass"
+        case .schedule(.beforeOldestSchedule): "beforeOldestSchedule"
+        case .outsideFareRegions: "outsideFareRegions"
+        case .noScheduleForRegion: "noScheduleForRegion"
+        case .invalidTrip: "invalidTrip"
+        case .invalidSplit: "invalidSplit"
+        case .route(.outsideCoverage): "outsideCoverage"
+        case .route(.noRoute): "noRoute"
+        case .route: "route"
+        case .partyNotFound: "partyNotFound"
+        case .internalFailure: "internalFailure"
         }
     }
 

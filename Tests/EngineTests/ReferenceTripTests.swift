@@ -1,4 +1,5 @@
 import Engine
+import FareEstimation
 import Fares
 import Foundation
 import Geo
@@ -56,24 +57,24 @@ final class ReferenceTripTests: XCTestCase {
     func testEstimatorRefusesBadInputWithTheRightKind() {
         let est = FareData.estimator
         let t = seoul("2024-05-08T12:00")
-        let cases: [(FareRequest, FareRequestError.Kind, String)] = [
-            (FareRequest(distanceM: -1, departure: t), .invalidInput, "distance_m"),
-            (FareRequest(distanceM: .nan, departure: t), .invalidInput, "distance_m"),
-            (FareRequest(distanceM: 1_000_001, departure: t), .invalidInput, "distance_m"),
-            (FareRequest(distanceM: 1000, departure: t, riders: 0), .invalidInput, "riders"),
-            (FareRequest(distanceM: 1000, departure: t, riders: 11), .invalidInput, "riders"),
-            (FareRequest(distanceM: 1000, departure: t, region: "daegu"), .invalidInput, "region"),
-            (FareRequest(distanceM: 1000, departure: t, taxiClass: "van"), .invalidInput, "taxi_class"),
-            (FareRequest(distanceM: 1000, departure: t, roundingKrw: 50), .invalidInput, "rounding"),
-            (FareRequest(distanceM: 1000, durationS: 100, slowS: 200, departure: t), .invalidInput, "slow_s"),
-            (FareRequest(distanceM: 1000, durationS: -5, departure: t), .invalidInput, "duration_s"),
-            (FareRequest(distanceM: 1000, departure: seoul("2010-01-01T12:00")), .impossible, "depart_at"),
+        let cases: [(FareRequest, String, RequestField)] = [
+            (FareRequest(distanceM: -1, departure: t), "invalid", .distance),
+            (FareRequest(distanceM: .nan, departure: t), "invalid", .distance),
+            (FareRequest(distanceM: 1_000_001, departure: t), "invalid", .distance),
+            (FareRequest(distanceM: 1000, departure: t, riders: 0), "invalid", .riders),
+            (FareRequest(distanceM: 1000, departure: t, riders: 11), "invalid", .riders),
+            (FareRequest(distanceM: 1000, departure: t, region: "daegu"), "unknownRegion", .region),
+            (FareRequest(distanceM: 1000, departure: t, taxiClass: "van"), "unknownTaxiClass", .taxiClass),
+            (FareRequest(distanceM: 1000, departure: t, roundingKrw: 50), "invalid", .rounding),
+            (FareRequest(distanceM: 1000, durationS: 100, slowS: 200, departure: t), "invalid", .slowTime),
+            (FareRequest(distanceM: 1000, durationS: -5, departure: t), "invalid", .duration),
+            (FareRequest(distanceM: 1000, departure: seoul("2010-01-01T12:00")), "beforeOldestSchedule", .departure),
         ]
-        for (request, kind, field) in cases {
-            XCTAssertThrowsError(try est.estimate(request), field) { e in
+        for (request, expected, field) in cases {
+            XCTAssertThrowsError(try est.estimate(request), field.description) { e in
                 guard let e = e as? FareRequestError else { return XCTFail("\(e)") }
-                XCTAssertEqual(e.kind, kind, e.message)
-                XCTAssertEqual(e.field, field, e.message)
+                XCTAssertEqual(QuoteEngineTests.caseName(e), expected, e.description)
+                XCTAssertEqual(e.field, field, e.description)
             }
         }
         // Unknown values list the allowed ones; 422 lists the covered dates.

@@ -43,24 +43,38 @@ final class PlaceSearchTests: XCTestCase {
         func error(_ q: PlaceQuery) -> PlaceSearchError? {
             do { _ = try index.search(q); return nil } catch { return error }
         }
-        XCTAssertEqual(error(PlaceQuery(text: ""))?.code, "empty_query")
-        XCTAssertEqual(error(PlaceQuery(text: "   "))?.code, "empty_query")
-        XCTAssertEqual(error(PlaceQuery(text: "!!! ..."))?.code, "empty_query")
-        XCTAssertEqual(error(PlaceQuery(text: String(repeating: "가", count: 101)))?.code, "query_too_long")
+        func caseName(_ e: PlaceSearchError?) -> String? {
+            guard let e else { return nil }
+            return switch e {
+            case .emptyQuery: "emptyQuery"
+            case .queryTooLong: "queryTooLong"
+            case .unknownCategory: "unknownCategory"
+            case .invalidNear: "invalidNear"
+            case .invalidRect: "invalidRect"
+            case .invalidRadius: "invalidRadius"
+            case .invalidSort: "invalidSort"
+            case .invalidLimit: "invalidLimit"
+            case .invalidCursor: "invalidCursor"
+            }
+        }
+        XCTAssertEqual(caseName(error(PlaceQuery(text: ""))), "emptyQuery")
+        XCTAssertEqual(caseName(error(PlaceQuery(text: "   "))), "emptyQuery")
+        XCTAssertEqual(caseName(error(PlaceQuery(text: "!!! ..."))), "emptyQuery")
+        XCTAssertEqual(caseName(error(PlaceQuery(text: String(repeating: "가", count: 101)))), "queryTooLong")
         XCTAssertNil(error(PlaceQuery(text: String(repeating: "가", count: 100))))
         let unknown = error(PlaceQuery(text: "강남", category: "spaceport"))
-        XCTAssertEqual(unknown?.code, "unknown_category")
+        XCTAssertEqual(caseName(unknown), "unknownCategory")
         XCTAssertTrue(unknown?.message.contains("station") ?? false, unknown?.message ?? "")
         XCTAssertTrue(unknown?.message.contains("bus_stop") ?? false)
-        XCTAssertEqual(error(PlaceQuery(text: "강남", near: Coordinate(lon: 200, lat: 37)))?.code, "invalid_near")
-        XCTAssertEqual(error(PlaceQuery(text: "강남", near: Coordinate(lon: .nan, lat: 37)))?.code, "invalid_near")
-        XCTAssertEqual(error(PlaceQuery(text: "강남", radiusMeters: 500))?.code, "invalid_radius")
-        XCTAssertEqual(error(PlaceQuery(text: "강남", near: Coordinate(lon: 127, lat: 37.5), radiusMeters: 0))?.code, "invalid_radius")
-        XCTAssertEqual(error(PlaceQuery(text: "강남", sort: .distance))?.code, "invalid_sort")
-        XCTAssertEqual(error(PlaceQuery(text: "강남", limit: 0))?.code, "invalid_limit")
-        XCTAssertEqual(error(PlaceQuery(text: "강남", limit: 51))?.code, "invalid_limit")
-        XCTAssertEqual(error(PlaceQuery(text: "강남", cursor: "garbage"))?.code, "invalid_cursor")
-        XCTAssertEqual(error(PlaceQuery(text: "강남", rect: BoundingBox(west: 127, south: 38, east: 126, north: 37)))?.code, "invalid_rect")
+        XCTAssertEqual(caseName(error(PlaceQuery(text: "강남", near: Coordinate(lon: 200, lat: 37)))), "invalidNear")
+        XCTAssertEqual(caseName(error(PlaceQuery(text: "강남", near: Coordinate(lon: .nan, lat: 37)))), "invalidNear")
+        XCTAssertEqual(caseName(error(PlaceQuery(text: "강남", radiusMeters: 500))), "invalidRadius")
+        XCTAssertEqual(caseName(error(PlaceQuery(text: "강남", near: Coordinate(lon: 127, lat: 37.5), radiusMeters: 0))), "invalidRadius")
+        XCTAssertEqual(caseName(error(PlaceQuery(text: "강남", sort: .distance))), "invalidSort")
+        XCTAssertEqual(caseName(error(PlaceQuery(text: "강남", limit: 0))), "invalidLimit")
+        XCTAssertEqual(caseName(error(PlaceQuery(text: "강남", limit: 51))), "invalidLimit")
+        XCTAssertEqual(caseName(error(PlaceQuery(text: "강남", cursor: "garbage"))), "invalidCursor")
+        XCTAssertEqual(caseName(error(PlaceQuery(text: "강남", rect: BoundingBox(west: 127, south: 38, east: 126, north: 37)))), "invalidRect")
 
         XCTAssertThrowsError(try PlaceQuery.parseNear("abc"))
         XCTAssertThrowsError(try PlaceQuery.parseNear("127.0"))

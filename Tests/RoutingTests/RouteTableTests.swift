@@ -256,21 +256,21 @@ final class RouteTableTests: XCTestCase {
         let sea = Coordinate(lon: 125.0, lat: 36.0)
         XCTAssertThrowsError(try engine.table(TableRequest(sources: good + [sea], departAt: night))) { error in
             guard case RoutingError.outsideCoverage(let point, _, let limit, let nearest, let other) = error else { return XCTFail("\(error)") }
-            XCTAssertEqual(point, "sources[3]")
+            XCTAssertEqual(point, .source(3))
             XCTAssertEqual(limit, 200)
             XCTAssertNil(other)
             XCTAssertGreaterThan(nearest ?? 0, 50_000, "the sea point is far from every served road")
         }
         XCTAssertThrowsError(try engine.table(TableRequest(sources: good, destinations: [good[0], sea], departAt: night))) { error in
             guard case RoutingError.outsideCoverage(let point, let c, _, _, _) = error else { return XCTFail("\(error)") }
-            XCTAssertEqual(point, "destinations[1]")
+            XCTAssertEqual(point, .tableDestination(1))
             XCTAssertEqual(c, sea)
         }
         XCTAssertThrowsError(try engine.table(TableRequest(sources: [good[0], Coordinate(lon: 200, lat: 0)], departAt: night))) { error in
-            XCTAssertEqual(error as? RoutingError, .invalidCoordinate(point: "sources[1]"))
+            XCTAssertEqual(error as? RoutingError, .invalidCoordinate(point: .source(1)))
         }
         XCTAssertThrowsError(try engine.table(TableRequest(sources: [], departAt: night))) { error in
-            XCTAssertEqual((error as? RoutingError)?.code, "invalid_parameter")
+            XCTAssertEqual(error as? RoutingError, .invalidOption(.sources, reason: "must list at least one point"))
         }
         XCTAssertThrowsError(try engine.table(TableRequest(sources: good, destinations: [], departAt: night)))
         XCTAssertThrowsError(try engine.table(TableRequest(sources: good, departAt: .nan)))

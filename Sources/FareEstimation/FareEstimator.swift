@@ -47,55 +47,6 @@ public struct FareRequest: Sendable {
     public static let maxTollKrw = 1_000_000
 }
 
-/// Why a fare or quote request was refused: what kind of failure, a code, the field at fault and
-/// a message. The API layer maps each kind to an HTTP status (`FareJSON.httpError`).
-public struct FareRequestError: Error, Sendable, CustomStringConvertible, Equatable {
-    /// What kind of failure this is.
-    public enum Kind: Sendable, Equatable {
-        /// The request itself is wrong (a value out of range, an unknown name).
-        case invalidInput
-        /// The request is valid but cannot be served (a point far from any road, no fare
-        /// schedule for the departure or the place).
-        case impossible
-        /// No road route connects the points.
-        case noRoute
-        /// A thing the request names (a party) does not exist.
-        case notFound
-        /// A failure of the engine itself (a bug).
-        case internalFailure
-    }
-
-    public let kind: Kind
-    /// A snake_case code (`invalid_parameter`, `unknown_region`, `unknown_taxi_class`, `no_schedule`, …).
-    public let code: String
-    /// The request field at fault, if one is.
-    public let field: String?
-    public let message: String
-    public var description: String { message }
-
-    public init(kind: Kind, code: String, field: String?, message: String) {
-        self.kind = kind
-        self.code = code
-        self.field = field
-        self.message = message
-    }
-
-    /// Invalid input naming the field.
-    public static func invalid(_ field: String, _ message: String) -> FareRequestError {
-        FareRequestError(kind: .invalidInput, code: "invalid_parameter", field: field, message: "\(field) \(message)")
-    }
-
-    /// The error for a failed schedule lookup: invalid input for an unknown region or class,
-    /// impossible for a departure before every known schedule.
-    public static func lookup(_ e: FareLookupError) -> FareRequestError {
-        switch e {
-        case .unknownRegion: FareRequestError(kind: .invalidInput, code: "unknown_region", field: "region", message: e.description)
-        case .unknownTaxiClass: FareRequestError(kind: .invalidInput, code: "unknown_taxi_class", field: "taxi_class", message: e.description)
-        case .beforeOldestSchedule: FareRequestError(kind: .impossible, code: "no_schedule", field: "depart_at", message: e.description)
-        }
-    }
-}
-
 /// A priced trip: its timing, the meter's breakdown and the split.
 public struct FareEstimate: Sendable {
     public var distanceM: Double
@@ -128,11 +79,11 @@ public struct FareEstimator: Sendable {
         try Self.validateCommon(distanceM: r.distanceM, departure: r.departure, riders: r.riders,
                                 roundingKrw: r.roundingKrw, tollKrw: r.tollKrw)
         if let d = r.durationS, !(d.isFinite && d >= 0 && d <= FareRequest.maxDurationS) {
-            throw .invalid("duration_s", "must be a number of seconds from 0 to \(Int(FareRequest.maxDurationS)), got \(d)")
+            throw .invalid(.duration, reason: "must be a number of seconds from 0 to \(Int(FareRequest.maxDurationS)), got \(d)")
         }
-        if let s = r.slowS, !(s.isFinite && s >= 0) { throw .invalid("slow_s", "must be a number of seconds ≥ 0, got \(s)") }
+        if let s = r.slowS, !(s.isFinite && s >= 0) { throw .invalid(.slowTime, reason: "must be a number of seconds ≥ 0, got \(s)") }
         if let s = r.slowS, let d = r.durationS, s > d {
-            throw .invalid("slow_s", "must not exceed duration_s (\(s) > \(d))")
+            throw .invalid(.slowTime, reason: "must not exceed duration_s (\(s) > \(d))")
         }
         let schedule = try schedule(region: r.region, taxiClass: r.taxiClass, departure: r.departure)
 
@@ -148,7 +99,7 @@ public struct FareEstimator: Sendable {
         case let (nil, s?):
             guard let trip = ProfileTrip.segments(distanceM: r.distanceM, slowS: s, departure: r.departure, profile: profile) else {
                 let d = ProfileTrip.segments(distanceM: r.distanceM, departure: r.departure, profile: profile).reduce(0) { $0 + $1.durationS }
-                throw .invalid("slow_s", "exceeds the trip's duration from the traffic profile (\(Int(d.rounded())) s); give duration_s too")
+                throw .invalid(.slowTime, reason: "exceeds the trip's duration from the traffic profile (\(Int(d.rounded())) s); give duration_s too")
             }
             segments = trip
             timing = "mixed"
@@ -160,7 +111,7 @@ public struct FareEstimator: Sendable {
         do {
             fare = try FareMeter(schedule: schedule).run(segments, departure: r.departure, tollKrw: r.tollKrw)
         } catch {
-            throw FareRequestError(kind: .invalidInput, code: "invalid_trip", field: nil, message: error.message)
+            throw .invalidTrip(error)
         }
         let riders = [SplitRider](repeating: SplitRider(count: 1, lastLeg: 0, soloFareKrw: fare.totalKrw), count: r.riders)
         let shares = try Self.split(fare: fare, riders: riders, policy: r.split, roundingKrw: r.roundingKrw)
@@ -175,24 +126,24 @@ public struct FareEstimator: Sendable {
         do {
             return try book.schedule(region: region, taxiClass: taxiClass, at: departure)
         } catch {
-            throw .lookup(error)
+            throw .schedule(error)
         }
     }
 
     /// Checks the parts every fare and quote request shares.
     public static func validateCommon(distanceM: Double, departure: Double, riders: Int, roundingKrw: Int, tollKrw: Int) throws(FareRequestError) {
         guard distanceM.isFinite, distanceM >= 0, distanceM <= FareRequest.maxDistanceM else {
-            throw .invalid("distance_m", "must be a number of metres from 0 to \(Int(FareRequest.maxDistanceM)) (1,000 km), got \(distanceM)")
+            throw .invalid(.distance, reason: "must be a number of metres from 0 to \(Int(FareRequest.maxDistanceM)) (1,000 km), got \(distanceM)")
         }
-        guard departure.isFinite else { throw .invalid("depart_at", "must be an ISO 8601 date-time") }
+        guard departure.isFinite else { throw .invalid(.departure, reason: "must be an ISO 8601 date-time") }
         guard FareRequest.riderRange.contains(riders) else {
-            throw .invalid("riders", "must be a whole number from \(FareRequest.riderRange.lowerBound) to \(FareRequest.riderRange.upperBound), got \(riders)")
+            throw .invalid(.riders, reason: "must be a whole number from \(FareRequest.riderRange.lowerBound) to \(FareRequest.riderRange.upperBound), got \(riders)")
         }
         guard FareRequest.roundingUnits.contains(roundingKrw) else {
-            throw .invalid("rounding", "must be one of \(FareRequest.roundingUnits.map(String.init).joined(separator: ", ")), got \(roundingKrw)")
+            throw .invalid(.rounding, reason: "must be one of \(FareRequest.roundingUnits.map(String.init).joined(separator: ", ")), got \(roundingKrw)")
         }
         guard tollKrw >= 0, tollKrw <= FareRequest.maxTollKrw else {
-            throw .invalid("toll_krw", "must be a whole number of won from 0 to \(FareRequest.maxTollKrw), got \(tollKrw)")
+            throw .invalid(.toll, reason: "must be a whole number of won from 0 to \(FareRequest.maxTollKrw), got \(tollKrw)")
         }
     }
 
@@ -201,7 +152,7 @@ public struct FareEstimator: Sendable {
         do {
             return try FareSplit.split(totalKrw: fare.totalKrw, riders: riders, policy: policy, roundingKrw: roundingKrw, legKrw: fare.legKrw)
         } catch {
-            throw FareRequestError(kind: .invalidInput, code: "invalid_split", field: "split", message: error.message)
+            throw .invalidSplit(error)
         }
     }
 

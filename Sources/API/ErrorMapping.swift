@@ -1,0 +1,211 @@
+import Coordinates
+import Engine
+import FareEstimation
+import Fares
+import HTTPServer
+import Parties
+import Places
+import Routing
+
+/// The one place that turns the engine's domain errors into HTTP answers: each error type's
+/// status, snake_case code and message, and the names the API gives the request fields and
+/// route points those errors carry as values.
+///
+/// The domain modules (Routing, Places, Fares, Parties, Pooling, Engine, Batch, Coordinates)
+/// throw enums saying what went wrong and with which input; nothing below the API decides a
+/// status or an error code. Errors the API finds itself while reading a request (a malformed
+/// query parameter, an unknown JSON field) are built where the request is read.
+public enum ErrorMapping {
+    /// How an endpoint names the points of the route it asks for.
+    public enum PointNames: Sendable {
+        /// `from`, `via[i]`, `to` (`/v1/route`, and the party endpoints that route a party).
+        case route
+        /// `origin`, `drop_offs[i]`, `destination` (`/v1/quote`: the route runs from the origin
+        /// through the drop-offs to the destination).
+        case quote
+    }
+
+    // MARK: Names
+
+    /// The request field's name in the API's JSON bodies and queries.
+    public static func name(_ f: RequestField) -> String {
+        switch f {
+        case .distance: "distance_m"
+        case .duration: "duration_s"
+        case .slowTime: "slow_s"
+        case .departure: "depart_at"
+        case .region: "region"
+        case .taxiClass: "taxi_class"
+        case .riders: "riders"
+        case .split: "split"
+        case .rounding: "rounding"
+        case .toll: "toll_krw"
+        case .origin: "origin"
+        case .destination: "destination"
+        case .dropOffs: "drop_offs"
+        case .dropOff(let i): "drop_offs[\(i)]"
+        case .dropOffRiders(let i): "drop_offs[\(i)].riders"
+        case .source(let i): "sources[\(i)]"
+        case .table: "table"
+        case .window: "window_min"
+        case .walk: "walk_m"
+        case .seats: "seats"
+        case .maxDetour: "max_detour_pct"
+        case .limit: "limit"
+        case .riderID: "rider_id"
+        }
+    }
+
+    /// The route point's name as the endpoint's parameters call it.
+    public static func name(_ p: RoutePoint, _ names: PointNames) -> String {
+        switch (p, names) {
+        case (.origin, .route): "from"
+        case (.origin, .quote): "origin"
+        case (.via(let i), .route): "via[\(i)]"
+        case (.via(let i), .quote): "drop_offs[\(i)]"
+        case (.destination, .route): "to"
+        case (.destination, .quote): "destination"
+        case (.source(let i), _): "sources[\(i)]"
+        case (.tableDestination(let j), _): "destinations[\(j)]"
+        }
+    }
+
+    /// The route option's query parameter.
+    public static func name(_ o: RouteOption) -> String {
+        switch o {
+        case .maxSnapMeters: "max_snap_m"
+        case .departure: "depart_at"
+        case .sources: "sources"
+        case .destinations: "destinations"
+        }
+    }
+
+    // MARK: Routing
+
+    /// The code of a routing error (also the `reason.code` of an estimated quote).
+    public static func code(_ e: RoutingError) -> String {
+        switch e {
+        case .invalidCoordinate: "invalid_coordinate"
+        case .noRoute: "no_route"
+        case .tooManyViaPoints: "too_many_via_points"
+        case .invalidOption: "invalid_parameter"
+        case .outsideCoverage: "outside_coverage"
+        }
+    }
+
+    /// The message of a routing error: the engine's sentence with the endpoint's names, and for
+    /// a point outside the served roads where to look and what to ask instead.
+    public static func message(_ e: RoutingError, points: PointNames) -> String {
+        let sentence = e.message(naming: { name($0, points) }, option: { name($0) })
+        guard case .outsideCoverage(_, _, _, _, let other) = e else { return sentence }
+        return sentence + (other == nil ? " (see GET /v1/coverage; an estimate is available with estimate=allow where offered)"
+            : " (an estimate is available with estimate=allow where offered)")
+    }
+
+    /// 400 for bad input, 422 for a point outside the served roads, 404 when no road connects the points.
+    public static func http(_ e: RoutingError, points: PointNames = .route) -> HTTPError {
+        let status = switch e {
+        case .invalidCoordinate, .tooManyViaPoints, .invalidOption: 400
+        case .outsideCoverage: 422
+        case .noRoute: 404
+        }
+        return HTTPError(status: status, code: code(e), message: message(e, points: points))
+    }
+
+    /// The `reason` of an estimated quote: the routing error that made it one, or "requested".
+    public static func estimateReason(_ e: RoutingError?) -> (code: String, message: String) {
+        guard let e else { return ("requested", "an estimate was requested") }
+        return (code(e), message(e, points: .quote))
+    }
+
+    // MARK: Fares, quotes, parties' prices, matching
+
+    /// 400 for bad input (and unknown region or class), 422 for what cannot be priced (no
+    /// schedule, outside the fare regions, outside the served roads), 404 for no route or no
+    /// party, 500 for the engine's own failures. `points`: how the endpoint names route points.
+    public static func http(_ e: FareRequestError, points: PointNames) -> HTTPError {
+        if case .route(let r) = e { return http(r, points: points) }
+        let (status, code): (Int, String) = switch e {
+        case .invalid: (400, "invalid_parameter")
+        case .schedule(.unknownRegion): (400, "unknown_region")
+        case .schedule(.unknownTaxiClass): (400, "unknown_taxi_class")
+        case .schedule(.beforeOldestSchedule): (422, "no_schedule")
+        case .outsideFareRegions: (422, "outside_fare_regions")
+        case .noScheduleForRegion: (422, "no_schedule")
+        case .invalidTrip: (400, "invalid_trip")
+        case .invalidSplit: (400, "invalid_split")
+        case .route: (500, "internal_error")  // answered above
+        case .partyNotFound: (404, "party_not_found")
+        case .internalFailure: (500, "internal_error")
+        }
+        return HTTPError(status: status, code: code, message: e.message(naming: { name($0) }, point: { name($0, points) }))
+    }
+
+    // MARK: Places
+
+    /// Every place search error is a 400.
+    public static func http(_ e: PlaceSearchError) -> HTTPError {
+        let code = switch e {
+        case .emptyQuery: "empty_query"
+        case .queryTooLong: "query_too_long"
+        case .unknownCategory: "unknown_category"
+        case .invalidNear: "invalid_near"
+        case .invalidRect: "invalid_rect"
+        case .invalidRadius: "invalid_radius"
+        case .invalidSort: "invalid_sort"
+        case .invalidLimit: "invalid_limit"
+        case .invalidCursor: "invalid_cursor"
+        }
+        return HTTPError(status: 400, code: code, message: e.message)
+    }
+
+    // MARK: Coordinates
+
+    /// A transformer that could not be made: 400 for a CRS name the API cannot use (naming the
+    /// parameter, `side(name)`), 422 when PROJ knows no way between the two, 500 otherwise.
+    public static func http(_ e: CoordinateError, parameter side: (String) -> String) -> HTTPError {
+        switch e {
+        case .unknownCRS(let name): .badRequest("unknown_crs", "parameter '\(side(name))': \(e.description)")
+        case .unsupportedCRS(let name, _): .badRequest("unsupported_crs", "parameter '\(side(name))': \(e.description)")
+        case .noTransformation: .unprocessable("no_transformation", e.description)
+        default: HTTPError(status: 500, code: "internal_error", message: e.description)
+        }
+    }
+
+    /// The first point of a batch that could not be converted: 400 for an invalid input point,
+    /// 422 for one PROJ could not transform.
+    public static func http(_ issue: PointIssue, source: String, target: String) -> HTTPError {
+        switch issue.kind {
+        case .invalidInput: .badRequest("invalid_coordinate", issue.description + " (in \(source))")
+        case .transformFailed: .unprocessable("transform_failed", issue.description + " (\(source) → \(target))")
+        }
+    }
+
+    // MARK: Parties
+
+    /// A failed party write or read: 404 for a party or rider that is not there, 409/410/412
+    /// for a write that conflicts with the party's state, 400 for an invalid party, 422 for
+    /// one already expired, 503 when the store cannot write or be reached (with Retry-After),
+    /// 500 for anything else.
+    public static func http(party error: any Error) -> HTTPError {
+        switch error {
+        case let e as PartyWriteError:
+            switch e {
+            case .notFound: .notFound("party_not_found", e.description)
+            case .riderNotFound: .notFound("rider_not_found", e.description)
+            case .departed: HTTPError(status: 410, code: "departed", message: e.description)
+            case .full: HTTPError(status: 409, code: "party_full", message: e.description)
+            case .alreadyJoined: HTTPError(status: 409, code: "already_joined", message: e.description)
+            case .seatsConflict: HTTPError(status: 409, code: "seats_conflict", message: e.description)
+            case .versionMismatch: HTTPError(status: 412, code: "version_mismatch", message: e.description)
+            }
+        case let e as PartyValidationError: PartiesJSON.invalid(e.field, e.message)
+        case let e as PartyExpiredError: .unprocessable("party_expired", e.description)
+        case let e as PartyStoreUnavailableError:
+            HTTPError(status: 503, code: "storage_unavailable", message: "the party store cannot be reached: \(e.message); retry shortly",
+                      headers: [("Retry-After", String(e.retryAfter))])
+        case let e as PartyStoreError: HTTPError(status: 503, code: "storage_unavailable", message: "the party store cannot write: \(e.message)")
+        default: HTTPError(status: 500, code: "internal_error", message: "internal error: \(error)")
+        }
+    }
+}
