@@ -37,7 +37,8 @@ func registerCoordinatesEndpoints(_ router: Router, _ context: ServiceContext) {
         let text = try req.requiredQueryValue("coords")
         let transformer = try cachedTransformer(context, from: from, to: to)
         var points = try parsePointList(text)
-        return try transformAnswer(transformer, &points)
+        // Numbers the documented pattern allows, out of the source CRS's range: 422; others 400.
+        return try transformAnswer(transformer, &points, fitsSchema: { APISchemas.fits(text, APISchemas.xyListQuery(TransformLimits.getPoints)) })
     }
 
     router.add("POST", "/v1/transform", OperationDoc(
@@ -78,7 +79,7 @@ func registerCoordinatesEndpoints(_ router: Router, _ context: ServiceContext) {
             }
             points.append(XYPoint(x: x, y: y))
         }
-        return try transformAnswer(transformer, &points)
+        return try transformAnswer(transformer, &points, fitsSchema: { true })
     }
 }
 
@@ -138,7 +139,10 @@ private func parsePointList(_ text: String) throws(HTTPError) -> [XYPoint] {
 }
 
 /// Transforms, maps the first bad point to its error, and writes the answer straight to bytes.
-private func transformAnswer(_ transformer: CoordinateTransformer, _ points: inout [XYPoint]) throws(HTTPError) -> HTTPResponse {
+/// `fitsSchema` tells (only when a point is refused) whether the request fits its documented
+/// schema: a point out of the source CRS's range is then a 422, else a 400.
+private func transformAnswer(_ transformer: CoordinateTransformer, _ points: inout [XYPoint],
+                             fitsSchema: () -> Bool) throws(HTTPError) -> HTTPResponse {
     let report: BatchReport
     do {
         report = try transformer.transform(points: &points, checkAreaOfUse: true)
@@ -149,7 +153,7 @@ private func transformAnswer(_ transformer: CoordinateTransformer, _ points: ino
         switch issue.kind {
         case .invalidInput:
             // Numbers outside the source CRS's domain: the schema cannot tie them to `from`, so 422.
-            throw HTTPError.unprocessable("invalid_coordinate", issue.description + " (in \(transformer.source.name))")
+            throw HTTPError(status: fitsSchema() ? 422 : 400, code: "invalid_coordinate", message: issue.description + " (in \(transformer.source.name))")
         case .transformFailed:
             throw HTTPError.unprocessable("transform_failed", issue.description + " (\(transformer.source.name) → \(transformer.target.name))")
         }
