@@ -164,7 +164,10 @@ public enum PartiesJSON {
         do { try p.validate() } catch {
             // Riders whose seats do not add up to seats_taken, or a rider listed twice, fit the
             // documented schema (it cannot relate items): 422, like every refusal the schema cannot state.
-            if !riders.isEmpty && (error.field == "seats_taken" && seatsTaken <= seatsTotal || error.message.hasSuffix("is listed twice")) {
+            // seats_taken left out takes the riders' sum, which may then exceed seats_total.
+            let takenGiven = body["seats_taken"].map { !$0.isNull } ?? false
+            if !riders.isEmpty && (error.field == "seats_taken" && (seatsTaken <= seatsTotal || !takenGiven)
+                                   || error.message.hasSuffix("is listed twice")) {
                 throw HTTPError.unprocessable("invalid_party", "\(error.field) \(error.message)")
             }
             throw invalid(error.field, error.message)
