@@ -102,7 +102,8 @@ spark-test: deps
 fuzz:
 	bash tools/fuzz/run-http-fuzz $(BIN) $(FUZZ_REQUESTS)
 
-# Schemathesis against a live debug server (FUZZ_PATHS: the operations to fuzz; see tools/contract/run).
+# Schemathesis against a live debug server, longer than `make test` runs it (FUZZ_EXAMPLES per
+# operation, default 300; CONTRACT_PATHS: a regex of the paths to test; see tools/contract/run).
 contract:
 	bash tools/contract/run $(DEBUG_BIN) --fuzz
 

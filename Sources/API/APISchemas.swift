@@ -1,3 +1,4 @@
+import Coordinates
 import JSON
 import Parties
 
@@ -26,6 +27,11 @@ enum APISchemas {
                                           "description": "ISO 8601 date-time (no offset means Asia/Seoul) or Unix seconds",
                                           "example": "2026-12-24T22:30:00+09:00"]
 
+    /// An instant a party or a rider may depart at (2000–2099).
+    static let partyInstantQuery: JSONValue = ["type": "string", "pattern": .string("^" + partyDateTimeText + "$"),
+                                               "description": "ISO 8601 date-time (no offset means Asia/Seoul) or Unix seconds, 2000–2099",
+                                               "example": "2026-12-24T22:30:00+09:00"]
+
     /// A point as requests may give it: `[lon,lat]`, `"lon,lat"` or `{"lon","lat"}`.
     static let pointInput: JSONValue = [
         "description": "[lon,lat], \"lon,lat\" or {\"lon\",\"lat\"} (WGS84 degrees)",
@@ -42,11 +48,12 @@ enum APISchemas {
     static let partyID: JSONValue = ["type": "string", "pattern": "^[A-Za-z0-9_-]{1,64}$", "example": "gangnam-1"]
 
     /// The body of `PUT /v1/parties/{id}`.
-    static let partyInput: JSONValue = [
+    static let partyInput: JSONValue = optionalsNullable([
         "type": "object",
         "required": ["origin", "destination", "depart_at", "seats_total"],
         "additionalProperties": false,
         "properties": [
+            "id": ["type": "string", "description": "optional: the path's id (another answers 422 id_mismatch)", "pattern": "^[A-Za-z0-9_-]{1,64}$"],
             "origin": pointInput, "destination": pointInput,
             "depart_at": ["description": "ISO 8601 (no offset means Asia/Seoul) or Unix seconds; past departures plus the grace period answer 422",
                           "oneOf": [["type": "string", "pattern": .string("^" + partyDateTimeText + "$")],
@@ -56,18 +63,48 @@ enum APISchemas {
             "title": ["type": "string", "maxLength": .number(Double(Party.maxTitleLength)), "pattern": "^[^\\u0000-\\u001F\\u007F]*$",
                       "description": .string("at most \(Party.maxTitleLength) characters and at most \(Party.maxTitleBytes) bytes of UTF-8 "
                           + "(a character with many combining marks counts by its bytes); no control characters")],
-            "riders": ["type": "array", "maxItems": .number(Double(Party.maxRiders)),
+            "riders": ["type": "array", "minItems": 1, "maxItems": .number(Double(Party.maxRiders)),
                        "description": "optional: the riders, organiser first; seats_taken defaults to their sum and must equal it",
-                       "items": ["type": "object", "required": ["rider_id"], "additionalProperties": false,
-                                 "properties": ["rider_id": ["type": "string", "pattern": "^[A-Za-z0-9_-]{1,64}$"],
-                                                "seats": ["type": "integer", "minimum": 1, "maximum": .number(Double(Party.maxSeats))],
-                                                "drop_off": pointInput]]],
+                       "items": riderInput],
         ],
         // seats_taken ≤ seats_total, spelt out per total so generators keep to it.
         "anyOf": .array((1...Party.maxSeats).map { n in
             ["properties": ["seats_total": ["const": .number(Double(n))], "seats_taken": ["maximum": .number(Double(n))]]]
         }),
+    ], except: ["id"])
+
+    /// A rider as `POST /v1/parties/{id}/riders` and a party's `riders` give it.
+    static let riderInput: JSONValue = [
+        "type": "object", "required": ["rider_id"], "additionalProperties": false,
+        "properties": [
+            "rider_id": ["type": "string", "pattern": "^[A-Za-z0-9_-]{1,64}$", "description": "1–64 characters of A–Z, a–z, 0–9, '_' or '-', unique in the party"],
+            "seats": ["type": ["integer", "null"], "minimum": 1, "maximum": .number(Double(Party.maxSeats)), "description": "default 1"],
+            "drop_off": ["description": "optional: where this rider gets off ([lon,lat], \"lon,lat\" or {\"lon\",\"lat\"}); absent or null: the destination",
+                         "oneOf": [pointInput, ["type": "null"]]],
+        ],
     ]
+
+    /// `schema` with null allowed for each optional member: the JSON readers take null as absent.
+    static func optionalsNullable(_ schema: JSONValue, except: Set<String> = []) -> JSONValue {
+        guard case .object(var members) = schema, let i = members.firstIndex(where: { $0.0 == "properties" }),
+              case .object(let properties) = members[i].1 else { return schema }
+        let required = Set((schema["required"]?.arrayValue ?? []).compactMap(\.stringValue))
+        members[i].1 = .object(properties.map { name, s in
+            required.contains(name) || except.contains(name) ? (name, s) : (name, ["anyOf": [s, ["type": "null"]]])
+        })
+        return .object(members)
+    }
+
+    /// True when `text` matches the `pattern` of `schema` (true when it has none): a value the
+    /// document calls valid, so a refusal of it is a 422, not a 400.
+    static func fits(_ text: String, _ schema: JSONValue) -> Bool {
+        guard let pattern = schema["pattern"]?.stringValue else { return true }
+        guard let regex = try? Regex(pattern) else { return false }
+        return text.contains(regex)
+    }
+
+    /// The member names an object schema declares: the fields a body may carry.
+    static func fieldNames(_ schema: JSONValue) -> [String] { schema["properties"]?.objectValue?.map(\.0) ?? [] }
 
     /// A whole-number query parameter within `range`.
     static func integer(_ range: ClosedRange<Int>) -> JSONValue {
@@ -150,8 +187,64 @@ enum APISchemas {
              "properties": ["party_id": "gangnam-1", "depart_at": "2026-12-24T22:30:00+09:00", "seats_left": 3]],
         ],
     ]
+}
 
-    /// `"west,south,east,north"`.
-    static let bbox: JSONValue = ["type": "string", "pattern": #"^-?\d{1,3}(\.\d+)?(,-?\d{1,3}(\.\d+)?){3}$"#,
-                                  "example": "126.9,37.5,127.1,37.6"]
+/// Query, path and header values as the server reads them, for the parameters' schemas.
+extension APISchemas {
+    /// A decimal number as text (at most 9 digits before and after the point).
+    static let numberText = #"-?[0-9]{1,9}(\.[0-9]{1,9})?"#
+    static let pointText = lonText + "," + latText
+
+    /// `"lon,lat;lon,lat;…"`: from `minimum` to `maximum` points.
+    static func pointListQuery(_ minimum: Int = 1, _ maximum: Int) -> JSONValue {
+        ["type": "string", "pattern": .string("^" + pointText + "(;" + pointText + "){\(minimum - 1),\(maximum - 1)}$"),
+         "example": "126.9780,37.5665;127.0276,37.4979"]
+    }
+
+    /// `"x,y;x,y;…"` in any CRS's units: up to `maximum` pairs of decimal numbers.
+    static func xyListQuery(_ maximum: Int) -> JSONValue {
+        let pair = numberText + "," + numberText
+        return ["type": "string", "pattern": .string("^" + pair + "(;" + pair + "){0,\(maximum - 1)}$"), "example": "127.0276,37.4979"]
+    }
+
+    /// One of `values`.
+    static func oneOf(_ values: [String], example: String? = nil) -> JSONValue {
+        var m: [(String, JSONValue)] = [("type", "string"), ("enum", .array(values.map { .string($0) }))]
+        if let example { m.append(("example", .string(example))) }
+        return .object(m)
+    }
+
+    /// A number of metres or minutes within `range`; `exclusiveMinimum` when 0 is refused.
+    static func number(_ range: ClosedRange<Double>, exclusiveMinimum: Bool = false) -> JSONValue {
+        [exclusiveMinimum ? "exclusiveMinimum" : "minimum": .number(range.lowerBound), "type": "number", "maximum": .number(range.upperBound)]
+    }
+
+    /// `"west,south,east,north"` in degrees; the bounds' order is checked by the server (422).
+    static let bboxQuery: JSONValue = ["type": "string", "pattern": .string("^" + lonText + "," + latText + "," + lonText + "," + latText + "$"),
+                                       "example": "126.9,37.5,127.1,37.6"]
+
+    /// `If-Match`: `*`, or a party's ETag (`"3"`, `W/"3"` or `3`).
+    static let ifMatch: JSONValue = ["type": "string", "pattern": #"^(\*|W/"[1-9][0-9]{0,15}"|"[1-9][0-9]{0,15}"|[1-9][0-9]{0,15})$"#,
+                                     "example": "\"3\""]
+
+    /// A one-cell cluster id `zoom.x.y` (merged clusters append `.dx.dy` per further cell, as /v1/clusters gives them).
+    static let clusterID: JSONValue = ["type": "string", "pattern": #"^(1?[0-9]|20)\.[0-9]{1,9}\.[0-9]{1,9}$"#, "example": "14.13954.6345"]
+
+    /// A hex bit pattern of a finite Double (exponent bits not all ones).
+    static let finiteDoubleHex = "([0-9a-f]{1,15}|[0-6][0-9a-f]{15}|7[0-9a-e][0-9a-f]{14}|7f[0-9a-e][0-9a-f]{13}|[89a-e][0-9a-f]{15}|f[0-9a-e][0-9a-f]{14}|ff[0-9a-e][0-9a-f]{13})"
+    /// `next_cursor` of `GET /v1/parties`; one from another search answers 422.
+    static let partiesCursor: JSONValue = ["type": "string", "pattern": .string("^" + finiteDoubleHex + "-" + finiteDoubleHex + "-[A-Za-z0-9_-]{1,64}$")]
+    /// `next_cursor` of `GET /v1/places`; one from another search answers 422.
+    static let placesCursor: JSONValue = ["type": "string", "pattern": #"^[1-9][0-9]{0,3}\.[0-9a-f]{8}$"#, "example": "15.2cfcf851"]
+    /// A rider id.
+    static let riderID: JSONValue = ["type": "string", "pattern": "^[A-Za-z0-9_-]{1,64}$", "example": "minji"]
+}
+
+extension APISchemas {
+    /// A place search text: 1–100 characters (one with no letter or digit answers 422 empty_query).
+    static let placeText: JSONValue = ["type": "string", "minLength": 1, "maxLength": 100, "example": "강남역"]
+
+    /// CRS names: the aliases and the EPSG codes of Korea's usual systems (PROJ knows many more; an unknown code answers 400).
+    static let crsName: JSONValue = oneOf(CRSCatalog.aliasNames + ["EPSG:4326", "EPSG:4166", "EPSG:5179", "EPSG:5181", "EPSG:5186", "EPSG:3857", "EPSG:32652", "EPSG:2097"],
+                                          example: "EPSG:4326")
 }

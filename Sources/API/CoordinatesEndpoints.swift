@@ -24,19 +24,21 @@ func registerCoordinatesEndpoints(_ router: Router, _ context: ServiceContext) {
     router.add("GET", "/v1/transform", OperationDoc(
         "Transform up to \(TransformLimits.getPoints) points between coordinate systems",
         parameters: [
-            ParameterDoc("from", required: true, "Source " + crsHelp),
-            ParameterDoc("to", required: true, "Target " + crsHelp),
-            ParameterDoc("coords", required: true, "Points as x,y;x,y;… (x = longitude/easting, y = latitude/northing), at most \(TransformLimits.getPoints); the 8 KiB URL limit allows about 350 six-decimal WGS84 pairs"),
+            ParameterDoc("from", required: true, "Source " + crsHelp, schema: APISchemas.crsName),
+            ParameterDoc("to", required: true, "Target " + crsHelp, schema: APISchemas.crsName),
+            ParameterDoc("coords", required: true, "Points as x,y;x,y;… (x = longitude/easting, y = latitude/northing), at most \(TransformLimits.getPoints); the 8 KiB URL limit allows about 350 six-decimal WGS84 pairs", schema: APISchemas.xyListQuery(TransformLimits.getPoints)),
         ],
         responses: [(200, answerDoc), (400, "unknown_crs, unsupported_crs, invalid_coordinate (naming the point's index) or too_many_points"),
-                     (422, "no_transformation between the CRSs, or transform_failed for a point outside the projection's domain")]
+                     (422, "no_transformation between the CRSs, transform_failed for a point outside the projection's domain, or invalid_coordinate: a point outside the source CRS's range")],
+        responseSchema: ResponseSchemas.transform, responseExample: ResponseSchemas.transformExample
     ), cost: .light) { req in
         let from = try req.requiredQueryValue("from")
         let to = try req.requiredQueryValue("to")
         let text = try req.requiredQueryValue("coords")
         let transformer = try cachedTransformer(context, from: from, to: to)
         var points = try parsePointList(text)
-        return try transformAnswer(transformer, &points)
+        // Numbers the documented pattern allows, out of the source CRS's range: 422; others 400.
+        return try transformAnswer(transformer, &points, fitsSchema: { APISchemas.fits(text, APISchemas.xyListQuery(TransformLimits.getPoints)) })
     }
 
     router.add("POST", "/v1/transform", OperationDoc(
@@ -45,8 +47,8 @@ func registerCoordinatesEndpoints(_ router: Router, _ context: ServiceContext) {
             "type": "object",
             "required": ["from", "to", "coords"],
             "properties": [
-                "from": ["type": "string", "description": .string("Source " + crsHelp)],
-                "to": ["type": "string", "description": .string("Target " + crsHelp)],
+                "from": APISchemas.crsName.adding(("description", .string("Source " + crsHelp))),
+                "to": APISchemas.crsName.adding(("description", .string("Target " + crsHelp))),
                 "coords": ["type": "array", "maxItems": .number(Double(TransformLimits.postPoints)),
                            "description": "[[x,y],…], x = longitude/easting, y = latitude/northing. Bodies are capped at 1 MiB: about 45,000 six-decimal WGS84 pairs; 100,000 points only in compact form.",
                            "items": ["type": "array", "minItems": 2, "maxItems": 2, "items": ["type": "number"]]],
@@ -54,7 +56,8 @@ func registerCoordinatesEndpoints(_ router: Router, _ context: ServiceContext) {
         ],
         responses: [(200, answerDoc), (400, "unknown_crs, unsupported_crs, invalid_coordinate (naming the point's index), invalid_json or missing_field"),
                      (413, "too_many_points (over \(TransformLimits.postPoints)) or a body over 1 MiB"),
-                     (422, "no_transformation between the CRSs, or transform_failed for a point outside the projection's domain")]
+                     (422, "no_transformation between the CRSs, transform_failed for a point outside the projection's domain, or invalid_coordinate: a point outside the source CRS's range")],
+        responseSchema: ResponseSchemas.transform, responseExample: ResponseSchemas.transformExample
     )) { req in
         let body = try req.jsonBody()
         guard case .object = body else { throw HTTPError.badRequest("invalid_json", "the body must be a JSON object with from, to and coords") }
@@ -76,7 +79,7 @@ func registerCoordinatesEndpoints(_ router: Router, _ context: ServiceContext) {
             }
             points.append(XYPoint(x: x, y: y))
         }
-        return try transformAnswer(transformer, &points)
+        return try transformAnswer(transformer, &points, fitsSchema: { true })
     }
 }
 
@@ -127,7 +130,10 @@ private func parsePointList(_ text: String) throws(HTTPError) -> [XYPoint] {
 }
 
 /// Transforms, maps the first bad point to its error, and writes the answer straight to bytes.
-private func transformAnswer(_ transformer: CoordinateTransformer, _ points: inout [XYPoint]) throws(HTTPError) -> HTTPResponse {
+/// `fitsSchema` tells (only when a point is refused) whether the request fits its documented
+/// schema: a point out of the source CRS's range is then a 422, else a 400.
+private func transformAnswer(_ transformer: CoordinateTransformer, _ points: inout [XYPoint],
+                             fitsSchema: () -> Bool) throws(HTTPError) -> HTTPResponse {
     let report: BatchReport
     do {
         report = try transformer.transform(points: &points, checkAreaOfUse: true)
@@ -135,7 +141,7 @@ private func transformAnswer(_ transformer: CoordinateTransformer, _ points: ino
         throw ErrorMapping.http(error, parameter: { _ in "from" })
     }
     if let issue = report.issues.first {
-        throw ErrorMapping.http(issue, source: transformer.source.name, target: transformer.target.name)
+        throw ErrorMapping.http(issue, source: transformer.source.name, target: transformer.target.name, fitsSchema: fitsSchema)
     }
     var out: [UInt8] = []
     out.reserveCapacity(64 + points.count * 40)

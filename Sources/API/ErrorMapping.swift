@@ -127,6 +127,7 @@ public enum ErrorMapping {
         if case .route(let r) = e { return http(r, points: points) }
         let (status, code): (Int, String) = switch e {
         case .invalid: (400, "invalid_parameter")
+        case .conflicting: (422, "invalid_parameter")  // each value fits the schema; together they do not
         case .schedule(.unknownRegion): (400, "unknown_region")
         case .schedule(.unknownTaxiClass): (400, "unknown_taxi_class")
         case .schedule(.beforeOldestSchedule): (422, "no_schedule")
@@ -143,8 +144,10 @@ public enum ErrorMapping {
 
     // MARK: Places
 
-    /// Every place search error is a 400.
-    public static func http(_ e: PlaceSearchError) -> HTTPError {
+    /// A place search error: 400, or 422 when every value fits its documented schema and only
+    /// how they combine is refused (`fitsSchema`: bounds out of order, radius_m or sort=distance
+    /// without near, a cursor of another search, text with no letter or digit).
+    public static func http(_ e: PlaceSearchError, fitsSchema: Bool = false) -> HTTPError {
         let code = switch e {
         case .emptyQuery: "empty_query"
         case .queryTooLong: "query_too_long"
@@ -156,7 +159,7 @@ public enum ErrorMapping {
         case .invalidLimit: "invalid_limit"
         case .invalidCursor: "invalid_cursor"
         }
-        return HTTPError(status: 400, code: code, message: e.message)
+        return HTTPError(status: fitsSchema ? 422 : 400, code: code, message: e.message)
     }
 
     // MARK: Coordinates
@@ -174,9 +177,12 @@ public enum ErrorMapping {
 
     /// The first point of a batch that could not be converted: 400 for an invalid input point,
     /// 422 for one PROJ could not transform.
-    public static func http(_ issue: PointIssue, source: String, target: String) -> HTTPError {
+    /// `fitsSchema` (asked only for numbers outside the source CRS's domain): whether the request
+    /// fits its documented schema; if so the refusal is 422 (the schema cannot tie the numbers to
+    /// `from`), else 400.
+    public static func http(_ issue: PointIssue, source: String, target: String, fitsSchema: () -> Bool) -> HTTPError {
         switch issue.kind {
-        case .invalidInput: .badRequest("invalid_coordinate", issue.description + " (in \(source))")
+        case .invalidInput: HTTPError(status: fitsSchema() ? 422 : 400, code: "invalid_coordinate", message: issue.description + " (in \(source))")
         case .transformFailed: .unprocessable("transform_failed", issue.description + " (\(source) → \(target))")
         }
     }

@@ -53,6 +53,12 @@ public enum FareJSON {
     public struct Body {
         public let value: JSONValue
 
+        /// Checks that `value` is an object holding only the fields `schema` (the operation's
+        /// request body schema in the OpenAPI document) declares.
+        public init(_ value: JSONValue, schema: JSONValue) throws(HTTPError) {
+            try self.init(value, allowed: schema["properties"]?.objectValue?.map(\.0) ?? [])
+        }
+
         /// Checks that `value` is an object holding only `allowed` fields.
         public init(_ value: JSONValue, allowed: [String]) throws(HTTPError) {
             guard let members = value.objectValue else {
@@ -132,9 +138,9 @@ public enum FareJSON {
     }
 
     /// Parses a `POST /v1/fare` body into a request (the estimator checks the ranges).
-    public static func fareRequest(_ json: JSONValue) throws(HTTPError) -> FareRequest {
-        let b = try Body(json, allowed: ["distance_m", "duration_s", "slow_s", "depart_at", "region", "taxi_class",
-                                         "riders", "split", "rounding", "toll_krw"])
+    /// `schema` is the body schema of `POST /v1/fare`: its properties are the accepted fields.
+    public static func fareRequest(_ json: JSONValue, schema: JSONValue) throws(HTTPError) -> FareRequest {
+        let b = try Body(json, schema: schema)
         guard let departure = try b.departure() else { throw .badRequest("missing_parameter", "depart_at is required") }
         return FareRequest(
             distanceM: try b.requiredNumber("distance_m"), durationS: try b.number("duration_s"), slowS: try b.number("slow_s"),
@@ -200,9 +206,9 @@ extension FareJSON {
     }
 
     /// Parses a `POST /v1/quote` body; `now` is the departure when `depart_at` is absent.
-    public static func quoteRequest(_ json: JSONValue, now: Double) throws(HTTPError) -> QuoteRequest {
-        let b = try Body(json, allowed: ["origin", "destination", "drop_offs", "riders", "depart_at", "taxi_class",
-                                         "split", "rounding", "toll_krw", "estimate"])
+    /// `schema` is the body schema of `POST /v1/quote`: its properties are the accepted fields.
+    public static func quoteRequest(_ json: JSONValue, schema: JSONValue, now: Double) throws(HTTPError) -> QuoteRequest {
+        let b = try Body(json, schema: schema)
         guard let origin = try b.coordinate("origin") else { throw .badRequest("missing_parameter", "origin is required") }
         guard let destination = try b.coordinate("destination") else {
             throw .badRequest("missing_parameter", "destination is required")

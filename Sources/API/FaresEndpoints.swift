@@ -16,31 +16,33 @@ func registerFaresEndpoints(_ router: Router, _ context: ServiceContext) {
 public func registerFareEndpoint(_ router: Router, fares: FareEstimator) {
     let regions = fares.book.regions.joined(separator: "|")
     let classes = fares.book.taxiClasses().joined(separator: "|")
-    let schema: JSONValue = [
+    let schema: JSONValue = APISchemas.optionalsNullable([
         "type": "object",
         "required": ["distance_m", "depart_at"],
         "additionalProperties": false,
         "properties": [
             "distance_m": ["type": "number", "minimum": 0, "maximum": 1_000_000, "description": "trip distance in metres"],
-            "duration_s": ["type": "number", "minimum": 0, "description": "trip duration; default: from the traffic profile (primary roads)"],
+            "duration_s": ["type": "number", "minimum": 0, "maximum": .number(FareRequest.maxDurationS), "description": "trip duration; default: from the traffic profile (primary roads)"],
             "slow_s": ["type": "number", "minimum": 0, "description": "seconds below the meter's speed threshold; default: from the traffic profile"],
-            "depart_at": ["type": "string", "format": "date-time", "description": "ISO 8601; no offset means Asia/Seoul"],
-            "region": ["type": "string", "description": .string("\(regions) (default seoul)")],
-            "taxi_class": ["type": "string", "description": .string("\(classes) (default mid)")],
+            "depart_at": ["type": "string", "pattern": .string("^" + APISchemas.dateTimeText + "$"), "description": "ISO 8601; no offset means Asia/Seoul"],
+            "region": ["type": "string", "enum": .array(fares.book.regions.map { .string($0) }), "description": .string("\(regions) (default seoul)")],
+            "taxi_class": ["type": "string", "enum": .array(fares.book.taxiClasses().map { .string($0) }), "description": .string("\(classes) (default mid)")],
             "riders": ["type": "integer", "minimum": 1, "maximum": 10, "description": "persons sharing the taxi (default 1)"],
             "split": ["type": "string", "enum": ["equal", "by_leg", "proportional"], "description": "split policy (default equal)"],
             "rounding": ["type": "integer", "enum": [10, 100], "description": "share rounding unit in won (default 10)"],
-            "toll_krw": ["type": "integer", "minimum": 0, "description": "tolls, passed through (default 0)"],
+            "toll_krw": ["type": "integer", "minimum": 0, "maximum": .number(Double(FareRequest.maxTollKrw)), "description": "tolls, passed through (default 0)"],
         ],
-    ]
+    ])
     let doc = OperationDoc(
         "Taxi fare for a distance (no routing): meter breakdown and per-person split",
         requestBody: schema,
         responses: [(200, "trip timing, fare breakdown (parts add up to total_krw), split and per_person_krw"),
                     (400, "bad input; unknown region or taxi_class lists the allowed values"),
-                    (422, "no fare schedule covers depart_at (the message lists the covered dates)")])
+                    (422, "no fare schedule covers depart_at (the message lists the covered dates)")],
+        responseSchema: ResponseSchemas.fareAnswer, responseExample: ResponseSchemas.fareExample,
+        requestExample: ["distance_m": 5000, "depart_at": "2026-12-24T22:30:00+09:00", "riders": 2])
     router.add("POST", "/v1/fare", doc, cost: .light) { req in
-        let request = try FareJSON.fareRequest(try req.jsonBody())
+        let request = try FareJSON.fareRequest(try req.jsonBody(), schema: schema)
         do {
             return .json(FareJSON.estimate(try fares.estimate(request)))
         } catch let e as FareRequestError {
@@ -53,9 +55,9 @@ public func registerFareEndpoint(_ router: Router, fares: FareEstimator) {
 public func registerQuoteEndpoint(_ router: Router, quotes: QuoteEngine) {
     func point(_ description: String) -> JSONValue {
         ["type": "object", "required": ["lon", "lat"], "description": .string(description),
-         "properties": ["lon": ["type": "number"], "lat": ["type": "number"]]]
+         "properties": ["lon": APISchemas.lon, "lat": APISchemas.lat]]
     }
-    let schema: JSONValue = [
+    let schema: JSONValue = APISchemas.optionalsNullable([
         "type": "object",
         "required": ["origin", "destination"],
         "additionalProperties": false,
@@ -64,27 +66,30 @@ public func registerQuoteEndpoint(_ router: Router, quotes: QuoteEngine) {
             "destination": point("where the host (rider 0) gets off"),
             "drop_offs": ["type": "array", "maxItems": 9, "description": "stops before the destination, in order",
                           "items": ["type": "object", "required": ["lon", "lat"],
-                                    "properties": ["lon": ["type": "number"], "lat": ["type": "number"],
-                                                   "riders": ["type": "integer", "minimum": 1, "description": "persons getting off here (default 1)"]]]],
+                                    "properties": ["lon": APISchemas.lon, "lat": APISchemas.lat,
+                                                   "riders": ["anyOf": [["type": "integer", "minimum": 1, "maximum": 9], ["type": "null"]], "description": "persons getting off here (default 1)"]]]],
             "riders": ["type": "integer", "minimum": 1, "maximum": 10, "description": "persons in the taxi (default 1 + drop-off riders)"],
-            "depart_at": ["type": "string", "format": "date-time", "description": "ISO 8601; default now; no offset means Asia/Seoul"],
-            "taxi_class": ["type": "string", "description": "mid (default) or deluxe"],
+            "depart_at": ["type": "string", "pattern": .string("^" + APISchemas.dateTimeText + "$"), "description": "ISO 8601; default now; no offset means Asia/Seoul"],
+            "taxi_class": ["type": "string", "enum": .array(quotes.fares.book.taxiClasses().map { .string($0) }), "description": "mid (default) or deluxe"],
             "split": ["type": "string", "enum": ["equal", "by_leg", "proportional"], "description": "split policy (default equal)"],
             "rounding": ["type": "integer", "enum": [10, 100], "description": "share rounding unit in won (default 10)"],
-            "toll_krw": ["type": "integer", "minimum": 0, "description": "tolls, passed through (default 0)"],
+            "toll_krw": ["type": "integer", "minimum": 0, "maximum": .number(Double(FareRequest.maxTollKrw)), "description": "tolls, passed through (default 0)"],
             "estimate": ["type": "string", "enum": ["allow", "deny"],
                          "description": "allow: a point outside the served roads gets a straight-line estimate labelled \"estimated\" instead of a 422 (default deny; also ?estimate=allow)"],
         ],
-    ]
+    ])
     let doc = OperationDoc(
         "Quote a pooled taxi ride: route through the drop-offs, metered fare, per-person split",
         requestBody: schema,
         responses: [(200, "route, fare breakdown (parts add up to total_krw), one share per rider, per_person_krw"),
                     (400, "bad input (names the field); unknown taxi_class lists the allowed values"),
                     (404, "no road route between the points"),
-                    (422, "outside_coverage (a point outside the served roads, unless estimate=allow), an origin outside the fare regions, or no schedule for depart_at")])
+                    (422, "outside_coverage (a point outside the served roads, unless estimate=allow), an origin outside the fare regions, or no schedule for depart_at")],
+        responseSchema: ResponseSchemas.quoteAnswer, responseExample: ResponseSchemas.quoteExample,
+        requestExample: ["origin": ["lon": 126.97, "lat": 37.56], "destination": ["lon": 126.99, "lat": 37.57],
+                         "drop_offs": [["lon": 126.98, "lat": 37.565]], "riders": 2])
     router.add("POST", "/v1/quote", doc, cost: .light) { req in
-        var request = try FareJSON.quoteRequest(try req.jsonBody(), now: SeoulTime.now())
+        var request = try FareJSON.quoteRequest(try req.jsonBody(), schema: schema, now: SeoulTime.now())
         if let allow = try FareJSON.estimateOption(try req.queryValue("estimate")) { request.allowEstimate = allow || request.allowEstimate }
         do {
             return .json(FareJSON.quote(try quotes.quote(request)))

@@ -133,19 +133,21 @@ enum MapLayers {
 /// `GET /v1/roads` and `GET /v1/boundaries`.
 func registerMapEndpoints(_ router: Router, _ context: ServiceContext) {
     let zooms = RoadMapLayer.zoomRange
-    let bboxParam = ParameterDoc("bbox", required: true, "the view as minLon,minLat,maxLon,maxLat (degrees, west < east)")
-    let zoomParam = ParameterDoc("zoom", required: true, type: "number", "map zoom \(zooms.lowerBound)–\(zooms.upperBound) (fractions are floored)")
+    let bboxParam = ParameterDoc("bbox", required: true, "the view as minLon,minLat,maxLon,maxLat (degrees, west < east)", schema: APISchemas.bboxQuery)
+    let zoomParam = ParameterDoc("zoom", required: true, type: "number", "map zoom \(zooms.lowerBound)–\(zooms.upperBound) (fractions are floored)", schema: ["type": "number", "minimum": .number(Double(zooms.lowerBound)), "maximum": .number(Double(zooms.upperBound))])
 
     router.add("GET", "/v1/roads", OperationDoc(
         "The served road network in a view as GeoJSON, thinned by zoom (motorway and trunk below zoom 10, one more class per zoom, all from 15) and simplified to about a pixel; at most about 1 MB",
         parameters: [bboxParam, zoomParam],
         responses: [(200, "FeatureCollection of LineStrings with {\"class\" (OSM highway value),\"name\"?}, plus \"zoom\", \"classes\" (the classes shown) and \"truncated\" (true when the least important classes were left out to stay under 1 MB)"),
-                    (400, "missing_parameter, invalid_parameter (naming it), view_too_large (the box is wider or taller than \(Int(RoadMapLayer.maximumViewPixels)) px at that zoom)")]
+                    (400, "missing_parameter, invalid_parameter (naming it)"),
+                    (422, "view_too_large (the box is wider or taller than \(Int(RoadMapLayer.maximumViewPixels)) px at that zoom), or invalid_parameter: a bbox whose bounds are out of order")],
+        responseSchema: ResponseSchemas.roads, responseExample: ResponseSchemas.roadsExample
     ), cost: .light) { req in
         let box = try mapBBox(req)
         let zoom = try mapZoom(req)
         guard RoadMapLayer.viewFits(box, zoom: zoom) else {
-            throw HTTPError.badRequest("view_too_large", "the bbox spans more than \(Int(RoadMapLayer.maximumViewPixels)) pixels at zoom \(zoom): zoom out (a lower zoom) or ask for a smaller box")
+            throw HTTPError.unprocessable("view_too_large", "the bbox spans more than \(Int(RoadMapLayer.maximumViewPixels)) pixels at zoom \(zoom): zoom out (a lower zoom) or ask for a smaller box")
         }
         return .json(bytes: MapLayers.roads(context.roadLayer, box: box, zoom: zoom))
     }
@@ -153,9 +155,11 @@ func registerMapEndpoints(_ router: Router, _ context: ServiceContext) {
     router.add("GET", "/v1/boundaries", OperationDoc(
         "The 구 and 동 (법정동) outlines the place DB knows (Seoul) that meet a box, as GeoJSON, simplified to about a pixel at the zoom",
         parameters: [bboxParam, zoomParam,
-                     ParameterDoc("level", "sigungu (구), emd (동) or both (default: sigungu, plus emd from zoom \(MapLayers.emdMinimumZoom))")],
+                     ParameterDoc("level", "sigungu (구), emd (동) or both (default: sigungu, plus emd from zoom \(MapLayers.emdMinimumZoom))", schema: APISchemas.oneOf(["sigungu", "emd", "both"]))],
         responses: [(200, "FeatureCollection of MultiPolygons with {\"code\",\"level\",\"name\"}"),
-                    (400, "missing_parameter, invalid_parameter (naming it)")]
+                    (400, "missing_parameter, invalid_parameter (naming it)"),
+                    (422, "invalid_parameter: a bbox whose bounds are out of order")],
+        responseSchema: ResponseSchemas.boundaries, responseExample: ResponseSchemas.boundariesExample
     ), cost: .light) { req in
         let box = try mapBBox(req)
         let zoom = try mapZoom(req)
@@ -182,7 +186,8 @@ private func mapBBox(_ req: HTTPRequest) throws(HTTPError) -> BoundingBox {
     }
     let box = BoundingBox(west: w, south: s, east: e, north: n)
     guard box.isValid, w < e, s < n else {
-        throw HTTPError.badRequest("invalid_parameter", "query parameter 'bbox' needs longitudes within ±180, latitudes within ±90, minLon < maxLon and minLat < maxLat, got '\(text.prefix(80))'")
+        // Numbers in range in the wrong order fit the documented pattern: 422, as the schema cannot say it.
+        throw HTTPError(status: abs(w) <= 180 && abs(e) <= 180 && abs(s) <= 90 && abs(n) <= 90 ? 422 : 400, code: "invalid_parameter", message: "query parameter 'bbox' needs longitudes within ±180, latitudes within ±90, minLon < maxLon and minLat < maxLat, got '\(text.prefix(80))'")
     }
     return box
 }

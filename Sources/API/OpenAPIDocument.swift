@@ -81,7 +81,7 @@ public enum OpenAPIDocument {
         }
         var media: [(String, JSONValue)] = [("schema", route.doc.responseSchema ?? ["type": "object"])]
         if let example = route.doc.responseExample { media.append(("example", example)) }
-        return ["description": .string(description), "content": ["application/json": .object(media)]]
+        return ["description": .string(description), "content": .object([(route.doc.responseContentType, .object(media))])]
     }
 
     static func operation(_ route: Route) -> JSONValue {

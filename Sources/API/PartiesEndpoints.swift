@@ -27,7 +27,7 @@ public func registerPartiesEndpoints(_ router: Router, parties: PartyService, wr
     let authErrors: [(Int, String)] = [(401, "unauthorized: missing or wrong 'Authorization: Bearer <token>'"),
                                        (403, "writes_disabled: the server has no TAXIPOT_WRITE_TOKEN")]
 
-    let ifMatch = ParameterDoc("If-Match", in: "header", "optional: the ETag (\"<version>\") the write was based on, or *; a stale one answers 412 and changes nothing")
+    let ifMatch = ParameterDoc("If-Match", in: "header", "optional: the ETag (\"<version>\") the write was based on, or *; a stale one answers 412 and changes nothing", schema: APISchemas.ifMatch)
     router.add("PUT", "/v1/parties/{id}", OperationDoc(
         "Create or replace a party (durable when answered). Without riders: a new party's seats_taken seats are held by an implied organiser (rider_id 'organiser'); a live party keeps its riders, the organiser getting seats_taken less the others' seats",
         parameters: [idParam, ifMatch],
@@ -36,7 +36,7 @@ public func registerPartiesEndpoints(_ router: Router, parties: PartyService, wr
                     (400, "invalid_id, invalid_json, missing_field, invalid_party (naming the field), unknown_field, id_mismatch"),
                     (409, "seats_conflict: without riders, seats_taken does not cover the riders who joined"),
                     (412, "version_mismatch: If-Match names another version (or no live party); nothing changed"),
-                    (422, "party_expired: its departure plus the grace period has passed"),
+                    (422, "party_expired: its departure plus the grace period has passed; id_mismatch; invalid_party: riders whose seats do not add up to seats_taken or exceed seats_total, or a rider listed twice"),
                     (503, "storage_unavailable: the party store cannot write")] + authErrors,
         responseSchema: APISchemas.party, responseExample: APISchemas.partyOutExample, requestExample: APISchemas.partyExample
     )) { req in
@@ -81,7 +81,7 @@ public func registerPartiesEndpoints(_ router: Router, parties: PartyService, wr
                          schema: APISchemas.integer(PartiesLimits.nearbyRadius)),
             ParameterDoc("limit", type: "integer", "parties per page, \(PartiesLimits.nearbyLimit.lowerBound)–\(PartiesLimits.nearbyLimit.upperBound) (default 20)",
                          schema: APISchemas.integer(PartiesLimits.nearbyLimit)),
-            ParameterDoc("cursor", "next_cursor of the previous page"),
+            ParameterDoc("cursor", "next_cursor of the previous page (one from another search answers 422)", schema: APISchemas.partiesCursor),
             ParameterDoc("depart_after", "only parties departing at or after this instant (ISO 8601 or Unix seconds)", schema: APISchemas.instantQuery),
             ParameterDoc("depart_before", "only parties departing at or before this instant", schema: APISchemas.instantQuery),
             ParameterDoc("min_seats", type: "integer", "only parties with at least this many seats left", schema: APISchemas.integer(0...Party.maxSeats)),
@@ -115,19 +115,19 @@ public func registerPartiesEndpoints(_ router: Router, parties: PartyService, wr
         ParameterDoc("depart_before", "count only parties departing at or before this instant", schema: APISchemas.instantQuery),
         ParameterDoc("min_seats", type: "integer", "count only parties with at least this many seats left", schema: APISchemas.integer(0...Party.maxSeats)),
     ]
-    let clusterParam = ParameterDoc("cluster_id", in: "path", required: true, "a cluster_id from a /v1/clusters answer")
+    let clusterParam = ParameterDoc("cluster_id", in: "path", required: true, "a cluster_id from a /v1/clusters answer", schema: APISchemas.clusterID)
 
     router.add("GET", "/v1/clusters", OperationDoc(
         "Clusters and lone parties in a box at a zoom, as GeoJSON (cells of the radius in 256-px-tile pixels; no two features closer than the radius)",
         parameters: [
             ParameterDoc("bbox", required: true, "west,south,east,north in degrees (west > east crosses the antimeridian)",
-                         schema: APISchemas.bbox),
+                         schema: APISchemas.bboxQuery),
             ParameterDoc("zoom", required: true, type: "number", "map zoom 0–20 (fractions are floored)",
                          schema: ["type": "number", "minimum": 0, "maximum": .number(Double(PartyIndex.maxZoom))]),
         ] + filterParams,
         responses: [(200, "FeatureCollection: clusters {\"cluster\":true,\"cluster_id\",\"point_count\",\"expansion_zoom\"} at their parties' centroid, lone parties {\"party_id\",\"depart_at\",\"seats_left\"}; every matching party in the grid cells the box touches is counted once; a cluster reaching into the box is shown whole (it may count parties of its cells just outside)"),
                     (400, "missing_parameter, invalid_parameter (naming it)"),
-                    (422, "box_too_large: the box covers more than \(PartiesLimits.maxCells) grid cells at that zoom")],
+                    (422, "box_too_large: the box covers more than \(PartiesLimits.maxCells) grid cells at that zoom; invalid_parameter: south > north")],
         responseSchema: APISchemas.clusterCollection, responseExample: APISchemas.clusterExample
     ), cost: .light) { req in
         let box = try bboxQuery(req)
@@ -267,7 +267,8 @@ private func bboxQuery(_ req: HTTPRequest) throws(HTTPError) -> BoundingBox {
     }
     let box = BoundingBox(west: w, south: s, east: e, north: n)
     guard box.isValid else {
-        throw HTTPError.badRequest("invalid_parameter", "query parameter 'bbox' needs longitudes within ±180, latitudes within ±90 and south ≤ north, got '\(text.prefix(80))'")
+        // Numbers in range in the wrong order fit the documented pattern: 422, as the schema cannot say it.
+        throw HTTPError(status: abs(w) <= 180 && abs(e) <= 180 && abs(s) <= 90 && abs(n) <= 90 ? 422 : 400, code: "invalid_parameter", message: "query parameter 'bbox' needs longitudes within ±180, latitudes within ±90 and south ≤ north, got '\(text.prefix(80))'")
     }
     return box
 }

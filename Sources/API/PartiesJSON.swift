@@ -129,12 +129,12 @@ public enum PartiesJSON {
         guard case .object(let members) = body else {
             throw HTTPError.badRequest("invalid_json", "the body must be a JSON object describing the party")
         }
-        let known: Set<String> = ["id", "origin", "destination", "depart_at", "seats_total", "seats_taken", "title", "riders"]
+        let known = Set(APISchemas.fieldNames(APISchemas.partyInput))
         if let unknown = members.first(where: { !known.contains($0.0) }) {
             throw HTTPError.badRequest("unknown_field", "unknown field '\(unknown.0.prefix(60))' (known: \(known.sorted().joined(separator: ", ")))")
         }
         if let given = body["id"], given != .string(id) {
-            throw HTTPError.badRequest("id_mismatch", "the body's id must equal the id in the path ('\(id)')")
+            throw HTTPError.unprocessable("id_mismatch", "the body's id must equal the id in the path ('\(id)')")
         }
         let origin = try coordinate(body["origin"], field: "origin")
         let destination = try coordinate(body["destination"], field: "destination")
@@ -161,7 +161,17 @@ public enum PartiesJSON {
         }
         let p = Party(id: id, origin: origin, destination: destination, departAt: departAt,
                       seatsTotal: seatsTotal, seatsTaken: seatsTaken, title: title, riders: riders)
-        do { try p.validate() } catch { throw invalid(error.field, error.message) }
+        do { try p.validate() } catch {
+            // Riders whose seats do not add up to seats_taken, or a rider listed twice, fit the
+            // documented schema (it cannot relate items): 422, like every refusal the schema cannot state.
+            // seats_taken left out takes the riders' sum, which may then exceed seats_total.
+            let takenGiven = body["seats_taken"].map { !$0.isNull } ?? false
+            if !riders.isEmpty && (error.field == "seats_taken" && (seatsTaken <= seatsTotal || !takenGiven)
+                                   || error.message.hasSuffix("is listed twice")) {
+                throw HTTPError.unprocessable("invalid_party", "\(error.field) \(error.message)")
+            }
+            throw invalid(error.field, error.message)
+        }
         return p
     }
 
@@ -169,7 +179,7 @@ public enum PartiesJSON {
     /// (`seats` default 1; `drop_off` any position form, null or absent: the destination).
     public static func rider(_ v: JSONValue, field: String) throws(HTTPError) -> PartyRider {
         guard case .object(let members) = v else { throw invalid(field, "must be an object {\"rider_id\",\"seats\",\"drop_off\"?}") }
-        let known: Set<String> = ["rider_id", "seats", "drop_off"]
+        let known = Set(APISchemas.fieldNames(APISchemas.riderInput))
         if let unknown = members.first(where: { !known.contains($0.0) }) {
             throw HTTPError.badRequest("unknown_field", "unknown field '\(field).\(unknown.0.prefix(60))' (known: drop_off, rider_id, seats)")
         }

@@ -5,26 +5,19 @@ import Parties
 /// `POST /v1/parties/{id}/riders` (join) and `DELETE /v1/parties/{id}/riders/{rider_id}` (leave):
 /// the same token and durability as `PUT /v1/parties/{id}`; checked and written atomically.
 func registerPartyRidersEndpoints(_ router: Router, parties: PartyService, auth: WriteAuthorization) {
-    let idParam = ParameterDoc("id", in: "path", required: true, "party id")
+    let idParam = ParameterDoc("id", in: "path", required: true, "party id", schema: APISchemas.partyID)
     let authErrors: [(Int, String)] = [(401, "unauthorized: missing or wrong 'Authorization: Bearer <token>'"),
                                        (403, "writes_disabled: the server has no TAXIPOT_WRITE_TOKEN")]
 
     router.add("POST", "/v1/parties/{id}/riders", OperationDoc(
         "Join a party: adds a rider (durable when answered; however many joins race, the party is never oversold)",
         parameters: [idParam],
-        requestBody: [
-            "type": "object",
-            "required": ["rider_id"],
-            "properties": [
-                "rider_id": ["type": "string", "description": "1–64 characters of A–Z, a–z, 0–9, '_' or '-', unique in the party"],
-                "seats": ["type": "integer", "minimum": 1, "maximum": .number(Double(Party.maxSeats)), "description": "default 1"],
-                "drop_off": ["description": "optional: where this rider gets off ([lon,lat], \"lon,lat\" or {\"lon\",\"lat\"}); absent: the destination"],
-            ],
-        ],
+        requestBody: APISchemas.riderInput,
         responses: [(200, "the party with the rider in it (ETag header: its new version)"),
                     (400, "invalid_id, invalid_json, missing_field, invalid_party (naming the field), unknown_field"),
                     (404, "party_not_found"), (409, "party_full (not enough seats left) or already_joined"),
-                    (410, "departed: the party has left"), (503, "storage_unavailable")] + authErrors
+                    (410, "departed: the party has left"), (503, "storage_unavailable")] + authErrors,
+        responseSchema: APISchemas.party, responseExample: APISchemas.partyOutExample, requestExample: ["rider_id": "minji", "seats": 1, "drop_off": [127.03, 37.5]]
     )) { req in
         try auth.check(req)
         let id = try partyID(req)
@@ -35,8 +28,8 @@ func registerPartyRidersEndpoints(_ router: Router, parties: PartyService, auth:
 
     router.add("DELETE", "/v1/parties/{id}/riders/{rider_id}", OperationDoc(
         "Leave a party: removes a rider (durable when answered); the organiser leaving hands the party to the next rider",
-        parameters: [idParam, ParameterDoc("rider_id", in: "path", required: true, "the rider to remove"),
-                     ParameterDoc("If-Match", in: "header", "optional: the party's ETag the leave was based on, or *")],
+        parameters: [idParam, ParameterDoc("rider_id", in: "path", required: true, "the rider to remove", schema: APISchemas.riderID),
+                     ParameterDoc("If-Match", in: "header", "optional: the party's ETag the leave was based on, or *", schema: APISchemas.ifMatch)],
         responses: [(204, "left (ETag header: the party's new version)"), (400, "invalid_id, invalid_rider_id, invalid_if_match"),
                     (404, "party_not_found or rider_not_found"), (410, "departed"),
                     (412, "version_mismatch"), (503, "storage_unavailable")] + authErrors

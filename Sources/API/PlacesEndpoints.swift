@@ -49,43 +49,62 @@ func registerPlacesEndpoints(_ router: Router, _ context: ServiceContext) {
     let searchDoc = OperationDoc(
         "Find places by name, part of a name, 초성, typo, romanisation or address, optionally near a point",
         parameters: [
-            ParameterDoc("q", required: true, "what the user typed (1–\(PlaceQuery.maximumLength) characters): 강남역, 홍대, ㅎㄷㅇㄱ, 왕심리, Gangnam, 서울 강남구 역삼동"),
-            ParameterDoc("near", "location bias as lon,lat: closer places rank higher; needed by radius_m and sort=distance"),
-            ParameterDoc("radius_m", type: "number", "only places within this many metres of near (1–\(Int(PlaceQuery.maximumRadius)))"),
-            ParameterDoc("rect", "only places inside west,south,east,north (degrees)"),
-            ParameterDoc("category", "only places of this category (station, bus_stop, sido, sigungu, emd, ri, tourist, …)"),
-            ParameterDoc("sort", "accuracy (default) or distance (nearest first; needs near)"),
-            ParameterDoc("limit", type: "integer", "page size, 1–\(PlaceQuery.maximumLimit) (default 15)"),
-            ParameterDoc("cursor", "next_cursor of the previous page"),
+            ParameterDoc("q", required: true, "what the user typed (1–\(PlaceQuery.maximumLength) characters): 강남역, 홍대, ㅎㄷㅇㄱ, 왕심리, Gangnam, 서울 강남구 역삼동", schema: APISchemas.placeText),
+            ParameterDoc("near", "location bias as lon,lat: closer places rank higher; needed by radius_m and sort=distance", schema: APISchemas.pointQuery),
+            ParameterDoc("radius_m", type: "number", "only places within this many metres of near (1–\(Int(PlaceQuery.maximumRadius)))", schema: APISchemas.number(1...PlaceQuery.maximumRadius)),
+            ParameterDoc("rect", "only places inside west,south,east,north (degrees)", schema: APISchemas.bboxQuery),
+            ParameterDoc("category", "only places of this category (station, bus_stop, sido, sigungu, emd, ri, tourist, …)", schema: APISchemas.oneOf(context.places.knownCategories)),
+            ParameterDoc("sort", "accuracy (default) or distance (nearest first; needs near)", schema: APISchemas.oneOf(["accuracy", "distance"])),
+            ParameterDoc("limit", type: "integer", "page size, 1–\(PlaceQuery.maximumLimit) (default 15)", schema: APISchemas.integer(1...PlaceQuery.maximumLimit)),
+            ParameterDoc("cursor", "next_cursor of the previous page", schema: APISchemas.placesCursor),
         ],
         responses: [(200, "{\"places\":[{\"id\",\"name\",\"category\",\"address\",\"lon\",\"lat\",\"distance_m\"?}],\"next_cursor\":string|null}"),
-                    (400, "bad q, near, rect, radius_m, category, sort, limit or cursor")])
+                    (400, "bad q, near, rect, radius_m, category, sort, limit or cursor"),
+                    (422, "empty_query (q has no letter or digit), invalid_cursor (a cursor of another search), invalid_radius or invalid_sort (radius_m or sort=distance without near), invalid_rect (bounds out of order)")],
+        responseSchema: ResponseSchemas.places, responseExample: ResponseSchemas.placesExample)
     router.add("GET", "/v1/places", searchDoc, cost: .light) { req in
         let index = context.places
         var query = PlaceQuery(text: try req.queryValue("q") ?? "")
         do {
             if let v = try req.queryValue("near") { query.near = try PlaceQuery.parseNear(v) }
             if let v = try req.queryValue("radius_m") { query.radiusMeters = try PlaceQuery.parseRadius(v) }
-            if let v = try req.queryValue("rect") { query.rect = try PlaceQuery.parseRect(v) }
+            if let v = try req.queryValue("rect") {
+                do { query.rect = try PlaceQuery.parseRect(v) } catch let e as PlaceSearchError where APISchemas.fits(v, APISchemas.bboxQuery) {
+                    throw ErrorMapping.http(e, fitsSchema: true)  // bounds out of order
+                }
+            }
             if let v = try req.queryValue("sort") { query.sort = try PlaceQuery.parseSort(v) }
             if let v = try req.queryValue("limit") { query.limit = try PlaceQuery.parseLimit(v) }
             query.category = try req.queryValue("category")
             query.cursor = try req.queryValue("cursor")
-            return .json(PlacesJSON.encode(try index.search(query)))
         } catch let e as PlaceSearchError {
             throw ErrorMapping.http(e)
+        }
+        do {
+            return .json(PlacesJSON.encode(try index.search(query)))
+        } catch let e as PlaceSearchError {
+            // Each value fits its schema here; what the search refuses now is how they combine
+            // (radius_m or sort=distance without near, a cursor of another search): 422.
+            switch e {
+            case .invalidRadius, .invalidSort, .invalidRect: throw ErrorMapping.http(e, fitsSchema: true)
+            // Text with no letter or digit (only spaces, punctuation, symbols): nothing to search for.
+            case .emptyQuery where !query.text.isEmpty: throw ErrorMapping.http(e, fitsSchema: true)
+            case .invalidCursor(let text) where APISchemas.fits(text, APISchemas.placesCursor): throw ErrorMapping.http(e, fitsSchema: true)
+            default: throw ErrorMapping.http(e)
+            }
         }
     }
 
     let reverseDoc = OperationDoc(
         "The 시도/시군구/동 at a point (polygons in Seoul; elsewhere the nearest division, marked approximate) and the places within 300 m",
         parameters: [
-            ParameterDoc("at", required: true, "the point as lon,lat (WGS84)"),
-            ParameterDoc("radius_m", type: "number", "radius for nearby places, 1–5000 (default 300)"),
-            ParameterDoc("limit", type: "integer", "number of nearby places, 0–50 (default 10)"),
+            ParameterDoc("at", required: true, "the point as lon,lat (WGS84)", schema: APISchemas.pointQuery),
+            ParameterDoc("radius_m", type: "number", "radius for nearby places, 1–5000 (default 300)", schema: APISchemas.number(1...5_000)),
+            ParameterDoc("limit", type: "integer", "number of nearby places, 0–50 (default 10)", schema: APISchemas.integer(0...50)),
         ],
         responses: [(200, "{\"region\":{\"sido\",\"sigungu\",\"dong\",\"full_name\",\"code\",\"approximate\"}|null,\"places\":[…]}"),
-                    (400, "bad at, radius_m or limit")])
+                    (400, "bad at, radius_m or limit")],
+        responseSchema: ResponseSchemas.reverse, responseExample: ResponseSchemas.reverseExample)
     router.add("GET", "/v1/reverse", reverseDoc, cost: .light) { req in
         let index = context.places
         let text = try req.requiredQueryValue("at")

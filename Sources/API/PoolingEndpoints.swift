@@ -16,11 +16,12 @@ func registerPoolingEndpoints(_ router: Router, _ context: ServiceContext) {
 public func registerPoolingEndpoints(_ router: Router, pooling: PoolingEngine) {
     router.add("GET", "/v1/parties/{id}/quote", OperationDoc(
         "A party's quote: the route from the origin through the riders' drop-offs in the order that makes the ride shortest in time, then the destination; the metered fare; each rider's share",
-        parameters: [ParameterDoc("id", in: "path", required: true, "party id"),
-                     ParameterDoc("split", "equal, by_leg (default: each leg's meter increment among those aboard) or proportional (to each rider's solo fare)")],
+        parameters: [ParameterDoc("id", in: "path", required: true, "party id", schema: APISchemas.partyID),
+                     ParameterDoc("split", "equal, by_leg (default: each leg's meter increment among those aboard) or proportional (to each rider's solo fare)", schema: APISchemas.oneOf(SplitPolicy.allCases.map(\.rawValue)))],
         responses: [(200, "{\"party_id\",\"version\",\"route\":{\"distance_m\",\"duration_s\",\"geometry\",\"legs\"},\"stops\":[{\"location\",\"riders\":[rider_id]}],\"drop_off_order\":[rider_id],\"fare\":{…},\"split\":\"by_leg\",\"shares\":[{\"rider_id\",\"seats\",\"krw\",\"solo_krw\"?}],\"region\",\"depart_at\"}"),
                     (400, "invalid_id, invalid_parameter"), (404, "party_not_found, no_route"),
-                    (422, "outside_coverage, outside_fare_regions, no_schedule")]
+                    (422, "outside_coverage, outside_fare_regions, no_schedule")],
+        responseSchema: ResponseSchemas.partyQuote
     )) { req in
         let id = try partyID(req)
         var split = SplitPolicy.byLeg
@@ -40,20 +41,21 @@ public func registerPoolingEndpoints(_ router: Router, pooling: PoolingEngine) {
     router.add("GET", "/v1/match", OperationDoc(
         "Open parties a rider could join, best first (most saved, then least detour): within walk_m of the rider's origin, departing within window_min of depart_at (not yet departed), with the seats; the rider's drop-off inserted where it lengthens the party's ride least; parties whose ride would grow by more than max_detour_pct, or that no road reaches, are left out",
         parameters: [
-            ParameterDoc("origin", required: true, "where the rider is: lon,lat"),
-            ParameterDoc("destination", required: true, "where the rider goes: lon,lat"),
-            ParameterDoc("depart_at", "when the rider leaves (ISO 8601 or Unix seconds; default now)"),
-            ParameterDoc("window_min", type: "number", "minutes a party may depart before or after depart_at, 0–1440 (default 30)"),
-            ParameterDoc("walk_m", type: "number", "farthest walk to a party's origin in metres, 0–5000 (default 800)"),
-            ParameterDoc("seats", type: "integer", "seats the rider needs, 1–\(Party.maxSeats) (default 1)"),
-            ParameterDoc("max_detour_pct", type: "number", "largest growth of the party's ride time in percent, 0–1000 (default 25)"),
-            ParameterDoc("limit", type: "integer", "matches at most, 1–50 (default 10)"),
-            ParameterDoc("rider_id", "the rider's id in drop_off_order (default 'you')"),
+            ParameterDoc("origin", required: true, "where the rider is: lon,lat", schema: APISchemas.pointQuery),
+            ParameterDoc("destination", required: true, "where the rider goes: lon,lat", schema: APISchemas.pointQuery),
+            ParameterDoc("depart_at", "when the rider leaves (ISO 8601 or Unix seconds; default now)", schema: APISchemas.partyInstantQuery),
+            ParameterDoc("window_min", type: "number", "minutes a party may depart before or after depart_at, 0–1440 (default 30)", schema: APISchemas.number(MatchRequest.windowRange)),
+            ParameterDoc("walk_m", type: "number", "farthest walk to a party's origin in metres, 0–5000 (default 800)", schema: APISchemas.number(MatchRequest.walkRange)),
+            ParameterDoc("seats", type: "integer", "seats the rider needs, 1–\(Party.maxSeats) (default 1)", schema: APISchemas.integer(1...Party.maxSeats)),
+            ParameterDoc("max_detour_pct", type: "number", "largest growth of the party's ride time in percent, 0–1000 (default 25)", schema: APISchemas.number(MatchRequest.detourRange)),
+            ParameterDoc("limit", type: "integer", "matches at most, 1–50 (default 10)", schema: APISchemas.integer(MatchRequest.limitRange)),
+            ParameterDoc("rider_id", "the rider's id in drop_off_order (default 'you')", schema: APISchemas.riderID),
         ],
         responses: [(200, "{\"matches\":[{\"party\":{…},\"walk_m\",\"drop_off_order\":[rider_id],\"detour\":{\"added_s\",\"added_m\",\"pct\"},\"price\":{\"solo_krw\",\"pooled_krw\",\"saving_krw\"}}]}; solo_krw: the rider's metered fare alone; pooled_krw: the rider's by_leg share of the party's ride with the rider in it"),
                     (400, "missing_parameter, invalid_parameter (naming it)"),
                     (404, "no_route: the rider's own trip has no road route"),
-                    (422, "outside_coverage: the rider's origin or destination; outside_fare_regions, no_schedule")]
+                    (422, "outside_coverage: the rider's origin or destination; outside_fare_regions, no_schedule")],
+        responseSchema: ResponseSchemas.matches, responseExample: ["matches": []]
     )) { req in
         func point(_ name: String) throws(HTTPError) -> Coordinate {
             let text = try req.requiredQueryValue(name)

@@ -45,18 +45,19 @@ func registerRoutingEndpoints(_ router: Router, _ context: ServiceContext) {
     let doc = OperationDoc(
         "Fastest (or shortest) car route through the given points, with traffic speeds of the departure hour",
         parameters: [
-            ParameterDoc("from", required: true, "start as lon,lat (WGS84)"),
-            ParameterDoc("to", required: true, "destination as lon,lat (WGS84)"),
-            ParameterDoc("via", "points to pass in order, lon,lat;lon,lat (at most \(RouteEngine.maxViaPoints))"),
-            ParameterDoc("depart_at", "departure time, ISO 8601 (no offset = Asia/Seoul); default now"),
-            ParameterDoc("metric", "what to minimise: time (default) or distance"),
-            ParameterDoc("geometry", "polyline6 (default), geojson or none"),
-            ParameterDoc("max_snap_m", type: "number", "how far a point may be from a road, metres (default 200, at most 5000)"),
+            ParameterDoc("from", required: true, "start as lon,lat (WGS84)", schema: APISchemas.pointQuery),
+            ParameterDoc("to", required: true, "destination as lon,lat (WGS84)", schema: APISchemas.pointQuery),
+            ParameterDoc("via", "points to pass in order, lon,lat;lon,lat (at most \(RouteEngine.maxViaPoints))", schema: APISchemas.pointListQuery(1, RouteEngine.maxViaPoints)),
+            ParameterDoc("depart_at", "departure time, ISO 8601 (no offset = Asia/Seoul); default now", schema: APISchemas.instantQuery),
+            ParameterDoc("metric", "what to minimise: time (default) or distance", schema: APISchemas.oneOf(RouteMetric.allCases.map(\.rawValue))),
+            ParameterDoc("geometry", "polyline6 (default), geojson or none", schema: APISchemas.oneOf(RouteGeometryFormat.allCases.map(\.rawValue))),
+            ParameterDoc("max_snap_m", type: "number", "how far a point may be from a road, metres (default 200, at most 5000)", schema: APISchemas.number(0...RouteEngine.maxSnapLimitMeters, exclusiveMinimum: true)),
         ],
         responses: [(200, "The route: distance_m, duration_s, geometry, legs, snapped points, street_names"),
                     (400, "A parameter is missing or malformed, or more than 25 via points"),
                     (404, "no_route: the points are not connected by road"),
-                    (422, "outside_coverage: a point with no road within max_snap_m, or in a served area no road joins to the other point's (the message says how far the nearest served road is; see /v1/coverage)")])
+                    (422, "outside_coverage: a point with no road within max_snap_m, or in a served area no road joins to the other point's (the message says how far the nearest served road is; see /v1/coverage)")],
+        responseSchema: ResponseSchemas.route, responseExample: ResponseSchemas.routeExample)
     router.add("GET", "/v1/route", doc, cost: .light) { req in
         let engine = context.routeEngine
         let (request, format) = try parseRouteQuery(req)

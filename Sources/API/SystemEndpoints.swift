@@ -6,7 +6,7 @@ import JSON
 func registerSystemEndpoints(_ router: Router, _ context: ServiceContext) {
     let roads = CoverageJSON.healthSummary(context.routeEngine.graph)
     router.add("GET", "/health", OperationDoc("Liveness, the loaded dataset's name and version, the served road areas and the circuity factors estimates use",
-                                              responses: [(200, "The service is up")]), cost: .light, cacheable: false) { _ in
+                                              responses: [(200, "The service is up")], responseSchema: ResponseSchemas.health, responseExample: ResponseSchemas.healthExample), cost: .light, cacheable: false) { _ in
         .json([
             "status": "ok",
             "dataset": ["name": .string(context.info.name), "version": .string(context.info.version)],
@@ -21,7 +21,7 @@ func registerSystemEndpoints(_ router: Router, _ context: ServiceContext) {
               contentType: "text/plain; version=0.0.4; charset=utf-8")
     }
     router.add("GET", "/openapi.json", OperationDoc("This API's OpenAPI 3.1 document",
-                                                    responses: [(200, "The OpenAPI document")])) { [weak router] _ in
+                                                    responses: [(200, "The OpenAPI document")], responseSchema: ResponseSchemas.openAPI)) { [weak router] _ in
         guard let router else { throw HTTPError(status: 503, code: "shutting_down", message: "the service is stopping") }
         return .json(OpenAPIDocument.build(router: router, dataset: context.info))
     }

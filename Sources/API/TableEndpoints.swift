@@ -52,6 +52,8 @@ enum TableEndpoint {
     static let maxFareCells = 10_000
 
     static let annotationsText = "comma-separated: duration, distance, fare (default duration,distance)"
+    static let annotationsSchema: JSONValue = ["type": "string", "pattern": "^(duration|distance|fare)(,(duration|distance|fare)){0,2}$",
+                                               "example": "duration,distance"]
 
     /// The answer: `{"durations","distances","fares_krw","sources","destinations","depart_at"}`, written
     /// directly (a million cells as a JSON tree would cost more than the search). Durations in
@@ -185,7 +187,7 @@ enum TableEndpoint {
     /// `POST /v1/table` with `{"sources":[[lon,lat],…],"destinations"?,"depart_at"?,"annotations"?,"max_snap_m"?}`
     /// (points also as `{"lon","lat"}`; annotations as a list or a comma-separated string).
     static func parsePost(_ json: JSONValue) throws(HTTPError) -> TableQuery {
-        let b = try FareJSON.Body(json, allowed: ["sources", "destinations", "depart_at", "annotations", "max_snap_m"])
+        let b = try FareJSON.Body(json, schema: postSchema)
         func points(_ name: String) throws(HTTPError) -> [Coordinate]? {
             guard let v = b.present(name) else { return nil }
             guard let items = v.arrayValue else { throw .badRequest("invalid_parameter", "\(name) must be a list of [lon,lat] points") }
@@ -246,38 +248,46 @@ func registerTableEndpoints(_ router: Router, _ context: ServiceContext) {
     let getDoc = OperationDoc(
         "Durations, distances and solo fares from every source to every destination (OSRM's table shape), at the traffic speeds of the departure hour",
         parameters: [
-            ParameterDoc("sources", required: true, "points as lon,lat;lon,lat;… (WGS84, at most \(TableEndpoint.maxPointsGet))"),
-            ParameterDoc("destinations", "points as lon,lat;… (at most \(TableEndpoint.maxPointsGet)); default: the sources"),
-            ParameterDoc("depart_at", "departure time, ISO 8601 (no offset = Asia/Seoul); default now"),
-            ParameterDoc("annotations", TableEndpoint.annotationsText),
-            ParameterDoc("max_snap_m", type: "number", "how far a point may be from a road, metres (default 200, at most 5000)"),
+            ParameterDoc("sources", required: true, "points as lon,lat;lon,lat;… (WGS84, at most \(TableEndpoint.maxPointsGet))", schema: APISchemas.pointListQuery(1, TableEndpoint.maxPointsGet)),
+            ParameterDoc("destinations", "points as lon,lat;… (at most \(TableEndpoint.maxPointsGet)); default: the sources", schema: APISchemas.pointListQuery(1, TableEndpoint.maxPointsGet)),
+            ParameterDoc("depart_at", "departure time, ISO 8601 (no offset = Asia/Seoul); default now", schema: APISchemas.instantQuery),
+            ParameterDoc("annotations", TableEndpoint.annotationsText, schema: TableEndpoint.annotationsSchema),
+            ParameterDoc("max_snap_m", type: "number", "how far a point may be from a road, metres (default 200, at most 5000)", schema: APISchemas.number(0...RouteEngine.maxSnapLimitMeters, exclusiveMinimum: true)),
         ],
-        responses: responses)
+        responses: responses, responseSchema: ResponseSchemas.table, responseExample: ResponseSchemas.tableExample)
     router.add("GET", "/v1/table", getDoc) { req in
         try TableEndpoint.answer(try TableEndpoint.parseGet(req), context)
     }
-    func points(_ description: String) -> JSONValue {
-        ["type": "array", "maxItems": .number(Double(TableEndpoint.maxPointsPost)), "description": .string(description),
-         "items": ["oneOf": [["type": "array", "items": ["type": "number"], "minItems": 2, "maxItems": 2],
-                             ["type": "object", "required": ["lon", "lat"], "properties": ["lon": ["type": "number"], "lat": ["type": "number"]]]]]]
+    let postDoc = OperationDoc(
+        "The same table as GET /v1/table for up to \(TableEndpoint.maxPointsPost) × \(TableEndpoint.maxPointsPost) points, from a JSON body",
+        requestBody: TableEndpoint.postSchema, responses: responses, responseSchema: ResponseSchemas.table,
+        responseExample: ResponseSchemas.tableExample, requestExample: ["sources": [[126.97, 37.56], [126.98, 37.57]], "destinations": [[126.99, 37.57]], "annotations": ["duration", "fare"]])
+    router.add("POST", "/v1/table", postDoc) { req in
+        try TableEndpoint.answer(try TableEndpoint.parsePost(try req.jsonBody()), context)
     }
-    let schema: JSONValue = [
+}
+
+extension TableEndpoint {
+    static func points(_ description: String) -> JSONValue {
+        ["type": "array", "minItems": 1, "maxItems": .number(Double(TableEndpoint.maxPointsPost)), "description": .string(description),
+         "items": ["oneOf": [APISchemas.positionInput,
+                             ["type": "object", "required": ["lon", "lat"], "additionalProperties": false,
+                              "properties": ["lon": APISchemas.lon, "lat": APISchemas.lat]]]]]
+    }
+
+    /// The body of `POST /v1/table`; its properties are the fields the server accepts.
+    static let postSchema: JSONValue = APISchemas.optionalsNullable([
         "type": "object",
         "required": ["sources"],
         "additionalProperties": false,
         "properties": [
             "sources": points("points as [lon,lat] (WGS84)"),
             "destinations": points("points as [lon,lat]; default: the sources"),
-            "depart_at": ["type": "string", "format": "date-time", "description": "ISO 8601; default now; no offset means Asia/Seoul"],
+            "depart_at": ["type": "string", "pattern": .string("^" + APISchemas.dateTimeText + "$"), "description": "ISO 8601; default now; no offset means Asia/Seoul"],
             "annotations": ["description": .string("a list or a " + TableEndpoint.annotationsText),
-                            "oneOf": [["type": "array", "items": ["type": "string", "enum": ["duration", "distance", "fare"]]], ["type": "string"]]],
-            "max_snap_m": ["type": "number", "description": "how far a point may be from a road, metres (default 200, at most 5000)"],
+                            "oneOf": [["type": "array", "minItems": 1, "items": ["type": "string", "enum": ["duration", "distance", "fare"]]], annotationsSchema]],
+            "max_snap_m": ["type": "number", "exclusiveMinimum": 0, "maximum": .number(RouteEngine.maxSnapLimitMeters),
+                           "description": "how far a point may be from a road, metres (default 200, at most 5000)"],
         ],
-    ]
-    let postDoc = OperationDoc(
-        "The same table as GET /v1/table for up to \(TableEndpoint.maxPointsPost) × \(TableEndpoint.maxPointsPost) points, from a JSON body",
-        requestBody: schema, responses: responses)
-    router.add("POST", "/v1/table", postDoc) { req in
-        try TableEndpoint.answer(try TableEndpoint.parsePost(try req.jsonBody()), context)
-    }
+    ])
 }

@@ -78,7 +78,7 @@ public struct QuoteTripEstimator: TripEstimator {
         case .schedule(.beforeOldestSchedule), .noScheduleForRegion: code = .noSchedule
         case .outsideFareRegions, .schedule(.unknownRegion): code = .outsideFareRegions
         case .invalidSplit: code = .unknownSplit
-        case .invalid(.riders, _): code = .badRiders
+        case .invalid(.riders, _), .conflicting(.riders, _): code = .badRiders
         case .invalid(.departure, _): code = .badDate
         case .invalid(.origin, _), .invalid(.destination, _): code = .outOfRange
         default: code = .estimateFailed

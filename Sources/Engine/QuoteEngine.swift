@@ -75,7 +75,7 @@ public struct QuoteEngine: Sendable {
             dropping += d.riders
         }
         guard dropping < r.riders else {
-            throw .invalid(.riders, reason: "must exceed the riders getting off at drop-offs (\(dropping)): the host rides to the destination")
+            throw .conflicting(.riders, reason: "must exceed the riders getting off at drop-offs (\(dropping)): the host rides to the destination")
         }
 
         guard let region = region(at: r.origin) else {

@@ -83,7 +83,7 @@ public struct FareEstimator: Sendable {
         }
         if let s = r.slowS, !(s.isFinite && s >= 0) { throw .invalid(.slowTime, reason: "must be a number of seconds ≥ 0, got \(s)") }
         if let s = r.slowS, let d = r.durationS, s > d {
-            throw .invalid(.slowTime, reason: "must not exceed duration_s (\(s) > \(d))")
+            throw .conflicting(.slowTime, reason: "must not exceed duration_s (\(s) > \(d))")
         }
         let schedule = try schedule(region: r.region, taxiClass: r.taxiClass, departure: r.departure)
 
@@ -99,7 +99,7 @@ public struct FareEstimator: Sendable {
         case let (nil, s?):
             guard let trip = ProfileTrip.segments(distanceM: r.distanceM, slowS: s, departure: r.departure, profile: profile) else {
                 let d = ProfileTrip.segments(distanceM: r.distanceM, departure: r.departure, profile: profile).reduce(0) { $0 + $1.durationS }
-                throw .invalid(.slowTime, reason: "exceeds the trip's duration from the traffic profile (\(Int(d.rounded())) s); give duration_s too")
+                throw .conflicting(.slowTime, reason: "exceeds the trip's duration from the traffic profile (\(Int(d.rounded())) s); give duration_s too")
             }
             segments = trip
             timing = "mixed"

@@ -63,6 +63,9 @@ public enum RequestField: Sendable, Hashable, CustomStringConvertible {
 public enum FareRequestError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A value out of range: the field and what it must be ("must be …, got …").
     case invalid(RequestField, reason: String)
+    /// Values that each lie in range but do not go together (slow time over the duration,
+    /// riders not exceeding those getting off at drop-offs): the field and why.
+    case conflicting(RequestField, reason: String)
     /// The schedule lookup failed: unknown region or taxi class, or a departure before every
     /// known schedule.
     case schedule(FareLookupError)
@@ -85,7 +88,7 @@ public enum FareRequestError: Error, Sendable, Equatable, CustomStringConvertibl
     /// The field at fault, when one is.
     public var field: RequestField? {
         switch self {
-        case .invalid(let f, _), .outsideFareRegions(let f, _), .noScheduleForRegion(let f, _, _): f
+        case .invalid(let f, _), .conflicting(let f, _), .outsideFareRegions(let f, _), .noScheduleForRegion(let f, _, _): f
         case .schedule(.unknownRegion): .region
         case .schedule(.unknownTaxiClass): .taxiClass
         case .schedule(.beforeOldestSchedule): .departure
@@ -102,7 +105,7 @@ public enum FareRequestError: Error, Sendable, Equatable, CustomStringConvertibl
     /// A human sentence, with fields named by `name` and route points by `point`.
     public func message(naming name: (RequestField) -> String, point: (RoutePoint) -> String) -> String {
         switch self {
-        case .invalid(let f, let reason): "\(name(f)) \(reason)"
+        case .invalid(let f, let reason), .conflicting(let f, let reason): "\(name(f)) \(reason)"
         case .schedule(let e): e.description
         case let .outsideFareRegions(f, c):
             f == .origin ? "the origin (\(c)) is in no known fare region" : "\(name(f)) (\(c)) is in no known fare region"

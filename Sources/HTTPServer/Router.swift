@@ -38,11 +38,14 @@ public struct OperationDoc: Sendable {
     public let responseExample: JSONValue?
     /// An example request body.
     public let requestExample: JSONValue?
+    /// The media type of the success body (default `application/json`).
+    public let responseContentType: String
 
     public init(_ summary: String, parameters: [ParameterDoc] = [], requestBody: JSONValue? = nil,
                 responses: [(Int, String)] = [(200, "OK")], responseSchema: JSONValue? = nil, responseExample: JSONValue? = nil,
-                requestExample: JSONValue? = nil)
+                requestExample: JSONValue? = nil, responseContentType: String = "application/json")
     {
+        self.responseContentType = responseContentType
         self.summary = summary
         self.parameters = parameters
         self.requestBody = requestBody

@@ -100,7 +100,7 @@ public struct RouteResult: Sendable {
 
 /// A point of a route or table request, named by its role (the API and the CLI give it their
 /// own names: `from`/`origin`, `via[i]`/`drop_offs[i]`, …).
-public enum RoutePoint: Sendable, Hashable, CustomStringConvertible {
+public enum RoutePoint: Sendable, Hashable, Codable, CustomStringConvertible {
     /// The first point (`RouteRequest.from`; a quote's origin).
     case origin
     /// Via point i (`RouteRequest.via[i]`; a quote's drop-off i).
@@ -125,7 +125,7 @@ public enum RoutePoint: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// An option of a route or table request.
-public enum RouteOption: Sendable, Hashable, CustomStringConvertible {
+public enum RouteOption: Sendable, Hashable, Codable, CustomStringConvertible {
     /// `maxSnapMeters`.
     case maxSnapMeters
     /// `departAt`.
@@ -147,7 +147,8 @@ public enum RouteOption: Sendable, Hashable, CustomStringConvertible {
 
 /// Why a route could not be computed: what went wrong and with which input, as values. The API
 /// layer decides the HTTP answer and names the points (`ErrorMapping` in the API module).
-public enum RoutingError: Error, Sendable, CustomStringConvertible, Equatable {
+/// Codable (synthesized) so that a labelled estimate (`QuoteEstimate.reason`) round-trips.
+public enum RoutingError: Error, Sendable, CustomStringConvertible, Equatable, Codable {
     /// A point is not a valid coordinate.
     case invalidCoordinate(point: RoutePoint)
     /// The two points are not connected by any road allowed to cars.

@@ -57,7 +57,10 @@ struct FareCommand: Command {
 
     /// A request error with the field named by its CLI option (`--distance-m`).
     static func optionMessage(_ e: FareRequestError) -> String {
-        if case .invalid(let f, let reason) = e { return "\(option(f)) \(reason)" }
+        switch e {
+        case .invalid(let f, let reason), .conflicting(let f, let reason): return "\(option(f)) \(reason)"
+        default: break
+        }
         let message = e.message(naming: option, point: { RequestField(quotePoint: $0).map(option) ?? $0.description })
         guard let f = e.field else { return message }
         return "\(option(f)): \(message)"

@@ -75,8 +75,10 @@ final class CoordinatesEndpointTests: XCTestCase {
         try assertError(get("from=WGS84&to=UTMK&coords=127,37;127,abc"), 400, "invalid_coordinate", mentions: ["point 1", "abc"])
         try assertError(get("from=WGS84&to=UTMK&coords=127,37;127,37;nan,37"), 400, "invalid_coordinate", mentions: ["point 2"])
         try assertError(get("from=WGS84&to=UTMK&coords=127,37;127"), 400, "invalid_coordinate", mentions: ["point 1"])
-        try assertError(get("from=WGS84&to=UTMK&coords=127,37;127,91"), 400, "invalid_coordinate", mentions: ["point 1", "latitude 91"])
-        try assertError(get("from=WGS84&to=UTMK&coords=181,37"), 400, "invalid_coordinate", mentions: ["point 0", "longitude 181"])
+        // Numbers out of the source CRS's range fit the documented pattern (which cannot depend on
+        // `from`): 422, where text that is not a pair of numbers is 400.
+        try assertError(get("from=WGS84&to=UTMK&coords=127,37;127,91"), 422, "invalid_coordinate", mentions: ["point 1", "latitude 91"])
+        try assertError(get("from=WGS84&to=UTMK&coords=181,37"), 422, "invalid_coordinate", mentions: ["point 0", "longitude 181"])
         let many = [String](repeating: "127,37", count: 1_001).joined(separator: ";")
         try assertError(get("from=WGS84&to=UTMK&coords=" + many), 400, "too_many_points", mentions: ["1001", "1000"])
         let limit = [String](repeating: "127,37", count: 1_000).joined(separator: ";")
@@ -118,7 +120,7 @@ final class CoordinatesEndpointTests: XCTestCase {
         try assertError(post(#"{"from":"WGS84","to":"NOPE","coords":[[127,37]]}"#), 400, "unknown_crs", mentions: ["'to'", "NOPE"])
         try assertError(post(#"{"from":"WGS84","to":"UTMK","coords":[[127,37],[127]]}"#), 400, "invalid_coordinate", mentions: ["point 1"])
         try assertError(post(#"{"from":"WGS84","to":"UTMK","coords":[[127,37],[127,"37"]]}"#), 400, "invalid_coordinate", mentions: ["point 1"])
-        try assertError(post(#"{"from":"WGS84","to":"UTMK","coords":[[127,37],[127,37],[127,-90.5]]}"#), 400, "invalid_coordinate",
+        try assertError(post(#"{"from":"WGS84","to":"UTMK","coords":[[127,37],[127,37],[127,-90.5]]}"#), 422, "invalid_coordinate",
                         mentions: ["point 2", "latitude -90.5"])
         // EPSG:3035 cannot map its antipode (cs2cs prints "*" too).
         try assertError(post(#"{"from":"WGS84","to":"EPSG:3035","coords":[[10,52],[-170,-52]]}"#), 422, "transform_failed", mentions: ["point 1"])

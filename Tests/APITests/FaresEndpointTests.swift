@@ -74,7 +74,8 @@ final class FaresEndpointTests: XCTestCase {
             (#"{\#(t)}"#, 400, "missing_parameter", "distance_m"),
             (#"{"distance_m":1000,\#(t),"split":"fair"}"#, 400, "invalid_parameter", "split"),
             (#"{"distance_m":1000,\#(t),"rounding":50}"#, 400, "invalid_parameter", "rounding"),
-            (#"{"distance_m":1000,\#(t),"duration_s":60,"slow_s":90}"#, 400, "invalid_parameter", "slow_s"),
+            // Each value fits the schema, but slow_s exceeds duration_s: 422 (the schema cannot relate fields).
+            (#"{"distance_m":1000,\#(t),"duration_s":60,"slow_s":90}"#, 422, "invalid_parameter", "slow_s"),
             (#"{"distance_m":1000,\#(t),"distance":5}"#, 400, "unknown_field", "distance"),
             (#"[1000]"#, 400, "invalid_json", nil),
             (#""#, 400, "invalid_json", nil),
@@ -154,7 +155,8 @@ final class FaresEndpointTests: XCTestCase {
             (#"{"origin":\#(jonggak),\#(t)}"#, 400, "missing_parameter", "destination"),
             (#"{"origin":{"lon":200,"lat":37},"destination":\#(itaewon),\#(t)}"#, 400, "invalid_parameter", "origin"),
             (#"{"origin":{"lon":"x"},"destination":\#(itaewon),\#(t)}"#, 400, "invalid_parameter", "origin"),
-            (#"{\#(od),\#(t),"drop_offs":[{"lon":126.9720,"lat":37.5547,"riders":2}],"riders":2}"#, 400, "invalid_parameter", "riders"),
+            // Two riders in all, both getting off at the drop-off: each value fits the schema, together they do not (422).
+            (#"{\#(od),\#(t),"drop_offs":[{"lon":126.9720,"lat":37.5547,"riders":2}],"riders":2}"#, 422, "invalid_parameter", "riders"),
             (#"{\#(od),\#(t),"drop_offs":{"lon":1}}"#, 400, "invalid_parameter", "drop_offs"),
             (#"{\#(od),\#(t),"drop_offs":[{"lon":126.97,"lat":37.55,"riders":"two"}]}"#, 400, "invalid_parameter", "drop_offs[0].riders"),
             (#"{"origin":\#(jonggak),"destination":{"lon":126.90,"lat":37.60},\#(t)}"#, 422, "outside_coverage", "destination"),

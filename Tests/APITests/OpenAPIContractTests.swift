@@ -24,6 +24,11 @@ final class OpenAPIContractTests: XCTestCase {
                     if code == 204 || code == 304 { continue }
                     let content = try XCTUnwrap(response["content"]?.objectValue?.first?.1, "\(method) \(path) \(status) has no body schema")
                     XCTAssertNotNil(content["schema"], "\(method) \(path) \(status)")
+                    // A JSON success body is typed: its members are listed, not just "an object".
+                    let media = response["content"]?.objectValue?.first?.0 ?? ""
+                    if code < 300, media.hasSuffix("json") {
+                        XCTAssertNotNil(content["schema"]?["properties"], "\(method) \(path) \(status): success body without members")
+                    }
                     if code >= 400 {
                         let example = try XCTUnwrap(content["example"]?["error"], "\(method) \(path) \(status) has no example")
                         XCTAssertNotNil(example["code"]?.stringValue)
@@ -34,6 +39,11 @@ final class OpenAPIContractTests: XCTestCase {
             }
         }
         XCTAssertGreaterThanOrEqual(operations, 16)
+        // Examples of the answers a client meets first.
+        for path in ["/v1/route", "/v1/quote", "/v1/fare", "/v1/transform", "/v1/places", "/v1/reverse", "/v1/table"] {
+            let op = try XCTUnwrap(paths.first { $0.0 == path }?.1.objectValue?.first?.1)
+            XCTAssertNotNil(op["responses"]?["200"]?["content"]?["application/json"]?["example"], path)
+        }
         // Writes name the scheme; a party body says what the server enforces.
         let put = try XCTUnwrap(doc["paths"]?["/v1/parties/{id}"]?["put"])
         XCTAssertNotNil(put["security"])

@@ -123,9 +123,11 @@ final class PartyRidersEndpointTests: XCTestCase {
         XCTAssertEqual(listed.json?["seats_taken"]?.intValue, 3)
         XCTAssertEqual(riderIDs(listed.json), ["host", "park"])
         let mismatch = call(router, "PUT", "/v1/parties/p3", body: partyBody(taken: 1, riders: #"[{"rider_id":"host","seats":2}]"#))
-        XCTAssertEqual(mismatch.status, 400)
+        XCTAssertEqual(mismatch.status, 422)  // riders' seats not adding up to seats_taken: the schema cannot say it
         XCTAssertTrue(mismatch.json?["error"]?["message"]?.stringValue?.contains("seats_taken") ?? false)
-        XCTAssertEqual(call(router, "PUT", "/v1/parties/p3", body: partyBody(taken: nil, riders: #"[{"rider_id":"a"},{"rider_id":"a"}]"#)).status, 400)
+        XCTAssertEqual(call(router, "PUT", "/v1/parties/p3", body: partyBody(taken: nil, riders: #"[{"rider_id":"a"},{"rider_id":"a"}]"#)).status, 422)
+        // Riders' seats over seats_total, seats_taken left out (it takes their sum): 422 as well.
+        XCTAssertEqual(call(router, "PUT", "/v1/parties/p3", body: partyBody(taken: nil, riders: #"[{"rider_id":"a","seats":3},{"rider_id":"b","seats":15}]"#)).status, 422)
         // Without riders: the organiser gets seats_taken less the others' seats…
         let kept = call(router, "PUT", "/v1/parties/p3", body: partyBody(taken: 4))
         XCTAssertEqual(kept.status, 200)

@@ -62,15 +62,18 @@ final class PlacesEndpointTests: XCTestCase {
     }
 
     func testBadInput() throws {
-        func code(_ query: [(String, String)]) throws -> String? {
+        // 400: a value does not fit its documented schema; 422: each fits, the request is still
+        // refused (text with no letter or digit, parameters that need `near`, a rect's bounds out
+        // of order, a cursor of another search).
+        func code(_ query: [(String, String)], _ expected: Int = 400) throws -> String? {
             let (status, json) = try get("/v1/places", query)
-            XCTAssertEqual(status, 400, "\(query)")
+            XCTAssertEqual(status, expected, "\(query)")
             XCTAssertNotNil(json["error"]?["message"]?.stringValue)
             return json["error"]?["code"]?.stringValue
         }
         XCTAssertEqual(try code([]), "empty_query")
         XCTAssertEqual(try code([("q", "")]), "empty_query")
-        XCTAssertEqual(try code([("q", "   ")]), "empty_query")
+        XCTAssertEqual(try code([("q", "   ")], 422), "empty_query")
         XCTAssertEqual(try code([("q", String(repeating: "강", count: 101))]), "query_too_long")
         XCTAssertEqual(try code([("q", "강남"), ("category", "casino")]), "unknown_category")
         let unknown = try get("/v1/places", [("q", "강남"), ("category", "casino")]).json
@@ -78,20 +81,21 @@ final class PlacesEndpointTests: XCTestCase {
         XCTAssertEqual(try code([("q", "강남"), ("near", "abc")]), "invalid_near")
         XCTAssertEqual(try code([("q", "강남"), ("near", "127.0,95.0")]), "invalid_near")
         XCTAssertEqual(try code([("q", "강남"), ("rect", "1,2,3")]), "invalid_rect")
-        XCTAssertEqual(try code([("q", "강남"), ("rect", "127.1,37.4,126.9,37.6")]), "invalid_rect")
-        XCTAssertEqual(try code([("q", "강남"), ("radius_m", "500")]), "invalid_radius")
+        XCTAssertEqual(try code([("q", "강남"), ("rect", "127.1,37.4,126.9,37.6")], 422), "invalid_rect")
+        XCTAssertEqual(try code([("q", "강남"), ("radius_m", "500")], 422), "invalid_radius")
         XCTAssertEqual(try code([("q", "강남"), ("near", "127.0,37.5"), ("radius_m", "-1")]), "invalid_radius")
-        XCTAssertEqual(try code([("q", "강남"), ("sort", "distance")]), "invalid_sort")
+        XCTAssertEqual(try code([("q", "강남"), ("sort", "distance")], 422), "invalid_sort")
         XCTAssertEqual(try code([("q", "강남"), ("sort", "best")]), "invalid_sort")
         XCTAssertEqual(try code([("q", "강남"), ("limit", "0")]), "invalid_limit")
         XCTAssertEqual(try code([("q", "강남"), ("limit", "51")]), "invalid_limit")
         XCTAssertEqual(try code([("q", "강남"), ("cursor", "15.nothere")]), "invalid_cursor")
+        XCTAssertEqual(try code([("q", "강남"), ("cursor", "5.00000000")], 422), "invalid_cursor")
         XCTAssertEqual(try code([("q", "강남"), ("q", "역삼")]), "repeated_parameter")
         // FTS syntax is plain text, never an error.
         for q in ["\"강남역\"", "강남*", "강남 NEAR 역삼", "-강남", "강남:역", "(강남)", "강남 OR 역삼", "*", "\""] {
             let (status, json) = try get("/v1/places", [("q", q)])
             if SearchText.fold(q).isEmpty {
-                XCTAssertEqual(status, 400, q)
+                XCTAssertEqual(status, 422, q)
                 XCTAssertEqual(json["error"]?["code"]?.stringValue, "empty_query")
             } else {
                 XCTAssertEqual(status, 200, q)

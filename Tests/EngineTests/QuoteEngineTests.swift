@@ -144,7 +144,7 @@ final class QuoteEngineTests: XCTestCase {
             (QuoteRequest(origin: a, destination: b, riders: 11, departure: t), "invalid", .riders),
             (QuoteRequest(origin: a, destination: b, riders: 0, departure: t), "invalid", .riders),
             (QuoteRequest(origin: a, destination: b, dropOffs: [DropOff(coordinate: b, riders: 2)], riders: 2, departure: t),
-             "invalid", .riders),
+             "conflicting", .riders),
             (QuoteRequest(origin: a, destination: b, dropOffs: [DropOff(coordinate: b, riders: 0)], departure: t),
              "invalid", .dropOffRiders(0)),
             (QuoteRequest(origin: a, destination: b, departure: t, taxiClass: "van"), "unknownTaxiClass", .taxiClass),
@@ -168,6 +168,7 @@ final class QuoteEngineTests: XCTestCase {
     static func caseName(_ e: FareRequestError) -> String {
         switch e {
         case .invalid: "invalid"
+        case .conflicting: "conflicting"
         case .schedule(.unknownRegion): "unknownRegion"
         case .schedule(.unknownTaxiClass): "unknownTaxiClass"
         case .schedule(.beforeOldestSchedule): "beforeOldestSchedule"

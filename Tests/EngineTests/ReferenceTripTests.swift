@@ -66,7 +66,7 @@ final class ReferenceTripTests: XCTestCase {
             (FareRequest(distanceM: 1000, departure: t, region: "daegu"), "unknownRegion", .region),
             (FareRequest(distanceM: 1000, departure: t, taxiClass: "van"), "unknownTaxiClass", .taxiClass),
             (FareRequest(distanceM: 1000, departure: t, roundingKrw: 50), "invalid", .rounding),
-            (FareRequest(distanceM: 1000, durationS: 100, slowS: 200, departure: t), "invalid", .slowTime),
+            (FareRequest(distanceM: 1000, durationS: 100, slowS: 200, departure: t), "conflicting", .slowTime),
             (FareRequest(distanceM: 1000, durationS: -5, departure: t), "invalid", .duration),
             (FareRequest(distanceM: 1000, departure: seoul("2010-01-01T12:00")), "beforeOldestSchedule", .departure),
         ]
