@@ -132,7 +132,7 @@ final class MatchingTests: XCTestCase {
             r.walkMeters = 300
             r.seats = k % 5 == 0 ? 2 : 1
             r.maxDetourPercent = k % 3 == 0 ? 10 : 40
-            r.limit = 50
+            r.limit = k % 2 == 0 ? 50 : 3  // a short list: most candidates are never priced (pruned by the bound of their saving)
             r.riderID = "me"
             let soloRoute: RouteResult
             do {
@@ -159,8 +159,8 @@ final class MatchingTests: XCTestCase {
                 if a.added != b.added { return a.added < b.added }
                 return a.id < b.id
             }
-            XCTAssertEqual(got.map(\.party.id), want.prefix(50).map(\.id), "rider \(k)")
-            if got.map(\.party.id) != want.prefix(50).map(\.id) {
+            XCTAssertEqual(got.map(\.party.id), want.prefix(r.limit).map(\.id), "rider \(k)")
+            if got.map(\.party.id) != want.prefix(r.limit).map(\.id) {
                 for (g, e) in zip(got, want) where g.party.id != e.id {
                     print("  got \(g.party.id) saving \(g.savingKrw) added \(g.addedSeconds); want \(e.id) saving \(solo - e.pooled) added \(e.added)")
                 }
@@ -204,6 +204,30 @@ final class MatchingTests: XCTestCase {
             XCTAssertTrue(fast.allSatisfy { $0.last! == nil })
             XCTAssertEqual(fast.joined().compactMap { $0 }.count, 12 * 9)
         }
+    }
+
+    /// The kept searches (`TableTravelTimes.insertionLegs`) give the same legs as two tables of
+    /// single routes, with nil where a point is off the roads or no road joins the areas.
+    func testKeptSearchesEqualSingleRoutes() throws {
+        let data = try Dataset(directory: try TestDataset.directory())
+        var rng = SplitMix64(seed: 11)
+        let graph = data.graph
+        func node() -> Coordinate { graph.coordinate(ofNode: Int.random(in: 0..<graph.nodeCount, using: &rng)) }
+        let fast = TableTravelTimes(routes: data.routes), slow = SingleRouteTravelTimes(routes: data.routes)
+        var cells = 0, empty = 0
+        for at in [Self.now, Self.now + 13 * 3600, Self.now + 20 * 3600] {
+            var rides: [[Coordinate]] = (0..<12).map { k in (0..<(2 + k % 3)).map { _ in node() } }
+            rides[3][1] = Coordinate(lon: 129.075, lat: 35.18)  // Busan: off the graph
+            let fastRides = rides.map { fast.prepareRide($0, departAt: at) }, slowRides = rides.map { slow.prepareRide($0, departAt: at) }
+            for point in [node(), node(), node(), Coordinate(lon: 126.5, lat: 33.4)] {
+                let got = fast.insertionLegs(fastRides, point: point, departAt: at)
+                let want = slow.insertionLegs(slowRides, point: point, departAt: at)
+                XCTAssertEqual(got, want, "at \(at), point \(point)")
+                for l in got { cells += l.toNew.count + l.fromNew.count; empty += (l.toNew + l.fromNew).filter { $0 == nil }.count }
+            }
+        }
+        XCTAssertGreaterThan(cells - empty, 200, "too few routed cells")
+        XCTAssertGreaterThan(empty, 20, "too few empty cells")
     }
 
     func testHandWorkedDetourAndSaving() throws {
