@@ -90,6 +90,14 @@ public final class RidePlanner: @unchecked Sendable {
         self.cacheBytes = max(1 << 20, cacheBytes)
     }
 
+    /// Memory held by the plans kept now, about (both generations; the party's own route,
+    /// kept once first priced, not counted).
+    public var keptBytes: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return (Array(current.values) + Array(previous.values)).reduce(0) { $0 + ($1?.bytes ?? 128) }
+    }
+
     /// Plans kept now (both generations).
     public var keptCount: Int {
         lock.lock()
