@@ -151,12 +151,35 @@ public struct RidePricer: Sendable {
         return share - Double(own.schedule.roundingKrw + 2 * roundingKrw + 1)
     }
 
+    /// A closer lower bound of what `pooledShare` answers than `leastPooledShare`, with one
+    /// leg routed: the leg to the rider's stop (`ride.stops[position]`), returned to be reused.
+    /// The meter's amounts on the legs up to the stop are then exact (the meter credits each
+    /// leg as it goes), so the bound is the rider's part of them less the rounding slack. Nil
+    /// when the party's own legs change with the stop, or the leg has no route.
+    func pooledShareUpToStop(_ ride: PartyRide, planned: PlannedRide, rider: SnappedPoint, position j: Int,
+                             roundingKrw: Int = 10) -> (least: Double, leg: RouteResult)?
+    {
+        guard keepsOwnLegs(planned, rider: rider), let points = planned.snappedPoints, points.count == ride.stops.count,
+              let own = routed(planned, origin: ride.origin, departure: ride.departure), let seats = ride.riders.last?.seats,
+              let leg = try? quotes.routes.route(through: [points[j], rider], departAt: ride.departure) else { return nil }
+        let legs = own.legRanges.prefix(j).map { own.route.segments[$0] } + [leg.segments[...]]
+        guard let fare = try? FareMeter(schedule: own.schedule).run(quotes.meterTrip(legs: legs, region: own.region, departure: ride.departure),
+                                                                     departure: ride.departure) else { return nil }
+        var share = 0.0
+        for k in 0...j where k < fare.legKrw.count {
+            share += Double(fare.legKrw[k] * seats) / Double(ride.riders.reduce(0) { $0 + ($1.stop >= k ? $1.seats : 0) })
+        }
+        return (share - Double(own.schedule.roundingKrw + 2 * roundingKrw + 1), leg)
+    }
+
     /// The by-leg share of the last rider of `ride`: `planned`'s ride with that rider's stop
     /// (`rider`, snapped) inserted before `stops[position]`, as `price(ride, split: .byLeg)`
     /// gives it. The party's own legs are reused when they stay unchanged (`keepsOwnLegs`):
     /// only the two legs to and from the rider's stop are routed; else the whole ride is.
     /// Nil when it has no route.
-    func pooledShare(_ ride: PartyRide, planned: PlannedRide, rider: SnappedPoint, position j: Int, roundingKrw: Int = 10) -> Int? {
+    func pooledShare(_ ride: PartyRide, planned: PlannedRide, rider: SnappedPoint, position j: Int, toStop: RouteResult? = nil,
+                     roundingKrw: Int = 10) -> Int?
+    {
         let routes = quotes.routes
         guard let points = planned.snappedPoints, points.count == ride.stops.count,
               let own = routed(planned, origin: ride.origin, departure: ride.departure) else {
@@ -164,10 +187,11 @@ public struct RidePricer: Sendable {
         }
         var legs: [ArraySlice<RouteSegment>]
         if keepsOwnLegs(planned, rider: rider) {
-            guard let two = try? routes.route(through: [points[j], rider, points[j + 1]], departAt: ride.departure) else { return nil }
-            let split = two.segments.firstIndex { $0.legIndex == 1 } ?? two.segments.count
+            // Each leg of a route through points of one area is the route of that leg alone.
+            guard let first = toStop ?? (try? routes.route(through: [points[j], rider], departAt: ride.departure)),
+                  let second = try? routes.route(through: [rider, points[j + 1]], departAt: ride.departure) else { return nil }
             legs = own.legRanges.map { own.route.segments[$0] }
-            legs.replaceSubrange(j...j, with: [two.segments[..<split], two.segments[split...]])
+            legs.replaceSubrange(j...j, with: [first.segments[...], second.segments[...]])
         } else {
             var withRider = points
             withRider.insert(rider, at: j + 1)

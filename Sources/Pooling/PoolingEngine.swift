@@ -106,7 +106,16 @@ public final class PoolingEngine: Sendable {
         for p in passing {
             if out.count >= request.limit, p.most < Double(out[request.limit - 1].savingKrw) { break }
             let (c, planned) = candidates[p.index]
-            let share = rider.map { pricer.pooledShare(p.ride, planned: planned, rider: $0, position: p.insertion.position) }
+            // When the list is full, route the leg to the rider's stop first: the bound it gives
+            // leaves out most candidates before their second leg is routed.
+            var toStop: RouteResult?
+            if out.count >= request.limit, let rider,
+               let upTo = pricer.pooledShareUpToStop(p.ride, planned: planned, rider: rider, position: p.insertion.position)
+            {
+                if Double(solo) - upTo.least < Double(out[request.limit - 1].savingKrw) { continue }
+                toStop = upTo.leg
+            }
+            let share = rider.map { pricer.pooledShare(p.ride, planned: planned, rider: $0, position: p.insertion.position, toStop: toStop) }
                 ?? (try? pricer.price(p.ride, split: .byLeg))?.shares.last?.krw
             guard let pooled = share else { continue }
             let m = PartyMatch(party: c.party, walkMeters: c.distance, dropOffOrder: p.ride.dropOffOrder,
