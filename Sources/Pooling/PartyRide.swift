@@ -114,7 +114,8 @@ public struct RidePricer: Sendable {
                     ranges.append(start..<end)
                     start = end
                 }
-                return .success(RoutedRide(route: route, legRanges: ranges, region: region, schedule: schedule, legKrw: fare.legKrw))
+                return .success(RoutedRide(segments: route.segments, legRanges: ranges, legMeters: route.legs.map(\.distanceMeters),
+                                           region: region, schedule: schedule, legKrw: fare.legKrw))
             } catch {
                 return .failure(error)
             }
@@ -144,7 +145,7 @@ public struct RidePricer: Sendable {
         var share = 0.0, travelled = 0.0
         for k in 0..<j {
             share += Double(own.legKrw[k] * seats) / aboard(k)
-            travelled += own.route.legs[k].distanceMeters
+            travelled += own.legMeters[k]
         }
         let least = FareMeter(schedule: own.schedule).leastLegKrw(distanceM: toStop.distance, durationS: toStop.duration, travelledM: travelled, first: j == 0)
         share += Double(least * seats) / aboard(j)
@@ -162,7 +163,7 @@ public struct RidePricer: Sendable {
         guard keepsOwnLegs(planned, rider: rider), let points = planned.snappedPoints, points.count == ride.stops.count,
               let own = routed(planned, origin: ride.origin, departure: ride.departure), let seats = ride.riders.last?.seats,
               let leg = try? quotes.routes.route(through: [points[j], rider], departAt: ride.departure) else { return nil }
-        let legs = own.legRanges.prefix(j).map { own.route.segments[$0] } + [leg.segments[...]]
+        let legs = own.legRanges.prefix(j).map { own.segments[$0] } + [leg.segments[...]]
         guard let fare = try? FareMeter(schedule: own.schedule).run(quotes.meterTrip(legs: legs, region: own.region, departure: ride.departure),
                                                                      departure: ride.departure) else { return nil }
         var share = 0.0
@@ -190,7 +191,7 @@ public struct RidePricer: Sendable {
             // Each leg of a route through points of one area is the route of that leg alone.
             guard let first = toStop ?? (try? routes.route(through: [points[j], rider], departAt: ride.departure)),
                   let second = try? routes.route(through: [rider, points[j + 1]], departAt: ride.departure) else { return nil }
-            legs = own.legRanges.map { own.route.segments[$0] }
+            legs = own.legRanges.map { own.segments[$0] }
             legs.replaceSubrange(j...j, with: [first.segments[...], second.segments[...]])
         } else {
             var withRider = points
