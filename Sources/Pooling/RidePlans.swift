@@ -78,8 +78,8 @@ public final class RidePlanner: @unchecked Sendable {
     private var current: [Key: PlannedRide?] = [:]
     private var previous: [Key: PlannedRide?] = [:]
     private var currentBytes = 0
-    /// Memory for kept plans: 256 MiB by default (about 2.2 KB a plan: 10,000 central-Seoul parties
-    /// take about 22 MB, with the allowance for their own routes once priced).
+    /// Memory for kept plans: 256 MiB by default (about 8 KB a plan: 10,000 central-Seoul parties
+    /// take about 80 MB, with the allowance for their own routes once priced).
     public let cacheBytes: Int
     public static let defaultCacheBytes = 256 << 20
 
