@@ -104,7 +104,7 @@ public struct RidePricer: Sendable {
         let kept = planned.routed {
             do throws(FareRequestError) {
                 let route: RouteResult
-                do throws(RoutingError) { route = try routes.route(through: points, departAt: departure) } catch { throw error.fareRequestError }
+                do throws(RoutingError) { route = try routes.route(through: points, departAt: departure) } catch { throw .route(error) }
                 let (region, schedule, fare) = try meter(route, origin: origin, departure: departure, legs: points.count - 1)
                 var ranges: [Range<Int>] = []
                 var start = 0

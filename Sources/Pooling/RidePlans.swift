@@ -1,4 +1,5 @@
 import Engine
+import FareEstimation
 import Fares
 import Foundation
 import Geo

@@ -110,7 +110,7 @@ extension RouteEngine {
         precondition(points.count >= 2, "a route has two points at least")
         guard points.count - 2 <= Self.maxViaPoints else { throw .tooManyViaPoints(count: points.count - 2, limit: Self.maxViaPoints) }
         let coordinates = points.map(\.coordinate)
-        let names = ["from"] + (0..<(points.count - 2)).map { "via[\($0)]" } + ["to"]
+        let names: [RoutePoint] = [.origin] + (0..<(points.count - 2)).map { .via($0) } + [.destination]
         return try route(snapped: points.map(\.endpoints), points: coordinates, names: names,
                          request: RouteRequest(from: coordinates[0], to: coordinates[coordinates.count - 1],
                                                via: Array(coordinates.dropFirst().dropLast()), departAt: departAt))

@@ -122,7 +122,7 @@ public final class RouteEngine: @unchecked Sendable {
 
     /// The route through points already snapped (`snapped[i]` the endpoints of `points[i]`,
     /// named `names[i]` in errors), as `route(_:)` computes it after snapping.
-    func route(snapped: [[Endpoint]], points: [Coordinate], names pointNames: [String], request: RouteRequest) throws(RoutingError) -> RouteResult {
+    func route(snapped: [[Endpoint]], points: [Coordinate], names pointNames: [RoutePoint], request: RouteRequest) throws(RoutingError) -> RouteResult {
         var snapped = snapped
         try keepCommonArea(&snapped, points: points, names: pointNames)
         let hour = SeoulTime.hour(request.departAt)
