@@ -84,12 +84,15 @@ enum ResponseSchemas {
                          [("distance_m", metres), ("duration_s", seconds), ("slow_s", seconds), ("out_of_city_m", metres),
                           ("geometry", ["type": "string", "description": "encoded polyline, precision 6"]), ("legs", array(leg))])),
         ("fare", fare), ("split", array(share)), ("per_person_krw", won), ("region", string), ("depart_at", dateTime),
-        ("estimated", object(["method", "circuity", "fare_range_krw", "straight_line_m", "reason"], [
-            ("method", string), ("circuity", number),
-            ("fare_range_krw", ["type": "array", "items": won, "minItems": 2, "maxItems": 2]),
-            ("straight_line_m", metres), ("reason", object(["code", "message"], [("code", string), ("message", string)])),
-        ], description: "present when a point outside the served roads was estimated (estimate=allow)")),
+        ("estimated", estimated),
     ])
+
+    /// The label of a straight-line estimate (quotes, matches).
+    static let estimated: JSONValue = object(["method", "circuity", "fare_range_krw", "straight_line_m", "reason"], [
+        ("method", string), ("circuity", number),
+        ("fare_range_krw", ["type": "array", "items": won, "minItems": 2, "maxItems": 2]),
+        ("straight_line_m", metres), ("reason", object(["code", "message"], [("code", string), ("message", string)])),
+    ], description: "present when a point outside the served roads was estimated (estimate=allow)")
 
     static let quoteExample: JSONValue = [
         "route": ["distance_m": 2862.4, "duration_s": 361.9, "slow_s": 182.4, "out_of_city_m": 0, "geometry": "wkmsfAyksdqFiAc]uAya@",
@@ -244,6 +247,7 @@ enum ResponseSchemas {
         ("party", APISchemas.party), ("walk_m", metres), ("drop_off_order", array(string)),
         ("detour", object(["added_s", "added_m", "pct"], [("added_s", number), ("added_m", number), ("pct", number)])),
         ("price", object(["solo_krw", "pooled_krw", "saving_krw"], [("solo_krw", won), ("pooled_krw", won), ("saving_krw", won)])),
+        ("estimated", estimated),
     ])
 
     static let matches: JSONValue = [

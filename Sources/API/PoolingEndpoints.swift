@@ -50,11 +50,12 @@ public func registerPoolingEndpoints(_ router: Router, pooling: PoolingEngine) {
             ParameterDoc("max_detour_pct", type: "number", "largest growth of the party's ride time in percent, 0–1000 (default 25)", schema: APISchemas.number(MatchRequest.detourRange)),
             ParameterDoc("limit", type: "integer", "matches at most, 1–50 (default 10)", schema: APISchemas.integer(MatchRequest.limitRange)),
             ParameterDoc("rider_id", "the rider's id in drop_off_order (default 'you')", schema: APISchemas.riderID),
+            ParameterDoc("estimate", "allow: when the rider's own trip lies outside the served roads (outside_coverage), solo_krw is a straight-line estimate and every match says so in \"estimated\":{\"method\",\"circuity\",\"fare_range_krw\",\"straight_line_m\",\"reason\"} (saving_krw is then estimated too), instead of a 422; parties whose ride cannot take the rider's destination by road are still left out (an uncovered destination matches none). deny (default): a 422 outside_coverage", schema: APISchemas.oneOf(["allow", "deny"])),
         ],
         responses: [(200, "{\"matches\":[{\"party\":{…},\"walk_m\",\"drop_off_order\":[rider_id],\"detour\":{\"added_s\",\"added_m\",\"pct\"},\"price\":{\"solo_krw\",\"pooled_krw\",\"saving_krw\"}}]}; solo_krw: the rider's metered fare alone; pooled_krw: the rider's by_leg share of the party's ride with the rider in it"),
                     (400, "missing_parameter, invalid_parameter (naming it)"),
                     (404, "no_route: the rider's own trip has no road route"),
-                    (422, "outside_coverage: the rider's origin or destination; outside_fare_regions, no_schedule")],
+                    (422, "outside_coverage: the rider's origin or destination (unless estimate=allow); outside_fare_regions, no_schedule")],
         responseSchema: ResponseSchemas.matches, responseExample: ["matches": []]
     )) { req in
         func point(_ name: String) throws(HTTPError) -> Coordinate {
@@ -84,6 +85,7 @@ public func registerPoolingEndpoints(_ router: Router, pooling: PoolingEngine) {
             }
             r.riderID = id
         }
+        r.allowEstimate = try FareJSON.estimateOption(try req.queryValue("estimate")) ?? false
         do throws(FareRequestError) {
             let matches = try pooling.match(r)
             return .json(["matches": .array(matches.map(PoolingJSON.match))])
@@ -132,12 +134,13 @@ public enum PoolingJSON {
 
     /// One match of `GET /v1/match`.
     public static func match(_ m: PartyMatch) -> JSONValue {
-        [
+        let value: JSONValue = [
             "party": PartiesJSON.party(m.party),
             "walk_m": round(m.walkMeters),
             "drop_off_order": .array(m.dropOffOrder.map { .string($0) }),
             "detour": ["added_s": round(m.addedSeconds), "added_m": round(m.addedMeters), "pct": round(m.detourPercent)],
             "price": ["solo_krw": JSONValue(m.soloKrw), "pooled_krw": JSONValue(m.pooledKrw), "saving_krw": JSONValue(m.savingKrw)],
         ]
+        return value.adding(m.soloEstimate.map { ("estimated", FareJSON.estimated($0)) })
     }
 }

@@ -156,6 +156,15 @@ public struct QuoteEngine: Sendable {
                                   isOutside: testEach ? { !regions.isInside(regionID: region, $0) } : nil)
     }
 
+    /// `meterTrip` of a route put together from the legs of other routes: leg i is the
+    /// segments of `legs[i]` (whatever leg index they carry there).
+    public func meterTrip(legs: [ArraySlice<RouteSegment>], region: String, departure: Double) -> [TripSegment] {
+        let testEach = !(graphInsideHomeRegion && region == homeRegion)
+        let regions = self.regions
+        return RouteTrip.segments(legs: legs, departure: departure, profile: fares.profile,
+                                  isOutside: testEach ? { !regions.isInside(regionID: region, $0) } : nil)
+    }
+
     /// A route; its failing point is the route's (`RequestField(quotePoint:)` names it after the quote's fields).
     func route(from: Coordinate, via: [Coordinate], to: Coordinate, departure: Double) throws(FareRequestError) -> RouteResult {
         do {

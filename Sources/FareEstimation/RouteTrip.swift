@@ -13,11 +13,27 @@ public enum RouteTrip {
     public static func segments(_ route: RouteResult, departure: Double, profile: TrafficProfile,
                                 isOutside: ((Coordinate) -> Bool)?) -> [TripSegment]
     {
+        segments(route.segments.lazy.map { ($0, $0.legIndex) }, count: route.segments.count, departure: departure, profile: profile,
+                 isOutside: isOutside)
+    }
+
+    /// The trip of a route put together from the legs of other routes: leg i is the segments of
+    /// `legs[i]` (whatever leg index they carry there).
+    public static func segments(legs: [ArraySlice<RouteSegment>], departure: Double, profile: TrafficProfile,
+                                isOutside: ((Coordinate) -> Bool)?) -> [TripSegment]
+    {
+        segments(legs.enumerated().lazy.flatMap { i, leg in leg.lazy.map { ($0, i) } }, count: legs.reduce(0) { $0 + $1.count },
+                 departure: departure, profile: profile, isOutside: isOutside)
+    }
+
+    private static func segments<S: Sequence<(RouteSegment, Int)>>(_ legSegments: S, count: Int, departure: Double, profile: TrafficProfile,
+                                                                    isOutside: ((Coordinate) -> Bool)?) -> [TripSegment]
+    {
         var trip = [TripSegment]()
-        trip.reserveCapacity(route.segments.count)
+        trip.reserveCapacity(count)
         var local = SeoulTime.secondOfDay(departure)
         var lastMidpoint: Coordinate?, lastOutside = false
-        for s in route.segments {
+        for (s, leg) in legSegments {
             let hour = Int((local / 3600).rounded(.down)) % 24
             var outside = false
             if let isOutside {
@@ -32,7 +48,7 @@ public enum RouteTrip {
             }
             trip.append(TripSegment(distanceM: s.distanceMeters, durationS: s.durationSeconds,
                                     slowS: s.durationSeconds * profile.slow(s.roadClass, hour: hour),
-                                    outOfCity: outside, leg: s.legIndex))
+                                    outOfCity: outside, leg: leg))
             local += s.durationSeconds
         }
         return trip

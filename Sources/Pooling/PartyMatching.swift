@@ -26,6 +26,11 @@ public struct MatchRequest: Sendable {
     public var limit: Int
     /// The rider's id in `drop_off_order`.
     public var riderID: String
+    /// When the rider's own trip is outside the served roads (`outside_coverage`), estimate
+    /// its solo fare in a straight line (labelled in `PartyMatch.soloEstimate`) instead of
+    /// failing the request (`estimate=allow`). Parties whose ride cannot take the rider's
+    /// stop by road are still left out.
+    public var allowEstimate = false
 
     public init(origin: Coordinate, destination: Coordinate, departAt: Double, windowMinutes: Double = 30, walkMeters: Double = 800,
                 seats: Int = 1, maxDetourPercent: Double = 25, limit: Int = 10, riderID: String = "you")
@@ -79,6 +84,9 @@ public struct PartyMatch: Sendable {
     public var detourPercent: Double
     /// The rider's metered fare riding alone from its origin to its destination at `departAt`.
     public var soloKrw: Int
+    /// Set when `soloKrw` is a straight-line estimate (the rider's own trip is outside the
+    /// served roads and the request allowed estimates): how it was estimated, and why.
+    public var soloEstimate: QuoteEstimate?
     /// The rider's `by_leg` share of the party's metered ride with the rider in it.
     public var pooledKrw: Int
     public var savingKrw: Int { soloKrw - pooledKrw }
@@ -90,6 +98,8 @@ public struct PartyMatch: Sendable {
 struct Insertion {
     var position: Int
     var added: TravelCell
+    /// The leg from the stop before (the origin, or `stops[position - 1]`) to the new point.
+    var toStop: TravelCell
 }
 
 extension RidePlan {
@@ -103,7 +113,7 @@ extension RidePlan {
             guard let a = toNew(j), let b = fromNew(j) else { continue }
             let added = TravelCell(duration: ((a.duration + b.duration - legs[j].duration) * 1000).rounded() / 1000,
                                    distance: ((a.distance + b.distance - legs[j].distance) * 100).rounded() / 100)
-            if best == nil || added.duration < best!.added.duration { best = Insertion(position: j, added: added) }
+            if best == nil || added.duration < best!.added.duration { best = Insertion(position: j, added: added, toStop: a) }
         }
         return best
     }

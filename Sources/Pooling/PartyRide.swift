@@ -95,6 +95,117 @@ public struct RidePricer: Sendable {
         return try meter(r, origin: origin, departure: departure, legs: 1).2.totalKrw
     }
 
+    /// The party's own ride (planned as `planned`, from `origin` at `departure`) routed through
+    /// its snapped points and metered, kept with the plan; nil when a point is off the roads,
+    /// or it has no route or fare.
+    func routed(_ planned: PlannedRide, origin: Coordinate, departure: Double) -> RoutedRide? {
+        guard let points = planned.snappedPoints else { return nil }
+        let routes = quotes.routes
+        let kept = planned.routed {
+            do throws(FareRequestError) {
+                let route: RouteResult
+                do throws(RoutingError) { route = try routes.route(through: points, departAt: departure) } catch { throw .route(error) }
+                let (region, schedule, fare) = try meter(route, origin: origin, departure: departure, legs: points.count - 1)
+                var ranges: [Range<Int>] = []
+                var start = 0
+                for leg in 0..<(points.count - 1) {
+                    var end = start
+                    while end < route.segments.count && route.segments[end].legIndex == leg { end += 1 }
+                    ranges.append(start..<end)
+                    start = end
+                }
+                return .success(RoutedRide(segments: route.segments, legRanges: ranges, legMeters: route.legs.map(\.distanceMeters),
+                                           region: region, schedule: schedule, legKrw: fare.legKrw))
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try? kept.get()
+    }
+
+    /// Whether the ride of `planned` with `rider`'s stop inserted has the party's own legs
+    /// unchanged: every point stands on roads of one and the same area (a route through them
+    /// all then has, for each leg, the route of that leg alone).
+    func keepsOwnLegs(_ planned: PlannedRide, rider: SnappedPoint) -> Bool {
+        guard let points = planned.snappedPoints, rider.areas.count == 1 else { return false }
+        return points.allSatisfy { $0.areas == rider.areas }
+    }
+
+    /// A lower bound of what `pooledShare` answers, without routing anything new: the party's
+    /// own legs before the rider's stop as metered, the leg to the stop (`toStop`: its duration
+    /// and distance) at the least the meter can add over it, each split among those aboard,
+    /// less what the split's rounding can take (the meter's rounding and two units). Nil
+    /// when there is none to give (the ride's legs change, or the party's ride is not priced).
+    func leastPooledShare(_ ride: PartyRide, planned: PlannedRide, rider: SnappedPoint, position j: Int, toStop: TravelCell,
+                          roundingKrw: Int = 10) -> Double?
+    {
+        guard keepsOwnLegs(planned, rider: rider), let own = routed(planned, origin: ride.origin, departure: ride.departure),
+              let seats = ride.riders.last?.seats, j < own.legKrw.count else { return nil }
+        func aboard(_ k: Int) -> Double { Double(ride.riders.reduce(0) { $0 + ($1.stop >= k ? $1.seats : 0) }) }
+        var share = 0.0, travelled = 0.0
+        for k in 0..<j {
+            share += Double(own.legKrw[k] * seats) / aboard(k)
+            travelled += own.legMeters[k]
+        }
+        let least = FareMeter(schedule: own.schedule).leastLegKrw(distanceM: toStop.distance, durationS: toStop.duration, travelledM: travelled, first: j == 0)
+        share += Double(least * seats) / aboard(j)
+        return share - Double(own.schedule.roundingKrw + 2 * roundingKrw + 1)
+    }
+
+    /// A closer lower bound of what `pooledShare` answers than `leastPooledShare`, with one
+    /// leg routed: the leg to the rider's stop (`ride.stops[position]`), returned to be reused.
+    /// The meter's amounts on the legs up to the stop are then exact (the meter credits each
+    /// leg as it goes), so the bound is the rider's part of them less the rounding slack. Nil
+    /// when the party's own legs change with the stop, or the leg has no route.
+    func pooledShareUpToStop(_ ride: PartyRide, planned: PlannedRide, rider: SnappedPoint, position j: Int,
+                             roundingKrw: Int = 10) -> (least: Double, leg: RouteResult)?
+    {
+        guard keepsOwnLegs(planned, rider: rider), let points = planned.snappedPoints, points.count == ride.stops.count,
+              let own = routed(planned, origin: ride.origin, departure: ride.departure), let seats = ride.riders.last?.seats,
+              let leg = try? quotes.routes.route(through: [points[j], rider], departAt: ride.departure) else { return nil }
+        let legs = own.legRanges.prefix(j).map { own.segments[$0] } + [leg.segments[...]]
+        guard let fare = try? FareMeter(schedule: own.schedule).run(quotes.meterTrip(legs: legs, region: own.region, departure: ride.departure),
+                                                                     departure: ride.departure) else { return nil }
+        var share = 0.0
+        for k in 0...j where k < fare.legKrw.count {
+            share += Double(fare.legKrw[k] * seats) / Double(ride.riders.reduce(0) { $0 + ($1.stop >= k ? $1.seats : 0) })
+        }
+        return (share - Double(own.schedule.roundingKrw + 2 * roundingKrw + 1), leg)
+    }
+
+    /// The by-leg share of the last rider of `ride`: `planned`'s ride with that rider's stop
+    /// (`rider`, snapped) inserted before `stops[position]`, as `price(ride, split: .byLeg)`
+    /// gives it. The party's own legs are reused when they stay unchanged (`keepsOwnLegs`):
+    /// only the two legs to and from the rider's stop are routed; else the whole ride is.
+    /// Nil when it has no route.
+    func pooledShare(_ ride: PartyRide, planned: PlannedRide, rider: SnappedPoint, position j: Int, toStop: RouteResult? = nil,
+                     roundingKrw: Int = 10) -> Int?
+    {
+        let routes = quotes.routes
+        guard let points = planned.snappedPoints, points.count == ride.stops.count,
+              let own = routed(planned, origin: ride.origin, departure: ride.departure) else {
+            return (try? price(ride, split: .byLeg, roundingKrw: roundingKrw))?.shares.last?.krw
+        }
+        var legs: [ArraySlice<RouteSegment>]
+        if keepsOwnLegs(planned, rider: rider) {
+            // Each leg of a route through points of one area is the route of that leg alone.
+            guard let first = toStop ?? (try? routes.route(through: [points[j], rider], departAt: ride.departure)),
+                  let second = try? routes.route(through: [rider, points[j + 1]], departAt: ride.departure) else { return nil }
+            legs = own.legRanges.map { own.segments[$0] }
+            legs.replaceSubrange(j...j, with: [first.segments[...], second.segments[...]])
+        } else {
+            var withRider = points
+            withRider.insert(rider, at: j + 1)
+            guard let whole = try? routes.route(through: withRider, departAt: ride.departure) else { return nil }
+            legs = (0..<(withRider.count - 1)).map { leg in ArraySlice(whole.segments.filter { $0.legIndex == leg }) }
+        }
+        guard var fare = try? FareMeter(schedule: own.schedule).run(quotes.meterTrip(legs: legs, region: own.region, departure: ride.departure),
+                                                                     departure: ride.departure) else { return nil }
+        if fare.legKrw.count < ride.stops.count { fare.legKrw += Array(repeating: 0, count: ride.stops.count - fare.legKrw.count) }
+        let riders = ride.riders.map { SplitRider(count: $0.seats, lastLeg: $0.stop) }
+        return (try? FareSplit.split(totalKrw: fare.totalKrw, riders: riders, policy: .byLeg, roundingKrw: roundingKrw, legKrw: fare.legKrw))?.last
+    }
+
     /// Routes and meters `ride`, and splits the fare between its riders by `split`
     /// (`proportional` weighs each by its solo fare to its own stop: one more route per stop).
     public func price(_ ride: PartyRide, split: SplitPolicy, roundingKrw: Int = 10) throws(FareRequestError) -> PricedRide {

@@ -69,6 +69,13 @@ struct TableDirection {
     /// query, which checks a meeting before the stall test).
     @inline(__always)
     func run(_ s: TableScratch, _ visit: (Int, TableLabel) -> Void) {
+        run(s) { v, label, _ in visit(v, label) }
+    }
+
+    /// `run`, telling `visit` also whether the node is stalled (a higher node already reached
+    /// gives a cheaper way to it: its label is not its distance, so no cheapest route meets there).
+    @inline(__always)
+    func run(_ s: TableScratch, _ visit: (Int, TableLabel, _ stalled: Bool) -> Void) {
         let own = s.labels
         var heap = PackedMinHeap()
         var touched = [UInt32]()
@@ -78,11 +85,13 @@ struct TableDirection {
             let v = Int(node)
             let label = own[v]
             if k != label.dist { continue }
-            visit(v, label)
+            var stalled = false
             for e in Int(stallFirst[v])..<Int(stallFirst[v + 1]) {
                 let d = own[Int(stallOther[e])].dist
-                if d != .max && stallWeight[e] != CHMetric.infinity && UInt64(d) + UInt64(stallWeight[e]) < UInt64(k) { continue outer }
+                if d != .max && stallWeight[e] != CHMetric.infinity && UInt64(d) + UInt64(stallWeight[e]) < UInt64(k) { stalled = true; break }
             }
+            visit(v, label, stalled)
+            if stalled { continue outer }
             for e in Int(relaxFirst[v])..<Int(relaxFirst[v + 1]) {
                 let w = relaxWeight[e]
                 if w == CHMetric.infinity { continue }
@@ -109,9 +118,25 @@ struct HierarchyTableSearch: @unchecked Sendable {
     let forward: TableDirection
     let backward: TableDirection
 
-    /// The backward search from destination `j`'s endpoints (the same starts, in the same order,
-    /// as `hierarchySearch`'s targets), recording every node it settles.
-    func searchBackward(_ ends: [RouteEngine.Endpoint], column j: Int, scratch s: TableScratch, into records: RecordList) {
+    /// Resets `s` and puts the starts of the forward search from a source's endpoints in it:
+    /// the heads of their edges, with the rest of the edge paid.
+    func seedForward(_ ends: [RouteEngine.Endpoint], _ s: TableScratch) {
+        s.reset()
+        for a in ends {
+            let wa = time(a.edge), len = length[a.edge]
+            let r = Int(rank[Int(graph.head[a.edge])])
+            let cost = wa - RouteEngine.partial(wa, a.fraction)
+            if cost < s.labels[r].dist {
+                if s.labels[r].dist == .max { s.touched.append(UInt32(r)) }
+                s.labels[r] = TableLabel(dist: cost, length: len - RouteEngine.partial(len, a.fraction))
+                s.heap.push(key: cost, node: UInt32(r))
+            }
+        }
+    }
+
+    /// Resets `s` and puts the starts of the backward search from a destination's endpoints in
+    /// it: the tails of their edges, with the part of the edge up to the point to pay.
+    func seedBackward(_ ends: [RouteEngine.Endpoint], _ s: TableScratch) {
         s.reset()
         for t in ends {
             let wt = time(t.edge), len = length[t.edge]
@@ -123,6 +148,12 @@ struct HierarchyTableSearch: @unchecked Sendable {
                 s.heap.push(key: extra, node: UInt32(r))
             }
         }
+    }
+
+    /// The backward search from destination `j`'s endpoints (the same starts, in the same order,
+    /// as `hierarchySearch`'s targets), recording every node it settles.
+    func searchBackward(_ ends: [RouteEngine.Endpoint], column j: Int, scratch s: TableScratch, into records: RecordList) {
+        seedBackward(ends, s)
         backward.run(s) { v, label in
             records.nodes.append(UInt32(v))
             records.entries.append(BucketEntry(column: UInt32(j), dist: label.dist, length: label.length))
@@ -147,17 +178,7 @@ struct HierarchyTableSearch: @unchecked Sendable {
                 }
             }
         }
-        s.reset()
-        for a in ends {
-            let wa = time(a.edge), len = length[a.edge]
-            let r = Int(rank[Int(graph.head[a.edge])])
-            let cost = wa - RouteEngine.partial(wa, a.fraction)
-            if cost < s.labels[r].dist {
-                if s.labels[r].dist == .max { s.touched.append(UInt32(r)) }
-                s.labels[r] = TableLabel(dist: cost, length: len - RouteEngine.partial(len, a.fraction))
-                s.heap.push(key: cost, node: UInt32(r))
-            }
-        }
+        seedForward(ends, s)
         let first = buckets.first, entries = buckets.entries
         forward.run(s) { v, label in
             for k in first[v]..<first[v + 1] {

@@ -117,6 +117,13 @@ public final class RouteEngine: @unchecked Sendable {
             }
             snapped.append(endpoints)
         }
+        return try route(snapped: snapped, points: points, names: pointNames, request: request)
+    }
+
+    /// The route through points already snapped (`snapped[i]` the endpoints of `points[i]`,
+    /// named `names[i]` in errors), as `route(_:)` computes it after snapping.
+    func route(snapped: [[Endpoint]], points: [Coordinate], names pointNames: [RoutePoint], request: RouteRequest) throws(RoutingError) -> RouteResult {
+        var snapped = snapped
         try keepCommonArea(&snapped, points: points, names: pointNames)
         let hour = SeoulTime.hour(request.departAt)
         let hierarchy = request.metric == .time && (request.algorithm == .astar || request.algorithm == .hierarchy)

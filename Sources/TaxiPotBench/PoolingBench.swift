@@ -58,9 +58,10 @@ enum PoolingBench {
         let (p50, p99) = latencyRounds(requests, rounds: ctx.runs, warmup: 0) { r in _ = try? pooling.match(r) }
         let cond = String(format: "%d open parties at random central-Seoul road nodes (a third with a drop-off on the way), %d riders at random nodes, "
             + "default request (walk 800 m, window ±30 min, detour ≤ 25%%, limit 10) x %d rounds; %.1f candidates and %.1f matches a request on average, "
-            + "%d requests failed; party plans kept after the first pass (that pass: %.2f ms a request); travel times from RouteEngine.table",
+            + "%d requests failed; party plans (with their snapped points and upward searches) kept after the first pass (that pass: %.2f ms a request; "
+            + "%d plans kept, %.1f MB); travel times from the kept searches and two searches from the rider's stop per departure hour",
             count, requests.count, ctx.runs, Double(candidates) / Double(requests.count), Double(matches) / Double(requests.count),
-            failed, cold / Double(requests.count) * 1000)
+            failed, cold / Double(requests.count) * 1000, pooling.planner.keptCount, Double(pooling.planner.keptBytes) / 1e6)
         ctx.add(BenchRecord(key: "pooling.match.p50", impl: "taxipot PoolingEngine", metric: "match p50, in-process", unit: "ms",
                             better: "lower", samples: p50.map { $0 / 1000 }, n: requests.count, conditions: cond))
         ctx.add(BenchRecord(key: "pooling.match.p99", impl: "taxipot PoolingEngine", metric: "match p99, in-process", unit: "ms",

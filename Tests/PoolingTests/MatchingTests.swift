@@ -132,7 +132,7 @@ final class MatchingTests: XCTestCase {
             r.walkMeters = 300
             r.seats = k % 5 == 0 ? 2 : 1
             r.maxDetourPercent = k % 3 == 0 ? 10 : 40
-            r.limit = 50
+            r.limit = k % 2 == 0 ? 50 : 3  // a short list: most candidates are never priced (pruned by the bound of their saving)
             r.riderID = "me"
             let soloRoute: RouteResult
             do {
@@ -159,8 +159,8 @@ final class MatchingTests: XCTestCase {
                 if a.added != b.added { return a.added < b.added }
                 return a.id < b.id
             }
-            XCTAssertEqual(got.map(\.party.id), want.prefix(50).map(\.id), "rider \(k)")
-            if got.map(\.party.id) != want.prefix(50).map(\.id) {
+            XCTAssertEqual(got.map(\.party.id), want.prefix(r.limit).map(\.id), "rider \(k)")
+            if got.map(\.party.id) != want.prefix(r.limit).map(\.id) {
                 for (g, e) in zip(got, want) where g.party.id != e.id {
                     print("  got \(g.party.id) saving \(g.savingKrw) added \(g.addedSeconds); want \(e.id) saving \(solo - e.pooled) added \(e.added)")
                 }
@@ -204,6 +204,83 @@ final class MatchingTests: XCTestCase {
             XCTAssertTrue(fast.allSatisfy { $0.last! == nil })
             XCTAssertEqual(fast.joined().compactMap { $0 }.count, 12 * 9)
         }
+    }
+
+    /// Many candidates a rider and short lists: most candidates are left unpriced by the bounds
+    /// of their saving (before routing, then with the leg to the rider's stop routed); the
+    /// lists still equal the brute-force reference's first entries.
+    func testShortListsOfManyCandidatesEqualBruteForceReference() throws {
+        let graph = try RoadGraph.load(path: try TestDataset.built.get().graphPath)
+        var rng = SplitMix64(seed: 2324)
+        // Road nodes of a 2.4 km × 2.2 km box of central Seoul (Jongno/Jung).
+        let box = (0..<graph.nodeCount).filter { i in
+            let c = graph.coordinate(ofNode: i)
+            return (126.970...126.997).contains(c.lon) && (37.555...37.575).contains(c.lat)
+        }
+        XCTAssertGreaterThan(box.count, 500)
+        func node() -> Coordinate { graph.coordinate(ofNode: box[Int.random(in: 0..<box.count, using: &rng)]) }
+        var all: [Party] = []
+        for i in 0..<400 {
+            var riders = [PartyRider(id: "org\(i)", seats: Int.random(in: 1...2, using: &rng))]
+            if i % 3 == 0 { riders.append(PartyRider(id: "a\(i)", seats: 1, dropOff: node())) }
+            all.append(Party(id: "s\(i)", origin: node(), destination: node(),
+                             departAt: (Self.now + Double.random(in: 300...3000, using: &rng)).rounded(), seatsTotal: 4, riders: riders))
+        }
+        let w = try world("match-short", initial: all)
+        var compared = 0, listed = 0, candidatesSeen = 0
+        for k in 0..<15 {
+            var r = MatchRequest(origin: node(), destination: node(), departAt: Self.now + 1800)
+            r.walkMeters = 700
+            r.maxDetourPercent = k % 2 == 0 ? 60 : 200
+            r.limit = [1, 2, 4][k % 3]
+            r.riderID = "me"
+            guard let soloRoute = try? w.data.routes.route(RouteRequest(from: r.origin, to: r.destination, departAt: r.departAt)) else { continue }
+            let got = try w.pooling.match(r)
+            let candidates = all.filter { p in abs(p.departAt - r.departAt) <= r.windowMinutes * 60 && r.origin.distance(to: p.origin) <= r.walkMeters }
+            let solo = try referenceFare(w, soloRoute, origin: r.origin, at: r.departAt).totalKrw
+            var want = try candidates.compactMap { try reference(w, r, $0) }
+            want.sort { a, b in
+                let sa = solo - a.pooled, sb = solo - b.pooled
+                if sa != sb { return sa > sb }
+                if a.added != b.added { return a.added < b.added }
+                return a.id < b.id
+            }
+            XCTAssertEqual(got.map(\.party.id), want.prefix(r.limit).map(\.id), "rider \(k)")
+            for (g, e) in zip(got, want) where g.party.id == e.id {
+                XCTAssertEqual(g.pooledKrw, e.pooled, "rider \(k) party \(e.id)")
+                XCTAssertEqual(g.addedSeconds, e.added, accuracy: 1e-3)
+            }
+            compared += 1
+            listed += got.count
+            candidatesSeen += want.count
+        }
+        XCTAssertGreaterThan(compared, 10)
+        XCTAssertGreaterThan(candidatesSeen, 8 * compared, "too few candidates a rider to prune")
+        print("short lists: \(compared) riders, \(candidatesSeen) candidates within the detour limit, \(listed) listed, all equal to the reference")
+    }
+
+    /// The kept searches (`TableTravelTimes.insertionLegs`) give the same legs as two tables of
+    /// single routes, with nil where a point is off the roads or no road joins the areas.
+    func testKeptSearchesEqualSingleRoutes() throws {
+        let data = try Dataset(directory: try TestDataset.directory())
+        var rng = SplitMix64(seed: 11)
+        let graph = data.graph
+        func node() -> Coordinate { graph.coordinate(ofNode: Int.random(in: 0..<graph.nodeCount, using: &rng)) }
+        let fast = TableTravelTimes(routes: data.routes), slow = SingleRouteTravelTimes(routes: data.routes)
+        var cells = 0, empty = 0
+        for at in [Self.now, Self.now + 13 * 3600, Self.now + 20 * 3600] {
+            var rides: [[Coordinate]] = (0..<12).map { k in (0..<(2 + k % 3)).map { _ in node() } }
+            rides[3][1] = Coordinate(lon: 129.075, lat: 35.18)  // Busan: off the graph
+            let fastRides = rides.map { fast.prepareRide($0, departAt: at) }, slowRides = rides.map { slow.prepareRide($0, departAt: at) }
+            for point in [node(), node(), node(), Coordinate(lon: 126.5, lat: 33.4)] {
+                let got = fast.insertionLegs(fastRides, point: point, departAt: at)
+                let want = slow.insertionLegs(slowRides, point: point, departAt: at)
+                XCTAssertEqual(got, want, "at \(at), point \(point)")
+                for l in got { cells += l.toNew.count + l.fromNew.count; empty += (l.toNew + l.fromNew).filter { $0 == nil }.count }
+            }
+        }
+        XCTAssertGreaterThan(cells - empty, 200, "too few routed cells")
+        XCTAssertGreaterThan(empty, 20, "too few empty cells")
     }
 
     func testHandWorkedDetourAndSaving() throws {

@@ -49,12 +49,76 @@ final class PoolingEndpointTests: XCTestCase {
         XCTAssertEqual(none.status, 200, "\(String(describing: none.json))")
         XCTAssertEqual(none.json?["matches"]?.arrayValue?.count, 0)
 
+        XCTAssertEqual(get(router, "/v1/match", [("origin", "126.98,37.57"), ("destination", "126.97,37.55"), ("estimate", "maybe")]).status, 400)
+
         let doc = OpenAPIDocument.build(router: router, dataset: context.info)
         for (path, method) in [("/v1/match", "get"), ("/v1/parties/{id}/quote", "get"), ("/v1/parties/{id}/riders", "post"),
                                ("/v1/parties/{id}/riders/{rider_id}", "delete")] {
             XCTAssertNotNil(doc["paths"]?[path]?[method], "\(method) \(path) missing from the OpenAPI document")
         }
         let params = doc["paths"]?["/v1/match"]?["get"]?["parameters"]?.arrayValue?.compactMap { $0["name"]?.stringValue } ?? []
-        XCTAssertEqual(Set(params), ["origin", "destination", "depart_at", "window_min", "walk_m", "seats", "max_detour_pct", "limit", "rider_id"])
+        XCTAssertEqual(Set(params), ["origin", "destination", "depart_at", "window_min", "walk_m", "seats", "max_detour_pct", "limit", "rider_id", "estimate"])
+    }
+
+    /// `estimate=allow` (#24): a rider whose own trip lies outside the served roads gets its
+    /// solo fare estimated and labelled in each match; without it, a 422.
+    func testMatchWithEstimateOutsideTheServedRoads() throws {
+        let context = try TestDataset.context()
+        let router = makeRouter(context: context)
+        let routes = context.data.routes
+        let depart = Date().timeIntervalSince1970 + 1800
+        func q(_ c: Coordinate) -> String { "\(c.lon),\(c.lat)" }
+        // Gangnam station → Hongik University station: neither end is served.
+        let gangnam = Coordinate(lon: 127.0276, lat: 37.4979), hongdae = Coordinate(lon: 126.9237, lat: 37.5572)
+        try context.parties.put(Party(id: "gn-1", origin: gangnam.offset(eastMeters: 100, northMeters: 0), destination: hongdae,
+                                      departAt: depart, seatsTotal: 4, riders: [PartyRider(id: "host")]))
+        let plain = [("origin", q(gangnam)), ("destination", q(hongdae)), ("depart_at", SeoulTime.format(depart))]
+        let refused = get(router, "/v1/match", plain)
+        XCTAssertEqual(refused.status, 422)
+        XCTAssertEqual(refused.json?["error"]?["code"]?.stringValue, "outside_coverage")
+        let allowed = get(router, "/v1/match", plain + [("estimate", "allow")])
+        XCTAssertEqual(allowed.status, 200, "\(String(describing: allowed.json))")
+        XCTAssertEqual(allowed.json?["matches"]?.arrayValue?.count, 0, "no party's ride can take an unserved destination by road")
+
+        // A rider standing off the roads (south of Yongsan, in the Han river), 50 m from a
+        // party's meeting point on the last served road, going into central Seoul.
+        var onRoad = Coordinate(lon: 126.9648, lat: 37.5298)
+        XCTAssertNotNil(routes.snap(onRoad))
+        var off = onRoad
+        for _ in 0..<100 {
+            let next = off.offset(eastMeters: 0, northMeters: -50)
+            if routes.snap(next) == nil { off = next; break }
+            onRoad = next
+            off = next
+        }
+        XCTAssertNil(routes.snap(off), "no unserved point found south of Yongsan")
+        let partyTo = Coordinate(lon: 126.9720, lat: 37.5547), riderTo = Coordinate(lon: 126.9760, lat: 37.5600)
+        try context.parties.put(Party(id: "river-1", origin: onRoad, destination: partyTo, departAt: depart, seatsTotal: 4,
+                                      riders: [PartyRider(id: "host")]))
+        let query = [("origin", q(off)), ("destination", q(riderTo)), ("depart_at", SeoulTime.format(depart)),
+                     ("walk_m", "300"), ("max_detour_pct", "1000")]
+        XCTAssertEqual(get(router, "/v1/match", query).status, 422)
+        let answer = get(router, "/v1/match", query + [("estimate", "allow")])
+        XCTAssertEqual(answer.status, 200, "\(String(describing: answer.json))")
+        let m = try XCTUnwrap(answer.json?["matches"]?[0])
+        XCTAssertEqual(m["party"]?["id"]?.stringValue, "river-1")
+        let label = try XCTUnwrap(m["estimated"], "an estimated solo fare is labelled")
+        XCTAssertEqual(label["method"]?.stringValue, "straight_line")
+        XCTAssertEqual(label["reason"]?["code"]?.stringValue, "outside_coverage")
+        let solo = try XCTUnwrap(m["price"]?["solo_krw"]?.intValue)
+        let range = label["fare_range_krw"]?.arrayValue?.compactMap(\.intValue) ?? []
+        XCTAssertEqual(range.count, 2)
+        XCTAssertTrue(range.count == 2 && range[0] <= solo && solo <= range[1], "solo \(solo) outside its range \(range)")
+        // The same as quote's estimate for the rider's trip alone.
+        let quote = try context.data.quotes.estimate(QuoteRequest(origin: off, destination: riderTo, riders: 1, departure: depart, split: .byLeg),
+                                                     because: routes.coverageProblem(from: off, to: riderTo))
+        XCTAssertEqual(solo, quote.fare.totalKrw)
+        XCTAssertEqual(m["price"]?["saving_krw"]?.intValue, solo - (m["price"]?["pooled_krw"]?.intValue ?? 0))
+        // A rider whose trip is served gets no label.
+        let served = get(router, "/v1/match", [("origin", q(onRoad)), ("destination", q(riderTo)), ("depart_at", SeoulTime.format(depart)),
+                                              ("max_detour_pct", "1000"), ("estimate", "allow")])
+        XCTAssertEqual(served.status, 200)
+        XCTAssertEqual(served.json?["matches"]?[0]?["party"]?["id"]?.stringValue, "river-1")
+        XCTAssertNil(served.json?["matches"]?[0]?["estimated"])
     }
 }

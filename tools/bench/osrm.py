@@ -109,11 +109,11 @@ def prepare(osm_path, workdir, algorithm, profile=CAR, cap=None):
     return base, steps
 
 
-def start_routed(base, algorithm, port=None):
+def start_routed(base, algorithm, port=None, extra=()):
     port = port or httpclient.free_port()
     logf = open(base + ".routed.log", "w")
     proc = subprocess.Popen([os.path.join(BIN, "osrm-routed"), "--algorithm", algorithm,
-                             "--ip", "127.0.0.1", "--port", str(port), base],
+                             "--ip", "127.0.0.1", "--port", str(port)] + list(extra) + [base],
                             stdout=logf, stderr=subprocess.STDOUT)
     httpclient.wait_for_port("127.0.0.1", port, proc=proc)
     return proc, port

@@ -86,6 +86,8 @@ ROWS = [
     ("Pooling", "10,000 open parties: match p99, in-process", "pooling.match.p99", None, "≤ 10 ms", lambda o, p: o <= 10),
     ("Pooling", "durable joins over HTTP", "pooling.http.joins.rps", None, "≥ 1,000/s", lambda o, p: o >= 1000),
     ("Pooling", "matches over HTTP (10,000 open parties)", "pooling.http.match.rps", None, "≥ 1,000/s", lambda o, p: o >= 1000),
+    ("Pooling", "match round trip p50, one client (vs osrm-routed /table + Python)", "pooling.http.match.p50", "peer",
+     "≥ 10× faster", lambda o, p: o * 10 <= p),
     # Issue 27: replicas on a shared PostgreSQL party store, against the embedded SQLite store of
     # one server (shown in the peer column), same run. The lag target holds only with the paced
     # write rate row at 1,000/s or more.
