@@ -74,13 +74,13 @@ public enum InputEncoding: String, Sendable, CaseIterable {
         throw CSVError.undetectableEncoding(line: line, column: column)
     }
 
-    /// The 1-based line and field (comma-separated, quotes respected) of byte `offset`.
+    /// The 1-based physical line and field (comma-separated, quotes respected) of byte `offset`.
     static func position(of offset: Int, in bytes: [UInt8]) -> (line: Int, column: Int) {
         var line = 1, column = 1, quoted = false
-        for b in bytes[..<offset] {
+        for b in bytes[..<min(offset, bytes.count)] {
             if b == 0x22 { quoted.toggle() }
+            else if b == 0x0A { line += 1; if !quoted { column = 1 } }
             else if !quoted && b == 0x2C { column += 1 }
-            else if !quoted && b == 0x0A { line += 1; column = 1 }
         }
         return (line, column)
     }
