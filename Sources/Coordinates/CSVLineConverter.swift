@@ -40,7 +40,7 @@ struct LineConverter: Sendable {
     }
 
     func convert(_ bytes: UnsafeBufferPointer<UInt8>) -> ConvertedPart {
-        if columns == nil, allowsFastPath, separator == .comma, let fast = convertPlainFast(bytes) { return fast }
+        if columns == nil, allowsFastPath, separator == .comma || separator == .whitespace, let fast = convertPlainFast(bytes) { return fast }
         var part = ConvertedPart()
         var states: [LineState] = []
         var bounds: [(start: Int, end: Int)] = []
