@@ -4,7 +4,7 @@ import PackageDescription
 /// Taxipot engine: the geospatial core of a Korean taxi-pooling service.
 ///
 /// Modules by concept (see README.md, "Architecture"):
-/// - Geo, JSON, SQLiteKit, PostgresKit: shared primitives.
+/// - Geo, JSON, SQLiteKit, PostgresKit, CSV: shared primitives.
 /// - Coordinates, Places, Routing, Fares, Parties: the five capabilities.
 /// - FareEstimation: fares for a distance or along a route's road classes (traffic profile's
 ///   slow share, trip segments, the estimator) and the request errors of fares and quotes.
@@ -49,13 +49,15 @@ let package = Package(
         .target(name: "JSON"),
         .target(name: "SQLiteKit", dependencies: ["CSQLite"]),
         .target(name: "PostgresKit", dependencies: ["CLibPQ"]),
+        // CSV reading and writing for every command that takes a file (batch, imports, transform).
+        .target(name: "CSV"),
 
         // Capabilities.
-        .target(name: "Coordinates", dependencies: ["CProj", "Geo"]),
-        .target(name: "Places", dependencies: ["Geo", "JSON", "SQLiteKit"]),
+        .target(name: "Coordinates", dependencies: ["CProj", "CSV", "Geo"]),
+        .target(name: "Places", dependencies: ["CSV", "Geo", "JSON", "SQLiteKit"]),
         .target(name: "Routing", dependencies: ["Geo", "CReadOSM"]),
         .target(name: "Fares", dependencies: ["Geo", "JSON"]),
-        .target(name: "Parties", dependencies: ["Geo", "SQLiteKit", "PostgresKit"]),
+        .target(name: "Parties", dependencies: ["CSV", "Geo", "SQLiteKit", "PostgresKit"]),
         // Fare estimation: the meter's trips from the traffic profile (speeds and slow share by
         // road class and hour, which Routing also drives by), the estimator and its errors.
         // Its own module because it needs both Fares and Routing, two capabilities that must
@@ -65,12 +67,12 @@ let package = Package(
         // Composition and faces.
         .target(name: "Engine", dependencies: ["Geo", "Routing", "Fares", "FareEstimation", "Places"]),
         .target(name: "Pooling", dependencies: ["Geo", "Routing", "Fares", "FareEstimation", "Parties", "Engine"]),
-        .target(name: "Batch", dependencies: ["Geo", "Engine", "Fares", "FareEstimation", "Places", "Routing"]),
+        .target(name: "Batch", dependencies: ["CSV", "Geo", "Engine", "Fares", "FareEstimation", "Places", "Routing"]),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CZlib", "JSON"]),
         .target(name: "API", dependencies: ["HTTPServer", "JSON", "Geo", "Engine", "Coordinates",
                                             "Places", "Routing", "Fares", "FareEstimation", "Parties", "Pooling"]),
         // The two library products: the engine, and the HTTP service on top of it.
-        .target(name: "TaxiPot", dependencies: ["Geo", "Coordinates", "Places", "Routing", "Fares", "FareEstimation", "Parties",
+        .target(name: "TaxiPot", dependencies: ["CSV", "Geo", "Coordinates", "Places", "Routing", "Fares", "FareEstimation", "Parties",
                                                 "Engine", "Pooling", "Batch"]),
         .target(name: "TaxiPotServer", dependencies: ["TaxiPot", "JSON", "HTTPServer", "API"]),
         // Tools: the synthetic city generator (CLI and tests, not the engine).
@@ -84,14 +86,15 @@ let package = Package(
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
         .testTarget(name: "SQLiteKitTests", dependencies: ["SQLiteKit"]),
         .testTarget(name: "PostgresKitTests", dependencies: ["PostgresKit"]),
-        .testTarget(name: "CoordinatesTests", dependencies: ["Coordinates", "Geo"]),
+        .testTarget(name: "CSVTests", dependencies: ["CSV", "TestSupport"]),
+        .testTarget(name: "CoordinatesTests", dependencies: ["Coordinates", "CSV", "Geo"]),
         .testTarget(name: "PlacesTests", dependencies: ["Places", "Geo", "TestSupport"]),
         .testTarget(name: "RoutingTests", dependencies: ["Routing", "Geo", "SyntheticCity", "TestSupport"]),
         .testTarget(name: "FaresTests", dependencies: ["Fares", "FareEstimation", "Engine", "Geo", "Routing", "TestSupport"]),
         .testTarget(name: "PartiesTests", dependencies: ["Parties", "Geo", "SQLiteKit", "TestSupport"]),
         .testTarget(name: "EngineTests", dependencies: ["Engine", "Fares", "FareEstimation", "Geo", "Places", "Routing", "TestSupport"]),
         .testTarget(name: "PoolingTests", dependencies: ["Pooling", "Engine", "Fares", "Geo", "Parties", "Routing", "TaxiPot", "TaxiPotServer", "TestSupport"]),
-        .testTarget(name: "BatchTests", dependencies: ["Batch", "Geo", "TaxiPot", "TestSupport"]),
+        .testTarget(name: "BatchTests", dependencies: ["Batch", "CSV", "Geo", "TaxiPot", "TestSupport"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
         .testTarget(name: "APITests", dependencies: ["API", "Engine", "Fares", "FareEstimation", "Geo", "HTTPServer", "JSON", "Parties",
                                                      "Places", "Pooling", "Routing", "SQLiteKit", "TaxiPot", "TaxiPotServer",

@@ -1,3 +1,4 @@
+import CSV
 import Foundation
 import Geo
 
@@ -21,6 +22,16 @@ public struct BatchOptions: Sendable {
     public var crlf: Bool?
     /// Add the columns `estimated, fare_low_krw, fare_high_krw` before `error` (`--estimate`).
     public var estimateColumns = false
+    /// Add, for each trip end read from place text, the place taken (`origin_place`,
+    /// `origin_place_lon`, `origin_place_lat`, `dest_place` …) before `error` (`--place-columns`).
+    public var placeColumns = false
+    /// CSV (default) or JSON Lines (one object per row, no header line).
+    public var format = BatchOutputFormat.csv
+    /// Rows already written by an interrupted run (`--resume`): that many input rows are skipped
+    /// and no header is written, so the output continues where it stopped.
+    public var resumeAfterRows: Int? = nil
+    /// The input's field separator (a comma by default); the output is always comma-separated.
+    public var delimiter: UInt8 = 0x2C
 
     public init(workers: Int = ProcessInfo.processInfo.activeProcessorCount, chunkRows: Int = 256,
                 chunkBytes: Int = 1 << 20, maxChunksInFlight: Int? = nil, maxRecordBytes: Int = 1 << 20,
@@ -35,6 +46,14 @@ public struct BatchOptions: Sendable {
         self.writeByteOrderMark = writeByteOrderMark
         self.crlf = crlf
     }
+}
+
+/// The shape of a batch output.
+public enum BatchOutputFormat: String, Sendable, CaseIterable {
+    /// RFC 4180 CSV with a header line: the input columns, then the result columns.
+    case csv
+    /// JSON Lines: one object per row, keys as the CSV header's; numbers as numbers, empty as null.
+    case jsonl
 }
 
 /// Estimates fares for every row of a CSV input, in parallel, writing rows in input order.
@@ -57,18 +76,21 @@ public final class BatchRunner {
     ///
     /// With `columns`, the input has no header line: every line is a row and `columns` names its
     /// fields in order (checked like a header). An empty input is then no error: it has no rows.
+    ///
+    /// `chosenColumns` maps a known column's English name to the header that holds it
+    /// (`--origin-lon-col` …).
     public init(source: ByteSource, options: BatchOptions = BatchOptions(), convertedEncoding: Bool = false,
-                columns: [String]? = nil) throws
+                columns: [String]? = nil, chosenColumns: [String: String] = [:]) throws
     {
         self.options = options
         reader = CSVReader(source: source, maxRecordBytes: options.maxRecordBytes,
-                           replacementMarksInvalid: convertedEncoding)
+                           replacementMarksInvalid: convertedEncoding, delimiter: options.delimiter)
         if let columns {
             writesHeader = false
-            schema = try BatchSchema(header: columns)
+            schema = try BatchSchema(header: columns, chosen: chosenColumns)
             return
         }
-        writesHeader = true
+        writesHeader = options.format == .csv && options.resumeAfterRows == nil
         let header: CSVRecord
         do {
             guard let h = try reader.next() else { throw BatchError("the input is empty: it has no header row") }
@@ -79,7 +101,12 @@ public final class BatchRunner {
         } catch let e as ByteStreamError {
             throw BatchError(e.message)
         }
-        schema = try BatchSchema(header: header.fields)
+        schema = try BatchSchema(header: header.fields, chosen: chosenColumns)
+    }
+
+    /// The output header (CSV) or the keys of each object (JSON Lines).
+    public var outputColumns: [String] {
+        schema.outputColumns(withEstimates: options.estimateColumns, withPlaces: options.placeColumns)
     }
 
     /// Processes every row with `estimator`, writing the output CSV to `sink`.
@@ -95,7 +122,7 @@ public final class BatchRunner {
         let writer = CSVWriter(crlf: options.crlf ?? reader.usesCRLF)
         if writesHeader {
             var head: [UInt8] = (options.writeByteOrderMark ?? reader.hadByteOrderMark) ? [0xEF, 0xBB, 0xBF] : []
-            writer.appendRecord(schema.outputColumns(withEstimates: options.estimateColumns), to: &head)
+            writer.appendRecord(outputColumns, to: &head)
             try sink.write(head)
         }
 
@@ -104,8 +131,8 @@ public final class BatchRunner {
         let workerThreads = DispatchGroup()
         let readJob = ReadJob(reader: reader, pipeline: pipeline, options: options)
         let rowJob = RowJob(parser: RowParser(schema: schema, defaultDepartAt: options.defaultDepartAt),
-                            estimator: estimator, writer: writer, columnCount: schema.inputColumns.count,
-                            estimateColumns: options.estimateColumns)
+                            estimator: estimator, writer: writer, schema: schema, options: options,
+                            outputColumns: outputColumns)
         startThread("batch-reader", readerThread) { readJob.run() }
         for i in 0..<options.workers {
             startThread("batch-worker-\(i)", workerThreads) { rowJob.run(pipeline) }
@@ -202,6 +229,9 @@ private final class ReadJob: @unchecked Sendable {
             return pipeline.submit(chunk)
         }
         do {
+            for _ in 0..<(options.resumeAfterRows ?? 0) {
+                guard try reader.next() != nil else { break }
+            }
             while let record = try reader.next() {
                 records.append(record)
                 bytes += record.byteCount
@@ -223,13 +253,34 @@ private final class RowJob: Sendable {
     let writer: CSVWriter
     let columnCount: Int
     let estimateColumns: Bool
+    let placeColumns: (origin: Bool, destination: Bool)?
+    let format: BatchOutputFormat
+    /// The result columns' count (all but `error`), empty on a failed row.
+    let resultCount: Int
+    /// JSON Lines: each key, already written as `"key":`, and whether its value is a number.
+    let jsonKeys: [[UInt8]]
+    let jsonNumeric: [Bool]
 
-    init(parser: RowParser, estimator: any TripEstimator, writer: CSVWriter, columnCount: Int, estimateColumns: Bool) {
-        self.estimateColumns = estimateColumns
+    init(parser: RowParser, estimator: any TripEstimator, writer: CSVWriter, schema: BatchSchema, options: BatchOptions,
+         outputColumns: [String])
+    {
         self.parser = parser
         self.estimator = estimator
         self.writer = writer
-        self.columnCount = columnCount
+        columnCount = schema.inputColumns.count
+        estimateColumns = options.estimateColumns
+        placeColumns = options.placeColumns ? (schema.originPlace != nil, schema.destinationPlace != nil) : nil
+        format = options.format
+        resultCount = outputColumns.count - columnCount - 1
+        jsonKeys = outputColumns.map { name in
+            var key: [UInt8] = []
+            JSONLine.appendString(name, to: &key)
+            key.append(0x3A)
+            return key
+        }
+        let numeric: Set<String> = ["distance_m", "duration_s", "fare_krw", "per_person_krw", "night_krw", "fare_low_krw",
+                                    "fare_high_krw", "origin_place_lon", "origin_place_lat", "dest_place_lon", "dest_place_lat"]
+        jsonNumeric = outputColumns.enumerated().map { i, name in i >= schema.inputColumns.count && numeric.contains(name) }
     }
 
     func run(_ pipeline: ChunkPipeline) {
@@ -243,21 +294,18 @@ private final class RowJob: Sendable {
         out.reserveCapacity(chunk.byteCount + chunk.records.count * 64)
         var ok = 0
         var failures: [(code: RowErrorCode, line: Int)] = []
+        var results: [String] = []
         for record in chunk.records {
             let result = parser.parse(record).flatMap { estimator.estimate($0) }
-            // The input fields, as many as the header has (a short row is padded).
-            for i in 0..<columnCount {
-                if i > 0 { out.append(0x2C) }
-                if i < record.fields.count { CSVWriter.appendField(record.fields[i], to: &out) }
-            }
+            let errorText: String
+            results.removeAll(keepingCapacity: true)
             switch result {
             case .success(let estimate):
                 ok += 1
-                for c in estimate.columns + (estimateColumns ? estimate.estimateColumns : []) {
-                    out.append(0x2C)
-                    CSVWriter.appendField(c, to: &out)
-                }
-                out.append(0x2C)
+                results += estimate.columns
+                if estimateColumns { results += estimate.estimateColumns }
+                if let p = placeColumns { results += estimate.placeColumns(origin: p.origin, destination: p.destination) }
+                errorText = ""
             case .failure(var error):
                 failures.append((error.code, record.line))
                 if record.fields.count > columnCount {
@@ -266,14 +314,79 @@ private final class RowJob: Sendable {
                     let extra = extras.prefix(5).map { "'\(RowParser.excerpt($0))'" }.joined(separator: ", ")
                     error.message += "; extra fields: \(extra)" + (extras.count > 5 ? ", … (\(extras.count) in all)" : "")
                 }
-                let empty = BatchSchema.resultColumns.count - 1 + (estimateColumns ? BatchSchema.estimateColumns.count : 0)
-                out.append(contentsOf: Array(repeating: 0x2C, count: empty))
-                out.append(0x2C)
-                CSVWriter.appendField(error.description, to: &out)
+                results += repeatElement("", count: resultCount)
+                errorText = error.description
             }
-            out.append(contentsOf: writer.lineEnd)
+            switch format {
+            case .csv: appendCSV(record, results, errorText, to: &out)
+            case .jsonl: appendJSON(record, results, errorText, to: &out)
+            }
         }
         return ChunkOutput(sequence: chunk.sequence, rows: chunk.records.count, byteCount: chunk.byteCount,
                            inputOffset: chunk.inputOffset, bytes: out, okRows: ok, failures: failures)
+    }
+
+    /// The input fields (as many as the header has; a short row is padded), the results, the error.
+    private func appendCSV(_ record: CSVRecord, _ results: [String], _ errorText: String, to out: inout [UInt8]) {
+        for i in 0..<columnCount {
+            if i > 0 { out.append(0x2C) }
+            if i < record.fields.count { CSVWriter.appendField(record.fields[i], to: &out) }
+        }
+        for c in results {
+            out.append(0x2C)
+            CSVWriter.appendField(c, to: &out)
+        }
+        out.append(0x2C)
+        CSVWriter.appendField(errorText, to: &out)
+        out.append(contentsOf: writer.lineEnd)
+    }
+
+    /// One JSON object: input fields as strings, numeric results as numbers, empty values as null.
+    private func appendJSON(_ record: CSVRecord, _ results: [String], _ errorText: String, to out: inout [UInt8]) {
+        out.append(0x7B)
+        var k = 0
+        func value(_ text: String?, numeric: Bool) {
+            if k > 0 { out.append(0x2C) }
+            out.append(contentsOf: jsonKeys[k])
+            if let text, !text.isEmpty || k < columnCount {
+                if numeric {
+                    out.append(contentsOf: text.utf8)
+                } else if k >= columnCount, text == "true" || text == "false" {
+                    out.append(contentsOf: text.utf8)
+                } else {
+                    JSONLine.appendString(text, to: &out)
+                }
+            } else {
+                out.append(contentsOf: "null".utf8)
+            }
+            k += 1
+        }
+        for i in 0..<columnCount { value(i < record.fields.count ? record.fields[i] : nil, numeric: false) }
+        for c in results { value(c, numeric: jsonNumeric[k]) }
+        value(errorText, numeric: false)
+        out.append(0x7D)
+        out.append(0x0A)
+    }
+}
+
+/// JSON text for batch's JSON Lines output.
+enum JSONLine {
+    /// Appends `text` as a JSON string (quotes, backslashes and control characters escaped).
+    static func appendString(_ text: String, to out: inout [UInt8]) {
+        out.append(0x22)
+        for b in text.utf8 {
+            switch b {
+            case 0x22: out.append(contentsOf: [0x5C, 0x22])
+            case 0x5C: out.append(contentsOf: [0x5C, 0x5C])
+            case 0x0A: out.append(contentsOf: [0x5C, 0x6E])
+            case 0x0D: out.append(contentsOf: [0x5C, 0x72])
+            case 0x09: out.append(contentsOf: [0x5C, 0x74])
+            case 0..<0x20:
+                let hex = Array("0123456789abcdef".utf8)
+                out.append(contentsOf: [0x5C, 0x75, 0x30, 0x30, hex[Int(b >> 4)], hex[Int(b & 15)]])
+            default: out.append(b)
+            }
+        }
+        out.append(0x22)
     }
 }

@@ -31,20 +31,66 @@ public struct BatchSchema: Sendable, Equatable {
     public static let resultColumns = ["distance_m", "duration_s", "fare_krw", "per_person_krw",
                                        "night_krw", "schedule", "error"]
 
+    /// The known columns, by their English name.
+    public static let knownColumns = ["origin_lon", "origin_lat", "dest_lon", "dest_lat", "origin", "destination",
+                                      "depart_at", "riders", "taxi_class", "split"]
+
+    /// The usual Korean headers of each known column (compared without spaces, as `출발지경도`).
+    public static let koreanHeaders: [String: [String]] = [
+        "origin_lon": ["출발지 경도", "출발 경도", "승차 경도", "승차지 경도", "출발지 x", "출발 x"],
+        "origin_lat": ["출발지 위도", "출발 위도", "승차 위도", "승차지 위도", "출발지 y", "출발 y"],
+        "dest_lon": ["도착지 경도", "도착 경도", "목적지 경도", "하차 경도", "하차지 경도", "도착지 x", "도착 x"],
+        "dest_lat": ["도착지 위도", "도착 위도", "목적지 위도", "하차 위도", "하차지 위도", "도착지 y", "도착 y"],
+        "origin": ["출발지", "출발", "출발지명", "승차지", "출발 장소"],
+        "destination": ["도착지", "도착", "도착지명", "목적지", "하차지", "도착 장소"],
+        "depart_at": ["출발시각", "출발 시각", "출발시간", "출발 시간", "출발일시", "출발 일시"],
+        "riders": ["인원", "인원수", "승객수", "탑승인원", "탑승 인원"],
+        "taxi_class": ["차종", "택시 종류", "택시종류"],
+        "split": ["분담", "분담 방식", "정산 방식"],
+    ]
+
+    /// A header name as compared: trimmed, lower case, spaces dropped.
+    static func key<S: StringProtocol>(_ name: S) -> String {
+        String(name.trimmingSpaces()).lowercased().filter { $0 != " " }
+    }
+
+    /// Every accepted header (compared form) → its English name.
+    static let aliases: [String: String] = {
+        var map: [String: String] = [:]
+        for name in knownColumns { map[key(name)] = name }
+        for (name, korean) in koreanHeaders { for k in korean { map[key(k)] = name } }
+        return map
+    }()
+
+    /// The option that names each known column's header (`--origin-lon-col` …).
+    public static func optionName(_ column: String) -> String {
+        column == "destination" ? "dest-col" : column.replacingOccurrences(of: "_", with: "-") + "-col"
+    }
+
     /// Reads the header; throws naming every missing required column, or a duplicated known one.
-    public init(header: [String]) throws {
+    ///
+    /// Columns are found by their English name or a usual Korean header (`출발지 경도`, `도착지`,
+    /// `인원`, `출발시각` …); `chosen` maps an English name to the header that holds it (the
+    /// `--origin-lon-col` … options), which then wins over any name match.
+    public init(header: [String], chosen: [String: String] = [:]) throws {
         inputColumns = header
         var index: [String: Int] = [:]
         var duplicates: [String] = []
-        let known: Set<String> = ["origin_lon", "origin_lat", "dest_lon", "dest_lat", "origin", "destination",
-                                  "depart_at", "riders", "taxi_class", "split"]
-        for (i, raw) in header.enumerated() {
-            let name = String(raw.trimmingSpaces()).lowercased()
-            guard known.contains(name) else { continue }
+        for (name, wanted) in chosen.sorted(by: { $0.key < $1.key }) {
+            guard let i = header.firstIndex(where: { Self.key($0) == Self.key(wanted) }) else {
+                let found = header.prefix(30).map { "'\(RowParser.excerpt($0))'" }.joined(separator: ", ")
+                throw BatchError("option --\(Self.optionName(name)): the header has no column '\(RowParser.excerpt(wanted))' (it has \(found))")
+            }
+            index[name] = i
+        }
+        let taken = Set(index.values)
+        for (i, raw) in header.enumerated() where !taken.contains(i) {
+            guard let name = Self.aliases[Self.key(raw)], chosen[name] == nil else { continue }
             if index[name] != nil { duplicates.append(name) } else { index[name] = i }
         }
         if !duplicates.isEmpty {
-            throw BatchError("the header names these columns more than once: \(duplicates.joined(separator: ", "))")
+            throw BatchError("the header names these columns more than once: \(duplicates.joined(separator: ", ")) "
+                + "(pick one with --\(Self.optionName(duplicates[0])))")
         }
         originLon = index["origin_lon"]
         originLat = index["origin_lat"]
@@ -89,6 +135,19 @@ public struct BatchSchema: Sendable, Equatable {
     /// The output header with the estimate columns (`--estimate`) or without.
     public func outputColumns(withEstimates: Bool) -> [String] {
         withEstimates ? inputColumns + Self.resultColumns.dropLast() + Self.estimateColumns + ["error"] : outputColumns
+    }
+
+    /// The columns `--place-columns` adds before `error`: for each trip end read from place text,
+    /// the place the text was taken to be (name, lon, lat).
+    public var placeColumns: [String] {
+        (originPlace != nil ? ["origin_place", "origin_place_lon", "origin_place_lat"] : [])
+            + (destinationPlace != nil ? ["dest_place", "dest_place_lon", "dest_place_lat"] : [])
+    }
+
+    /// The output header: the input columns, the result columns, the estimate columns
+    /// (`--estimate`) and the place columns (`--place-columns`) when asked, then `error`.
+    public func outputColumns(withEstimates: Bool, withPlaces: Bool) -> [String] {
+        outputColumns(withEstimates: withEstimates).dropLast() + (withPlaces ? placeColumns : []) + ["error"]
     }
 
     /// Input columns that clash with a result column's name (they are kept; the output repeats the name).

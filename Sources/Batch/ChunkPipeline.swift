@@ -1,3 +1,4 @@
+import CSV
 import Foundation
 
 /// A run of consecutive input rows, the unit of work handed to a worker.

@@ -34,12 +34,13 @@ public struct QuoteTripEstimator: TripEstimator {
             return .failure(RowError(.unknownSplit, "split '\(RowParser.excerpt(trip.split))' is not one of \(allowed)"))
         }
         let origin: Coordinate, destination: Coordinate
+        var originPlace: GeocodedPlace?, destinationPlace: GeocodedPlace?
         switch locate(trip.origin, column: "origin") {
-        case .success(let c): origin = c
+        case .success(let c): (origin, originPlace) = c
         case .failure(let e): return .failure(e)
         }
         switch locate(trip.destination, column: "destination") {
-        case .success(let c): destination = c
+        case .success(let c): (destination, destinationPlace) = c
         case .failure(let e): return .failure(e)
         }
         let request = QuoteRequest(origin: origin, destination: destination, riders: trip.riders, departure: trip.departAt,
@@ -49,21 +50,22 @@ public struct QuoteTripEstimator: TripEstimator {
             return .success(TripEstimate(distanceMeters: q.route.distanceMeters, durationSeconds: q.route.durationSeconds,
                                          fareKRW: q.fare.totalKrw, perPersonKRW: q.perPersonKrw, nightKRW: q.fare.nightKrw,
                                          schedule: q.schedule.id, estimated: q.estimate != nil,
-                                         fareLowKRW: q.estimate?.fareLowKrw, fareHighKRW: q.estimate?.fareHighKrw))
+                                         fareLowKRW: q.estimate?.fareLowKrw, fareHighKRW: q.estimate?.fareHighKrw,
+                                         originPlace: originPlace, destinationPlace: destinationPlace))
         } catch {
             return .failure(Self.rowError(error))
         }
     }
 
-    private func locate(_ end: TripEndpoint, column: String) -> Result<Coordinate, RowError> {
+    private func locate(_ end: TripEndpoint, column: String) -> Result<(Coordinate, GeocodedPlace?), RowError> {
         switch end {
         case .coordinate(let c):
-            return .success(c)
+            return .success((c, nil))
         case .place(let text):
             guard let geocoder else {
                 return .failure(RowError(.unknownPlace, "\(column) '\(RowParser.excerpt(text))' is place text, and no place index is loaded"))
             }
-            return geocoder.locate(text, column: column).map(\.coordinate)
+            return geocoder.locate(text, column: column).map { ($0.coordinate, GeocodedPlace(name: $0.name, coordinate: $0.coordinate)) }
         }
     }
 

@@ -1,3 +1,4 @@
+import CSV
 import Geo
 
 /// Turns one CSV record into a `TripRequest`, or the row's error naming the field.

@@ -53,10 +53,16 @@ public struct TripEstimate: Sendable, Equatable {
     public var estimated: Bool
     public var fareLowKRW: Int?
     public var fareHighKRW: Int?
+    /// The places the row's place text was taken to be (nil for a trip end given as coordinates).
+    public var originPlace: GeocodedPlace?
+    public var destinationPlace: GeocodedPlace?
 
     public init(distanceMeters: Double, durationSeconds: Double, fareKRW: Int, perPersonKRW: Int,
-                nightKRW: Int, schedule: String, estimated: Bool = false, fareLowKRW: Int? = nil, fareHighKRW: Int? = nil)
+                nightKRW: Int, schedule: String, estimated: Bool = false, fareLowKRW: Int? = nil, fareHighKRW: Int? = nil,
+                originPlace: GeocodedPlace? = nil, destinationPlace: GeocodedPlace? = nil)
     {
+        self.originPlace = originPlace
+        self.destinationPlace = destinationPlace
         self.estimated = estimated
         self.fareLowKRW = fareLowKRW
         self.fareHighKRW = fareHighKRW
@@ -74,10 +80,32 @@ public struct TripEstimate: Sendable, Equatable {
          String(fareKRW), String(perPersonKRW), String(nightKRW), schedule]
     }
 
+    /// The values of the place columns (`--place-columns`) for the ends that have a place column.
+    public func placeColumns(origin: Bool, destination: Bool) -> [String] {
+        (origin ? GeocodedPlace.columns(originPlace) : []) + (destination ? GeocodedPlace.columns(destinationPlace) : [])
+    }
+
     /// The values for the columns `estimated, fare_low_krw, fare_high_krw` (`--estimate`):
     /// `true` and the range for an estimate, `false` and empty for a routed trip.
     public var estimateColumns: [String] {
         [estimated ? "true" : "false", fareLowKRW.map(String.init) ?? "", fareHighKRW.map(String.init) ?? ""]
+    }
+}
+
+/// The place a row's text was geocoded to, written out so that an analyst can check it.
+public struct GeocodedPlace: Sendable, Equatable {
+    public var name: String
+    public var coordinate: Coordinate
+
+    public init(name: String, coordinate: Coordinate) {
+        self.name = name
+        self.coordinate = coordinate
+    }
+
+    /// `name, lon, lat` (empty when nil: the end was given as coordinates).
+    static func columns(_ p: GeocodedPlace?) -> [String] {
+        guard let p else { return ["", "", ""] }
+        return [p.name, String(p.coordinate.lon), String(p.coordinate.lat)]
     }
 }
 

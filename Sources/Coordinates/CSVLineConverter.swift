@@ -1,3 +1,5 @@
+import CSV
+
 /// The converted form of a run of whole lines.
 struct ConvertedPart {
     var output: [UInt8] = []
@@ -14,6 +16,8 @@ struct LineConverter: Sendable {
     /// Zero-based x and y columns of a CSV with a header; nil for plain `x,y` lines.
     let columns: (x: Int, y: Int)?
     let decimals: Int
+    /// What separates fields (a comma, another byte, or whitespace).
+    let separator: CSVLine.Separator
     /// Plain `x,y` runs may take `convertPlainFast` (false only to compare the two paths in tests).
     var allowsFastPath = true
     /// Recomputes with PROJ alone the points printed near a rounding boundary (see `RoundingTies`).
@@ -21,10 +25,11 @@ struct LineConverter: Sendable {
     /// Working buffers of the plain fast path, reused between parts.
     let scratchPool = PlainScratchPool()
 
-    init(transformer: CoordinateTransformer, columns: (x: Int, y: Int)?, decimals: Int) {
+    init(transformer: CoordinateTransformer, columns: (x: Int, y: Int)?, decimals: Int, separator: CSVLine.Separator = .comma) {
         self.transformer = transformer
         self.columns = columns
         self.decimals = decimals
+        self.separator = separator
         ties = RoundingTies(transformer: transformer, decimals: decimals)
     }
 
@@ -35,7 +40,7 @@ struct LineConverter: Sendable {
     }
 
     func convert(_ bytes: UnsafeBufferPointer<UInt8>) -> ConvertedPart {
-        if columns == nil, allowsFastPath, let fast = convertPlainFast(bytes) { return fast }
+        if columns == nil, allowsFastPath, separator == .comma || separator == .whitespace, let fast = convertPlainFast(bytes) { return fast }
         var part = ConvertedPart()
         var states: [LineState] = []
         var bounds: [(start: Int, end: Int)] = []
@@ -104,7 +109,7 @@ struct LineConverter: Sendable {
                        fields: inout (x: Range<Int>, y: Range<Int>)) -> LineState
     {
         if line.allSatisfy({ $0 == 32 || $0 == 9 }) { return .blank }
-        guard CoordinateText.fieldRanges(line, into: &ranges) else { return .bad("a quoted field is not closed") }
+        guard CSVLine.fieldRanges(line, separator: separator, into: &ranges) else { return .bad("a quoted field is not closed") }
         let xi: Int, yi: Int
         if let columns {
             xi = columns.x
@@ -113,11 +118,14 @@ struct LineConverter: Sendable {
                 return .bad("has \(ranges.count) fields; the \(xi > yi ? "x" : "y") column is field \(max(xi, yi) + 1)")
             }
         } else {
-            guard ranges.count == 2 else { return .bad("expected x,y, got '\(Self.excerpt(line))'") }
+            guard ranges.count == 2 else {
+                let shape = separator == .whitespace ? "x y" : "x\(Character(Unicode.Scalar(separator.outputByte)))y"
+                return .bad("expected \(shape), got '\(Self.excerpt(line))'")
+            }
             xi = 0
             yi = 1
         }
-        let xr = CoordinateText.unquoted(line, ranges[xi]), yr = CoordinateText.unquoted(line, ranges[yi])
+        let xr = CSVLine.unquoted(line, ranges[xi]), yr = CSVLine.unquoted(line, ranges[yi])
         fields = ((ranges[xi].lowerBound + offset)..<(ranges[xi].upperBound + offset),
                   (ranges[yi].lowerBound + offset)..<(ranges[yi].upperBound + offset))
         guard let x = CoordinateText.parseNumber(UnsafeBufferPointer(rebasing: line[xr]), scratch: scratch) else {
@@ -145,7 +153,7 @@ struct LineConverter: Sendable {
                 out.append(contentsOf: bytes[line.start..<line.end])
             } else {
                 number(value?.0)
-                out.append(44)
+                out.append(separator.outputByte)
                 number(value?.1)
             }
             out.append(10)

@@ -1,3 +1,4 @@
+import CSV
 import Dispatch
 import Foundation
 
@@ -6,6 +7,10 @@ public struct CSVTransformOptions: Sendable {
     /// Header names of the x and y columns; both nil means plain `x,y` lines with no header.
     public var xColumn: String?
     public var yColumn: String?
+    /// What separates fields: a comma (default), another byte, or whitespace (`x y`, the cs2cs habit).
+    public var separator: CSVLine.Separator = .comma
+    /// Decimals of the output numbers; nil: 8 for degrees, 3 for metres.
+    public var decimals: Int?
     /// Bytes read per block; each block's lines are split across cores. Memory stays within a few blocks.
     public var blockBytes = 512 << 10
     /// The longest line accepted.
@@ -77,7 +82,7 @@ public final class CSVCoordinateTransform: Sendable {
     public init(transformer: CoordinateTransformer, options: CSVTransformOptions) {
         self.transformer = transformer
         self.options = options
-        decimals = transformer.targetIsGeographic ? 8 : 3
+        decimals = options.decimals ?? (transformer.targetIsGeographic ? 8 : 3)
     }
 
     /// Runs to the end of the input.
@@ -103,7 +108,7 @@ public final class CSVCoordinateTransform: Sendable {
         if let xName = options.xColumn, let yName = options.yColumn {
             guard var header = try input.firstLine(read) else { throw .missingHeader }
             if header.last == 13 { header.removeLast() }  // a CRLF line end (else the last name would end in CR)
-            let names = CoordinateText.headerNames(header) ?? []
+            let names = CSVLine.headerNames(header, separator: options.separator) ?? []
             func find(_ name: String, _ option: String) throws(CSVTransformError) -> Int {
                 if let i = names.firstIndex(of: name) { return i }
                 if let i = names.firstIndex(where: { $0.lowercased() == name.lowercased() }) { return i }
@@ -117,7 +122,7 @@ public final class CSVCoordinateTransform: Sendable {
             summary.lines = 1
         }
 
-        var parser = LineConverter(transformer: transformer, columns: columns, decimals: decimals)
+        var parser = LineConverter(transformer: transformer, columns: columns, decimals: decimals, separator: options.separator)
         parser.allowsFastPath = options.plainFastPath
         // Blocks in flight: reading the next and writing the previous overlap the conversion.
         var inFlight: [BlockJob] = []

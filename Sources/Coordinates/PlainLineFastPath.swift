@@ -1,7 +1,7 @@
 import Foundation
 
-/// The fast path of `LineConverter` for plain `x,y` lines (no header, no columns): the common case
-/// of `taxipot transform`. It handles a run of lines only when every one is a plain pair of short
+/// The fast path of `LineConverter` for plain `x,y` lines, or `x y` ones (`--delimiter space`, the
+/// cs2cs habit), with no header and no columns: the common case of `taxipot transform`. It handles a run of lines only when every one is a plain pair of short
 /// decimals and every point converts; anything else (spaces, quotes, exponents, long mantissas,
 /// blank or bad lines, points that fail) makes it return nil, and the general path converts the run,
 /// so messages and output for unusual input are unchanged.
@@ -21,7 +21,8 @@ extension LineConverter {
         let capacity = (bytes.count + 1) / 4 + 1
         return scratchPool.withScratch(capacity: capacity) { scratch -> ConvertedPart? in
             let (x, y, inputX, inputY) = (scratch.x, scratch.y, scratch.inputX, scratch.inputY)
-            guard let lines = Self.parsePairs(base, bytes.count, x, y, capacity) else { return nil }
+            guard let lines = Self.parsePairs(base, bytes.count, x, y, capacity, whitespace: separator == .whitespace)
+            else { return nil }
             inputX.update(from: x, count: lines)
             inputY.update(from: y, count: lines)
             guard let report = try? transformer.transform(x: UnsafeMutableBufferPointer(start: x, count: lines),
@@ -36,9 +37,9 @@ extension LineConverter {
                 // One loop per decimals value, so that every divisor is a constant.
                 let k: Int?
                 switch decimals {
-                case 3: k = Self.writeLines(bx, by, decimals: 3, into: o)
-                case 8: k = Self.writeLines(bx, by, decimals: 8, into: o)
-                default: k = Self.writeLines(bx, by, decimals: decimals, into: o)
+                case 3: k = Self.writeLines(bx, by, decimals: 3, separator: separator.outputByte, into: o)
+                case 8: k = Self.writeLines(bx, by, decimals: 8, separator: separator.outputByte, into: o)
+                default: k = Self.writeLines(bx, by, decimals: decimals, separator: separator.outputByte, into: o)
                 }
                 ok = k != nil
                 initialized = k ?? 0
@@ -51,7 +52,7 @@ extension LineConverter {
     /// Writes `x,y` lines at `o`: the bytes written, or nil when a number needs the general path.
     @inline(__always)
     private static func writeLines(_ xs: UnsafeBufferPointer<Double>, _ ys: UnsafeBufferPointer<Double>, decimals: Int,
-                                   into o: UnsafeMutablePointer<UInt8>) -> Int?
+                                   separator: UInt8, into o: UnsafeMutablePointer<UInt8>) -> Int?
     {
         var scale = 1.0
         for _ in 0..<decimals { scale *= 10 }
@@ -60,7 +61,7 @@ extension LineConverter {
             var k = 0
             for n in 0..<xs.count {
                 guard writeFixed(xs[n], scale: scale, decimals: decimals, pairs: table, into: o, at: &k) else { return nil }
-                o[k] = 44
+                o[k] = separator
                 k += 1
                 guard writeFixed(ys[n], scale: scale, decimals: decimals, pairs: table, into: o, at: &k) else { return nil }
                 o[k] = 10
@@ -73,23 +74,34 @@ extension LineConverter {
     /// Parses lines of `x,y` (LF or CRLF ends, the last one optional) up to `capacity` of them;
     /// the number of lines, or nil at the first line that is not exactly two plain decimals.
     private static func parsePairs(_ p: UnsafePointer<UInt8>, _ end: Int, _ xs: UnsafeMutablePointer<Double>,
-                                   _ ys: UnsafeMutablePointer<Double>, _ capacity: Int) -> Int?
+                                   _ ys: UnsafeMutablePointer<Double>, _ capacity: Int, whitespace: Bool) -> Int?
     {
         powersOfTen.withUnsafeBufferPointer { table -> Int? in
             let powers = table.baseAddress!
             var i = 0
             var n = 0
             while i < end, n < capacity {
-                guard let x = decimal(p, &i, end, powers), i < end, p[i] == 44 else { return nil }
-                i += 1
-                guard let y = decimal(p, &i, end, powers) else { return nil }
+                if whitespace {
+                    // `x y` as cs2cs reads it: blanks around and between (at least one between).
+                    while i < end, p[i] == 32 || p[i] == 9 { i += 1 }
+                    guard let x = decimal(p, &i, end, powers), i < end, p[i] == 32 || p[i] == 9 else { return nil }
+                    while i < end, p[i] == 32 || p[i] == 9 { i += 1 }
+                    guard let y = decimal(p, &i, end, powers) else { return nil }
+                    while i < end, p[i] == 32 || p[i] == 9 { i += 1 }
+                    xs[n] = x
+                    ys[n] = y
+                } else {
+                    guard let x = decimal(p, &i, end, powers), i < end, p[i] == 44 else { return nil }
+                    i += 1
+                    guard let y = decimal(p, &i, end, powers) else { return nil }
+                    xs[n] = x
+                    ys[n] = y
+                }
                 if i < end, p[i] == 13 { i += 1 }
                 if i < end {
                     guard p[i] == 10 else { return nil }
                     i += 1
                 }
-                xs[n] = x
-                ys[n] = y
                 n += 1
             }
             return i == end ? n : nil

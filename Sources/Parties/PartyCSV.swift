@@ -1,20 +1,34 @@
+import CSV
 import Geo
 
 /// Parties as CSV rows, for bulk loading (`taxipot parties import`).
 ///
 /// Columns, in order: `id,origin_lon,origin_lat,dest_lon,dest_lat,depart_at,seats_total,seats_taken[,title]`.
 /// `depart_at` is ISO 8601 (no offset means Asia/Seoul) or Unix seconds. Fields may be quoted
-/// RFC 4180 style (`"…"`, `""` for a quote). A first line starting with `id,` is a header.
+/// RFC 4180 style (`"…"`, `""` for a quote), read by the CSV module. A first row whose first field
+/// is `id` is a header.
 public enum PartyCSV {
     /// The column names, in order (`title` optional).
     public static let columns = ["id", "origin_lon", "origin_lat", "dest_lon", "dest_lat", "depart_at", "seats_total", "seats_taken", "title"]
 
-    /// True when `line` is the header row.
-    public static func isHeader(_ line: Substring) -> Bool { line.hasPrefix("id,") }
+    /// True when `fields` is the header row (its first field is `id`).
+    public static func isHeader(_ fields: [String]) -> Bool {
+        fields.first.map { $0.trimmingSpaces().lowercased() == "id" } ?? false
+    }
 
-    /// The party a row describes, or why it does not describe one (naming the column).
+    /// The party one CSV line describes (parsed by `CSVReader`), or why it does not describe one.
     public static func party(_ line: Substring) -> Result<Party, PartyCSVError> {
-        guard let fields = split(line) else { return .failure(PartyCSVError("a quoted field is not closed")) }
+        let reader = CSVReader(source: MemorySource(Array(line.utf8)))
+        do {
+            guard let record = try reader.next() else { return .failure(PartyCSVError("the row is empty")) }
+            return party(fields: record.fields)
+        } catch {
+            return .failure(PartyCSVError("\(error)"))
+        }
+    }
+
+    /// The party a row's fields describe, or why they do not describe one (naming the column).
+    public static func party(fields: [String]) -> Result<Party, PartyCSVError> {
         guard fields.count == 8 || fields.count == 9 else {
             return .failure(PartyCSVError("expected 8 or 9 columns (\(columns.joined(separator: ","))), got \(fields.count)"))
         }
@@ -53,57 +67,10 @@ public enum PartyCSV {
         if let t = p.title { s += ",\"" + t.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
         return s
     }
-
-    /// True when `text` ends inside a quoted field (the row continues on the next line).
-    public static func isOpen<S: StringProtocol>(_ text: S) -> Bool {
-        var open = false
-        for c in text.utf8 where c == 0x22 { open.toggle() }
-        return open
-    }
-
-    /// The fields of a row; nil when a quote is not closed.
-    static func split(_ line: Substring) -> [String]? {
-        var fields = [String]()
-        var field = ""
-        var quoted = false
-        var i = line.startIndex
-        var atFieldStart = true
-        while i < line.endIndex {
-            let c = line[i]
-            if quoted {
-                if c == "\"" {
-                    let next = line.index(after: i)
-                    if next < line.endIndex && line[next] == "\"" {
-                        field.append("\"")
-                        i = line.index(after: next)
-                        continue
-                    }
-                    quoted = false
-                } else {
-                    field.append(c)
-                }
-            } else if c == "," {
-                fields.append(field)
-                field = ""
-                atFieldStart = true
-                i = line.index(after: i)
-                continue
-            } else if c == "\"" && atFieldStart {
-                quoted = true
-            } else if c != "\r" {
-                field.append(c)
-            }
-            atFieldStart = false
-            i = line.index(after: i)
-        }
-        guard !quoted else { return nil }
-        fields.append(field)
-        return fields
-    }
 }
 
 /// Why a CSV row is not a party.
 public struct PartyCSVError: Error, Sendable, CustomStringConvertible {
     public let description: String
-    init(_ description: String) { self.description = description }
+    public init(_ description: String) { self.description = description }
 }

@@ -1,3 +1,4 @@
+import CSV
 import Geo
 
 /// A legal division (법정구역): 시도, 시군구, 읍면동 or 리, with its centroid, a point surely

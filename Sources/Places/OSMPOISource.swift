@@ -1,3 +1,4 @@
+import CSV
 import Geo
 
 /// Named OpenStreetMap POIs (`osm_named_pois.csv`): shops, restaurants, hotels, offices, parks,

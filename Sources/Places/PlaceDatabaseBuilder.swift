@@ -1,3 +1,4 @@
+import CSV
 import Foundation
 import Geo
 import SQLiteKit
@@ -102,6 +103,10 @@ public enum PlaceDatabaseBuilder {
         public var addressColumn: String?
         /// The category of every imported place ("user" by default; a–z, 0–9, `_`).
         public var category: String
+        /// The file's encoding; nil tells UTF-8 from CP949 by the bytes.
+        public var encoding: InputEncoding? = nil
+        /// The field separator (a comma by default).
+        public var delimiter: UInt8 = 0x2C
 
         public init(csvPath: String, nameColumn: String, latColumn: String, lonColumn: String,
                     addressColumn: String? = nil, category: String = PlaceCategory.user)
@@ -129,7 +134,7 @@ public enum PlaceDatabaseBuilder {
             throw PlaceDatabaseError("category '\(options.category)' must be 1–32 of a–z, 0–9 and _")
         }
         do {
-            let table = try CSVTable(path: options.csvPath)
+            let table = try CSVTable(path: options.csvPath, encoding: options.encoding, delimiter: options.delimiter)
             let cName = try table.column(options.nameColumn), cLat = try table.column(options.latColumn)
             let cLon = try table.column(options.lonColumn)
             let cAddress = try options.addressColumn.map { c throws(CSVTable.ReadError) in try table.column(c) }

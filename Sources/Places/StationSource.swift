@@ -1,3 +1,4 @@
+import CSV
 import Geo
 
 /// Urban rail stations from the national station table and the Seoul station master, merged

@@ -3,6 +3,7 @@
 /// Re-exports the engine's modules, so that `import TaxiPot` gives coordinates, places,
 /// routing, fares, parties, quotes and batch estimates. The HTTP service (transport, endpoints,
 /// JSON) is the second product, `TaxiPotServer`, which re-exports this one.
+@_exported import CSV
 @_exported import Geo
 @_exported import Coordinates
 @_exported import Places

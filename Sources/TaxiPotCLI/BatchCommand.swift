@@ -6,25 +6,40 @@ struct BatchCommand: Command {
     let name = "batch"
     let summary = "estimate route, fare and split for every row of a CSV file"
     let help = """
-        Usage: taxipot batch [IN.csv] [-o OUT.csv] [--workers N] [--encoding utf-8|cp949] [--data DIR]
+        Usage: taxipot batch [IN.csv] [-o OUT.csv] [--workers N] [--encoding auto|utf-8|cp949] [--data DIR]
                              [--depart-at ISO8601] [--progress auto|bar|lines|none] [--estimate]
-                             [--no-header | --columns NAME,NAME,...]
+                             [--no-header | --columns NAME,NAME,...] [--delimiter D]
+                             [--format csv|jsonl] [--resume] [--place-columns] [--origin-lon-col NAME ...]
 
         Reads IN.csv (standard input when omitted or '-') and writes OUT.csv (standard output
         when omitted or '-'): the input columns unchanged, then
           distance_m, duration_s, fare_krw, per_person_krw, night_krw, schedule, error.
-        Input columns, by header name (any case):
-          origin_lon, origin_lat, dest_lon, dest_lat   trip ends as WGS84 degrees, or
-          origin, destination                          place text (geocoded; "lon,lat" also works)
-          depart_at    optional, ISO 8601; local times are Seoul time (default: --depart-at)
-          riders       optional, 1-10 (default 1)
-          taxi_class   optional, mid|deluxe (default mid)
-          split        optional, equal|by_leg|proportional (default equal)
-        Every other column is carried through. CSV per RFC 4180; UTF-8 with or without BOM.
+        Input columns, by header name (any case), or by the usual Korean header, or named by option:
+          origin_lon, origin_lat   출발지 경도, 출발지 위도 (출발 경도 …)   --origin-lon-col, --origin-lat-col
+          dest_lon, dest_lat       도착지 경도, 도착지 위도 (목적지 …)      --dest-lon-col, --dest-lat-col
+                                   trip ends as WGS84 degrees, or
+          origin, destination      출발지, 도착지 (목적지 …)               --origin-col, --dest-col
+                                   place text (geocoded; "lon,lat" also works)
+          depart_at   출발시각 (출발시간, 출발일시)  --depart-at-col   optional, ISO 8601; local
+                      times are Seoul time (default: --depart-at)
+          riders      인원 (인원수, 승객수)          --riders-col      optional, 1-10 (default 1)
+          taxi_class  차종                          --taxi-class-col  optional, mid|deluxe (default mid)
+          split       분담                          --split-col       optional, equal|by_leg|proportional
+        Every other column is carried through. CSV per RFC 4180; UTF-8 with or without BOM, or
+        CP949 (Korean Excel) told from the bytes.
 
           -o, --output FILE   where to write (default: standard output)
           --workers N         estimating threads (default: the number of cores)
-          --encoding E        input encoding: utf-8 (default) or cp949 (Korean Excel exports)
+          --encoding E        input encoding: auto (default: UTF-8 with or without BOM, or CP949
+                              told from the bytes), utf-8, or cp949 (also euc-kr; Korean Excel)
+          --delimiter D       input field separator: ',' (default), ';', '|' or tab (output: ',')
+          --format F          csv (default) or jsonl: one JSON object per row, no header line
+          --resume            continue an interrupted run: keep the complete rows already in -o FILE,
+                              skip as many input rows, append the rest (same bytes as one run)
+          --place-columns     for each trip end read from place text, add the place taken:
+                              origin_place, origin_place_lon, origin_place_lat, dest_place, … (before
+                              error), to check the geocoding; weak matches are refused per row
+                              (unknown_place naming the closest place), never taken
           --data DIR          the dataset folder (default: data); prepared files in DIR/build (make data)
           --depart-at T       departure for rows without depart_at (default: now)
           --progress P        progress on stderr: a live bar on a terminal, a line every 5 s
@@ -50,15 +65,25 @@ struct BatchCommand: Command {
         """
 
     func run(_ args: [String]) throws -> Int32 {
-        let a = try Arguments(args, valued: ["output", "workers", "encoding", "data", "depart-at", "progress", "columns"],
-                              flags: ["estimate", "no-header"], aliases: ["-o": "output"])
+        let columnOptions = BatchSchema.knownColumns.map(BatchSchema.optionName)
+        let a = try Arguments(args, valued: Set(["output", "workers", "encoding", "data", "depart-at", "progress", "columns",
+                                             "delimiter", "format"] + columnOptions),
+                              flags: ["estimate", "no-header", "resume", "place-columns"], aliases: ["-o": "output"])
         guard a.positionals.count <= 1 else { throw UsageError("unexpected argument '\(a.positionals[1])' (one input file at most)") }
         let inputPath = a.positionals.first.flatMap { $0 == "-" ? nil : $0 }
         let outputPath = a.value("output").flatMap { $0 == "-" ? nil : $0 }
         let workers = try a.int("workers", default: ProcessInfo.processInfo.activeProcessorCount, range: 1...256)
-        let encodingName = a.value("encoding") ?? "utf-8"
-        guard let encoding = InputEncoding(name: encodingName) else {
-            throw UsageError("option --encoding must be utf-8 or cp949, got '\(encodingName)'")
+        let chosenEncoding = try CSVOptions.encoding(a)
+        var chosenColumns: [String: String] = [:]
+        for name in BatchSchema.knownColumns {
+            if let header = a.value(BatchSchema.optionName(name)) { chosenColumns[name] = header }
+        }
+        let formatName = a.value("format") ?? "csv"
+        guard let format = BatchOutputFormat(rawValue: formatName.lowercased()) else {
+            throw UsageError("option --format must be csv or jsonl, got '\(formatName)'")
+        }
+        if a.has("resume"), outputPath == nil {
+            throw UsageError("option --resume needs the output file (-o FILE) of the interrupted run")
         }
         var departAt = SeoulTime.now()
         if let text = a.value("depart-at") {
@@ -83,17 +108,39 @@ struct BatchCommand: Command {
         // 1. The header, before any work: missing columns end the run here.
         let raw: ByteSource = try inputPath.map { try FileDescriptorSource(path: $0) }
             ?? FileDescriptorSource(fileDescriptor: 0, name: "standard input")
+        let input: ByteSource, encoding: InputEncoding
+        do {
+            if let chosenEncoding {
+                (input, encoding) = (try chosenEncoding.decoding(raw), chosenEncoding)
+            } else {
+                (input, encoding) = try InputEncoding.detect(in: raw)
+            }
+        } catch {
+            throw BatchError("\(inputPath ?? "standard input"): \(error)")
+        }
         var options = BatchOptions(workers: workers, defaultDepartAt: departAt, writeByteOrderMark: encoding == .cp949 ? true : nil)
         options.estimateColumns = a.has("estimate")
+        options.placeColumns = a.has("place-columns")
+        options.format = format
+        options.delimiter = try CSVOptions.delimiter(a)
+        var resume: BatchResume? = nil
+        if a.has("resume"), let outputPath, let existing = FileManager.default.contents(atPath: outputPath) {
+            resume = try BatchResume.scan(Array(existing), format: format, hasHeader: format == .csv && columns == nil)
+            if resume!.keptBytes > 0 { options.resumeAfterRows = resume!.rows }
+        }
         let runner: BatchRunner
         do {
-            runner = try BatchRunner(source: try encoding.decoding(raw), options: options,
-                                     convertedEncoding: encoding != .utf8, columns: columns)
+            runner = try BatchRunner(source: input, options: options, convertedEncoding: encoding != .utf8, columns: columns,
+                                     chosenColumns: chosenColumns)
         } catch let e as BatchError {
             if columns != nil {
                 throw UsageError("option --\(a.value("columns") == nil ? "no-header" : "columns"): \(e.message)")
             }
             throw BatchError("\(inputPath ?? "standard input"): \(e.message)")
+        }
+        if let resume, resume.keptBytes > 0, let found = resume.header, found != runner.outputColumns {
+            throw UsageError("option --resume: \(outputPath!) has the header \(found.prefix(12).joined(separator: ",")), "
+                + "not this run's \(runner.outputColumns.prefix(12).joined(separator: ",")): is it the output of this input with these options?")
         }
         for c in runner.schema.clashingColumns {
             printError("taxipot batch: note: the input already has a column '\(c)'; the output repeats that name")
@@ -103,14 +150,20 @@ struct BatchCommand: Command {
         let estimator = QuoteTripEstimator(dataset: try Dataset(directory: a.value("data") ?? "data"), allowEstimate: a.has("estimate"))
 
         // 3. Stream.
-        let sink: ByteSink = try outputPath.map { try FileDescriptorSink(path: $0) }
+        let kept = resume.flatMap { $0.keptBytes > 0 ? $0.keptBytes : nil }
+        let sink: ByteSink = try outputPath.map { try FileDescriptorSink(path: $0, appendingAfter: kept) }
             ?? FileDescriptorSink(fileDescriptor: 1, name: "standard output")
+        if let resume, kept != nil {
+            printError("taxipot batch: resuming after the \(resume.rows) rows already in \(outputPath!)"
+                + (resume.failedRows > 0 ? " (\(resume.failedRows) with errors)" : ""))
+        }
         let display = BatchProgressDisplay(style: progressStyle)
         let summary = try runner.run(estimator: estimator, sink: sink) { display.show($0) }
         printError(summary.report.trimmingCharacters(in: .newlines))
         if let e = summary.inputError {
             printError("taxipot batch: \(inputPath ?? "standard input"): \(e)")
         }
+        if summary.exitCode == 0, (resume?.failedRows ?? 0) > 0, kept != nil { return 2 }
         return summary.exitCode
     }
 

@@ -8,18 +8,22 @@ struct PartiesCommand: Command {
     let summary = "manage the party store: 'parties import FILE.csv' (bulk load), 'parties recover'"
     let help = """
         Usage: taxipot parties import FILE.csv [--state-dir DIR] [--batch N] [--grace S] [--echo]
+                                        [--encoding auto|utf-8|cp949] [--delimiter D]
                taxipot parties recover [--state-dir DIR]
 
         Loads parties from CSV into DIR/parties.db (the store 'taxipot serve' uses), creating
-        or replacing them by id. Columns, in order (a first line starting with 'id,' is a header):
+        or replacing them by id. Columns, in order (a first row whose first field is 'id' is a header):
           id,origin_lon,origin_lat,dest_lon,dest_lat,depart_at,seats_total,seats_taken[,title]
-        depart_at is ISO 8601 (no offset means Asia/Seoul) or Unix seconds; fields may be quoted.
+        depart_at is ISO 8601 (no offset means Asia/Seoul) or Unix seconds; fields may be quoted
+        (RFC 4180). UTF-8 with or without BOM (Excel's "CSV UTF-8"), or CP949 told from the bytes.
         FILE '-' reads standard input as it arrives.
           --state-dir DIR  the state folder (default: var), created if absent
           --batch N        rows per durable transaction, 1–100000 (default 1000)
           --grace S        seconds after departure a party stays listed (default 1800);
                            rows already past it are refused
           --echo           print each stored id on standard output once its transaction is durable
+          --encoding E     auto (default), utf-8 or cp949 (also euc-kr)
+          --delimiter D    field separator: ',' (default), ';', '|' or tab
         Bad rows are reported on standard error by line number and skipped.
         Exit: 0 all rows stored, 1 fatal (file or store), 2 some rows refused.
 
@@ -35,7 +39,7 @@ struct PartiesCommand: Command {
         guard let sub = args.first else { throw UsageError("missing the subcommand (import)") }
         if sub == "recover" { return try recover(Array(args.dropFirst())) }
         guard sub == "import" else { throw UsageError("unknown subcommand '\(sub)' (known: import, recover)") }
-        let a = try Arguments(Array(args.dropFirst()), valued: ["state-dir", "batch", "grace"], flags: ["echo"])
+        let a = try Arguments(Array(args.dropFirst()), valued: ["state-dir", "batch", "grace", "encoding", "delimiter"], flags: ["echo"])
         guard a.positionals.count == 1 else {
             throw UsageError(a.positionals.isEmpty ? "missing the CSV file to import" : "unexpected argument '\(a.positionals[1])'")
         }
@@ -45,18 +49,22 @@ struct PartiesCommand: Command {
         guard grace >= 0 else { throw UsageError("option --grace must be ≥ 0 seconds") }
         let echo = a.has("echo")
 
-        guard let file = path == "-" ? fdopen(dup(0), "r") : fopen(path, "r") else {
-            printError("taxipot parties: cannot open \(path): \(String(cString: strerror(errno)))")
+        let encoding = try CSVOptions.encoding(a)
+        let delimiter = try CSVOptions.delimiter(a)
+        let raw: ByteSource
+        do {
+            raw = path == "-" ? FileDescriptorSource(fileDescriptor: 0, name: "standard input") : try FileDescriptorSource(path: path)
+        } catch {
+            printError("taxipot parties: \(error)")
             return 1
         }
-        defer { fclose(file) }
         let store = try PartyStore(stateDirectory: a.value("state-dir") ?? "var")
         for note in store.notes { printError("taxipot parties: \(note)") }
         let now = Date().timeIntervalSince1970
 
         var batch = [Party]()
         batch.reserveCapacity(batchSize)
-        var stored = 0, refused = 0, lineNumber = 0
+        var stored = 0, refused = 0
         func flush() throws {
             guard !batch.isEmpty else { return }
             try store.put(batch)
@@ -69,44 +77,41 @@ struct PartiesCommand: Command {
             batch.removeAll(keepingCapacity: true)
         }
 
-        var line: UnsafeMutablePointer<CChar>?
-        var capacity = 0
-        var pending = ""
-        var pendingStart = 0
-        defer { free(line) }
-        while getline(&line, &capacity, file) >= 0, let line {
-            lineNumber += 1
-            var text = String(cString: line)
-            if text.hasSuffix("\n") { text.removeLast() }
-            if !pending.isEmpty {
-                // A quoted field spans lines.
-                text = pending + "\n" + text
-                pending = ""
-            } else {
-                pendingStart = lineNumber
-            }
-            if PartyCSV.isOpen(text) {
-                pending = text
-                continue
-            }
-            if text.trimmingSpaces().isEmpty || (pendingStart == 1 && PartyCSV.isHeader(text[...])) { continue }
-            switch PartyCSV.party(text[...]) {
-            case .success(let p):
-                guard p.departAt + grace > now else {
-                    printError("\(path):\(pendingStart): party '\(p.id)' departed at \(SeoulTime.format(p.departAt)), past the \(Int(grace)) s grace")
+        var first = true
+        do {
+            let source = try encoding.map { try $0.decoding(raw) } ?? InputEncoding.detect(in: raw).source
+            let reader = CSVReader(source: source, replacementMarksInvalid: encoding == .cp949, delimiter: delimiter)
+            while let record = try reader.next() {
+                defer { first = false }
+                if record.fields.allSatisfy({ $0.trimmingSpaces().isEmpty }) || (first && PartyCSV.isHeader(record.fields)) { continue }
+                if let limit = record.exceededLimit {
+                    printError("\(path):\(record.line): the row is longer than \(limit) bytes")
                     refused += 1
                     continue
                 }
-                batch.append(p)
-                if batch.count >= batchSize { try flush() }
-            case .failure(let e):
-                printError("\(path):\(pendingStart): \(e.description)")
-                refused += 1
+                switch PartyCSV.party(fields: record.fields) {
+                case .success(let p):
+                    guard p.departAt + grace > now else {
+                        printError("\(path):\(record.line): party '\(p.id)' departed at \(SeoulTime.format(p.departAt)), past the \(Int(grace)) s grace")
+                        refused += 1
+                        continue
+                    }
+                    batch.append(p)
+                    if batch.count >= batchSize { try flush() }
+                case .failure(let e):
+                    printError("\(path):\(record.line): \(e.description)")
+                    refused += 1
+                }
             }
-        }
-        if !pending.isEmpty {
-            printError("\(path):\(pendingStart): a quoted field is not closed at the end of the file")
+        } catch CSVError.unterminatedQuote(let line) {
+            printError("\(path):\(line): a quoted field is not closed at the end of the file")
             refused += 1
+        } catch {
+            // The rows before the fault are stored; the rest of the input cannot be read.
+            try flush()
+            try store.close()
+            printError("taxipot parties: \(path): \(error); stored \(stored) parties before it")
+            return 1
         }
         try flush()
         try store.close()

@@ -1,3 +1,4 @@
+import CSV
 import Geo
 import Foundation
 import TaxiPot

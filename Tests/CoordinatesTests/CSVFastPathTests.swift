@@ -1,4 +1,5 @@
 @testable import Coordinates
+import CSV
 import Geo
 import XCTest
 
@@ -6,10 +7,12 @@ import XCTest
 /// formatter must be byte for byte what PROJ alone and the general CSV path write.
 final class CSVFastPathTests: XCTestCase {
     /// Runs the CSV stream over `text` in memory; `fast: false` is PROJ alone through the general path.
-    func convert(_ text: [UInt8], from: String, to: String, fast: Bool, blockBytes: Int = 1 << 16) throws
+    func convert(_ text: [UInt8], from: String, to: String, fast: Bool, blockBytes: Int = 1 << 16,
+                 separator: CSVLine.Separator = .comma) throws
         -> (output: [UInt8], errors: [String], summary: CSVTransformSummary)
     {
         var options = CSVTransformOptions()
+        options.separator = separator
         options.plainFastPath = fast
         options.blockBytes = blockBytes
         let transformer = try CoordinateTransformer(from: from, to: to, fastKernels: fast)
@@ -37,6 +40,20 @@ final class CSVFastPathTests: XCTestCase {
             text += String(format: "%.8f,%.8f\n", p.x, p.y)
         }
         return Array(text.utf8)
+    }
+
+    /// `x y` lines (`--delimiter space`, the cs2cs habit) take the fast path too: same bytes as the
+    /// general path and PROJ alone, and as the comma form with the comma written as a space.
+    func testWhitespaceLinesSameBytesAsTheGeneralPath() throws {
+        let comma = lonLatLines(5_000, seed: 12)
+        var spaced = comma.map { $0 == 44 ? 32 : $0 }
+        spaced.insert(contentsOf: Array("  \t".utf8), at: 0)  // blanks before the first x
+        let fast = try convert(spaced, from: "WGS84", to: "UTMK", fast: true, separator: .whitespace)
+        let slow = try convert(spaced, from: "WGS84", to: "UTMK", fast: false, separator: .whitespace)
+        let reference = try convert(comma, from: "WGS84", to: "UTMK", fast: true)
+        XCTAssertEqual(fast.summary, CSVTransformSummary(lines: 5_000, converted: 5_000, badLines: 0))
+        XCTAssertEqual(fast.output, slow.output)
+        XCTAssertEqual(fast.output, reference.output.map { $0 == 44 ? 32 : $0 })
     }
 
     func testSameBytesAsPROJAndTheGeneralPath() throws {

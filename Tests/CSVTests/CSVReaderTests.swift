@@ -1,5 +1,5 @@
 import XCTest
-@testable import Batch
+@testable import CSV
 
 /// RFC 4180 reading and writing: the corner cases, at every chunk boundary.
 final class CSVReaderTests: XCTestCase {

@@ -104,9 +104,17 @@ public final class FileDescriptorSink: ByteSink {
         buffer.reserveCapacity(bufferLimit)
     }
 
-    /// Creates or truncates `path`; throws naming the path when it cannot be written.
-    public convenience init(path: String) throws {
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+    /// Creates or truncates `path` (or, with `appendingAfter`, keeps its first that many bytes and
+    /// writes after them); throws naming the path when it cannot be written.
+    public convenience init(path: String, appendingAfter kept: Int? = nil) throws {
+        let fd = open(path, O_WRONLY | O_CREAT | (kept == nil ? O_TRUNC : 0) | O_CLOEXEC, 0o644)
+        if let kept, fd >= 0 {
+            guard ftruncate(fd, off_t(kept)) == 0, lseek(fd, off_t(kept), SEEK_SET) == off_t(kept) else {
+                let why = String(cString: strerror(errno))
+                close(fd)
+                throw ByteStreamError("cannot write \(path): \(why)")
+            }
+        }
         guard fd >= 0 else {
             throw ByteStreamError("cannot write \(path): \(String(cString: strerror(errno)))")
         }

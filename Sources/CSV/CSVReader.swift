@@ -25,21 +25,32 @@ public struct CSVRecord: Sendable, Equatable {
     public var hasInvalidText: Bool { firstInvalidField != nil }
 }
 
-/// A CSV file that cannot be read on: the message names the line.
+/// A CSV input that cannot be read on: the message names the line (and the column when known).
 public enum CSVError: Error, Equatable, CustomStringConvertible, Sendable {
     /// A quoted field opened on `line` is still open at the end of the input.
     case unterminatedQuote(line: Int)
+    /// The input's encoding cannot be told from its bytes: the first byte that is not UTF-8 is on
+    /// `line`, field `column` (1-based); the message names the `--encoding` values to try.
+    case undetectableEncoding(line: Int, column: Int)
+    /// The bytes are not valid in the encoding named by `--encoding` (or detected).
+    case conversionFailed(String)
 
     public var description: String {
         switch self {
         case .unterminatedQuote(let line):
             return "line \(line): a quoted field opened on this line is never closed (unterminated quote; the input ends inside it)"
+        case .undetectableEncoding(let line, let column):
+            return "line \(line), column \(column): the text is neither UTF-8 nor CP949 (EUC-KR); "
+                + "if it is a Korean Excel export pass --encoding cp949, if it is UTF-8 with damaged bytes pass --encoding utf-8"
+        case .conversionFailed(let why):
+            return why
         }
     }
 }
 
-/// A streaming RFC 4180 reader over UTF-8 bytes.
+/// A streaming RFC 4180 reader over UTF-8 bytes (see `TextEncoding` for other encodings).
 ///
+/// The field separator is a comma unless `delimiter` says otherwise (`;`, tab, `|`).
 /// Handles quoted fields with embedded commas, doubled quotes and line breaks; CRLF, LF and
 /// lone CR line ends; a UTF-8 byte-order mark at the start (skipped, and reported in
 /// `hadByteOrderMark`). Blank lines are skipped. Memory stays bounded: the input is read in
@@ -53,6 +64,8 @@ public enum CSVError: Error, Equatable, CustomStringConvertible, Sendable {
 public final class CSVReader {
     private let source: ByteSource
     private let replacementMarksInvalid: Bool
+    /// The byte between fields (a comma by default).
+    public let delimiter: UInt8
     /// The largest record accepted, in bytes.
     public let maxRecordBytes: Int
 
@@ -82,8 +95,11 @@ public final class CSVReader {
 
     /// Reads from `source`. With `replacementMarksInvalid` (set for converted encodings, where
     /// U+FFFD only appears for bytes that could not be converted) a U+FFFD flags the record.
-    public init(source: ByteSource, maxRecordBytes: Int = 1 << 20, replacementMarksInvalid: Bool = false) {
+    public init(source: ByteSource, maxRecordBytes: Int = 1 << 20, replacementMarksInvalid: Bool = false,
+                delimiter: UInt8 = 0x2C)
+    {
         self.source = source
+        self.delimiter = delimiter
         self.maxRecordBytes = maxRecordBytes
         self.replacementMarksInvalid = replacementMarksInvalid
         field.reserveCapacity(256)
@@ -124,7 +140,7 @@ public final class CSVReader {
 
     /// Scans the current chunk from `position`; returns a record when one ends in it.
     private func scan() throws -> CSVRecord? {
-        let quote: UInt8 = 0x22, comma: UInt8 = 0x2C, cr: UInt8 = 0x0D, lf: UInt8 = 0x0A
+        let quote: UInt8 = 0x22, comma: UInt8 = delimiter, cr: UInt8 = 0x0D, lf: UInt8 = 0x0A
         return try chunk.withUnsafeBufferPointer { buf -> CSVRecord? in
             let n = buf.count
             var i = position

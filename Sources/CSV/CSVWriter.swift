@@ -1,4 +1,4 @@
-/// Formats CSV records as RFC 4180 text, quoting a field only when it needs it.
+/// Formats CSV records as RFC 4180 text (comma-separated), quoting a field only when it needs it.
 ///
 /// A field is quoted when it holds a comma, a double quote, a CR or an LF; quotes inside
 /// are doubled. Everything else is written as is.
