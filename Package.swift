@@ -78,8 +78,8 @@ let package = Package(
         // Tools: the synthetic city generator (CLI and tests, not the engine).
         .target(name: "SyntheticCity", dependencies: ["Geo"]),
         .executableTarget(name: "TaxiPotCLI", dependencies: ["TaxiPot", "TaxiPotServer", "SyntheticCity"]),
-        // The bench reads two SPI probes (`@_spi(Benchmarks) import Routing / Parties`).
-        .executableTarget(name: "TaxiPotBench", dependencies: ["TaxiPot", "JSON", "Routing", "Parties"]),
+        // The bench reads SPI probes (`@_spi(Benchmarks) import Coordinates / Routing / Parties`).
+        .executableTarget(name: "TaxiPotBench", dependencies: ["TaxiPot", "JSON", "Coordinates", "Routing", "Parties"]),
 
         // Tests: one target per module with logic, each declaring exactly the modules it imports.
         .testTarget(name: "GeoTests", dependencies: ["Geo"]),

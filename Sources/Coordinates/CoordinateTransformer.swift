@@ -18,8 +18,9 @@ public struct XYPoint: Sendable, Hashable, CustomStringConvertible {
 
 /// Converts coordinates from one CRS to another through PROJ, or, for the transverse Mercator,
 /// Web Mercator and 7-parameter Helmert operations Korean grids use, through closed-form kernels
-/// built from PROJ's own pipeline and checked against PROJ when the transformer is made
-/// (`usesFastKernel`).
+/// built from PROJ's own pipeline and checked against PROJ when the transformer is made (the choice
+/// is `TransformStrategy`'s). What was chosen is visible to tests and benchmarks only
+/// (`@_spi(Testing)`, `@_spi(Benchmarks) import Coordinates`: `usesFastKernel`, `usesStepwisePlan`, …).
 ///
 /// Built from two CRS names (see `CRSCatalog`); inputs and outputs are always x = longitude or
 /// easting, y = latitude or northing (`proj_normalize_for_visualization`). Safe to share between
@@ -40,7 +41,7 @@ public final class CoordinateTransformer: Sendable {
     public let operationDescription: String
     /// True when batches run PROJ's pipeline step by step over chunks (`StepwisePlan`), which was
     /// checked to give bit-identical answers; false when they run the whole pipeline per point.
-    public let usesStepwisePlan: Bool
+    @_spi(Benchmarks) public let usesStepwisePlan: Bool
     /// True when the source CRS's 2D datum shift to WGS 84 drops a height (KATEC/TM128, EPSG:5174, …)
     /// and the target's does not. Answers are then refined to be the exact inverse of the
     /// target → source direction for points on the target's ellipsoid surface (h = 0), so that round
@@ -54,13 +55,13 @@ public final class CoordinateTransformer: Sendable {
     /// creation the kernels were compared with PROJ on a grid and random points over the area of use
     /// plus 1° and agreed within 1e-6 target units (1e-11° for degrees). Other points go through PROJ.
     /// For a refined transformer, the way back (see `refinesInverse`) was checked the same way.
-    public let usesFastKernel: Bool
+    @_spi(Benchmarks) public let usesFastKernel: Bool
     /// The largest difference from PROJ the creation check found, in target units; nil without kernels.
-    public let fastKernelDifference: Double?
+    @_spi(Benchmarks) public let fastKernelDifference: Double?
     /// For a refined transformer with kernels: the check's figure for the way back, in source units.
-    public let fastKernelBackDifference: Double?
+    @_spi(Testing) public let fastKernelBackDifference: Double?
     /// The kernels, e.g. `inverse tmerc → cart → helmert → inverse cart → tmerc`, or nil.
-    public let fastKernelSummary: String?
+    @_spi(Benchmarks) public let fastKernelSummary: String?
     /// The kernels workers run, when `usesFastKernel`.
     let kernelRecipe: KernelRecipe?
     /// Kernel buffers for batches that need no PROJ worker (transformers without `refinesInverse`).
@@ -76,14 +77,26 @@ public final class CoordinateTransformer: Sendable {
     ///
     /// Throws `unknownCRS` naming an unknown name, `unsupportedCRS` for a CRS that is not a 2D
     /// horizontal one, and `noTransformation` when PROJ has no way between them.
-    /// With `fastKernels: false` (or `TAXIPOT_COORDINATES_PROJ_ONLY=1` in the environment) every
-    /// point goes through PROJ.
-    public convenience init(from: String, to: String, fastKernels: Bool = true) throws(CoordinateError) {
+    /// With `TAXIPOT_COORDINATES_PROJ_ONLY=1` in the environment every point goes through PROJ.
+    public convenience init(from: String, to: String) throws(CoordinateError) {
+        try self.init(source: CRSCatalog.resolve(from), target: CRSCatalog.resolve(to), fastKernels: true)
+    }
+
+    /// Builds the transformation between two resolved CRSs (see `init(from:to:)`).
+    public convenience init(source: CRSDescriptor, target: CRSDescriptor) throws(CoordinateError) {
+        try self.init(source: source, target: target, fastKernels: true)
+    }
+
+    /// `init(from:to:)`; with `fastKernels: false` every point goes through PROJ (a test knob).
+    @_spi(Testing)
+    public convenience init(from: String, to: String, fastKernels: Bool) throws(CoordinateError) {
         try self.init(source: CRSCatalog.resolve(from), target: CRSCatalog.resolve(to), fastKernels: fastKernels)
     }
 
-    /// Builds the transformation between two resolved CRSs (see `init(from:to:fastKernels:)`).
-    public init(source: CRSDescriptor, target: CRSDescriptor, fastKernels: Bool = true) throws(CoordinateError) {
+    /// `init(source:target:)`; with `fastKernels: false` every point goes through PROJ (a test knob,
+    /// also used inside the module for a PROJ-only twin).
+    @_spi(Testing)
+    public init(source: CRSDescriptor, target: CRSDescriptor, fastKernels: Bool) throws(CoordinateError) {
         self.source = source
         self.target = target
         // The first worker's context serves the inspection too (one database connection less);
@@ -102,42 +115,17 @@ public final class CoordinateTransformer: Sendable {
         targetAreaOfUse = targetFacts.areaOfUse
 
         operationDescription = Self.describe(first)
-        let recipe = Self.verifiedRecipe(for: first, source: source, sourceFacts: sourceFacts, targetFacts: targetFacts)
+        let strategy = TransformStrategy.choose(first: first, source: source, target: target, sourceCRS: sourceCRS, targetCRS: targetCRS,
+                                                sourceFacts: sourceFacts, targetFacts: targetFacts, fastKernels: fastKernels)
+        let recipe = strategy.stepwise, workerKernel = strategy.kernel, refinement = strategy.refinement
         usesStepwisePlan = recipe != nil
-        let kernelsAllowed = fastKernels && Self.kernelsAllowedByEnvironment
-        let kernel = kernelsAllowed
-            ? Self.verifiedKernel(for: first, source: source, sourceFacts: sourceFacts, targetFacts: targetFacts) : nil
-        first.kernel = kernel.map { KernelPlan($0) }
-        let kernelDifference = kernel?.checkedDifference
-
-        // The way back (target → source) that a refined transformer inverts exactly.
-        var refinementRecipe: RefinementRecipe? = nil
-        // WGS 84 itself never shifts to WGS 84 (saves PROJ an operation search for the common source).
-        if source != target, source.name != "EPSG:4326", Proj.dropsDatumHeight(sourceCRS, in: ctx), !Proj.dropsDatumHeight(targetCRS, in: ctx),
-           let back = try? ProjWorker(source: target, target: source)
-        {
-            var made = RefinementRecipe(
-                back: Self.verifiedRecipe(for: back, source: target, sourceFacts: targetFacts, targetFacts: sourceFacts),
-                maxCorrection: sourceFacts.isGeographic ? 1e-5 : 1)
-            if kernel != nil {
-                made.backKernel = Self.verifiedKernel(for: back, source: target, sourceFacts: targetFacts, targetFacts: sourceFacts)
-                back.kernel = made.backKernel.map { KernelPlan($0) }
-            }
-            first.refinement = InverseRefinement(forward: back, maxCorrection: made.maxCorrection)
-            refinementRecipe = made
-        }
-        refinesInverse = refinementRecipe != nil
-        // A refined transformer uses kernels only when both directions have verified ones.
-        let useKernel = kernel != nil && (refinementRecipe == nil || refinementRecipe?.backKernel != nil)
-        let workerKernel = useKernel ? kernel : nil
-        if !useKernel { first.kernel = nil }
-        usesFastKernel = useKernel
-        fastKernelDifference = useKernel ? kernelDifference : nil
-        fastKernelBackDifference = useKernel ? refinementRecipe?.backKernel?.checkedDifference : nil
+        refinesInverse = refinement != nil
+        usesFastKernel = workerKernel != nil
+        fastKernelDifference = workerKernel?.checkedDifference
+        fastKernelBackDifference = workerKernel != nil ? refinement?.backKernel?.checkedDifference : nil
         fastKernelSummary = workerKernel?.summary
         kernelRecipe = workerKernel
-        kernelPlans = refinementRecipe == nil ? workerKernel.map { KernelPlanPool($0) } : nil
-        let refinement = refinementRecipe
+        kernelPlans = refinement == nil ? workerKernel.map { KernelPlanPool($0) } : nil
         pool = ProjWorkerPool(first: first) { () throws(CoordinateError) -> ProjWorker in
             let worker = try ProjWorker(source: source, target: target, recipe: recipe, kernel: workerKernel)
             worker.refinement = try refinement?.make(source: source, target: target)
@@ -154,14 +142,14 @@ public final class CoordinateTransformer: Sendable {
 
     /// True when `point` (source coordinates) would be transformed by the kernels, false when by
     /// PROJ (no kernels, or the point lies outside the box where they were checked, or is not finite).
-    public func usesFastKernel(for point: XYPoint) -> Bool {
+    @_spi(Testing) public func usesFastKernel(for point: XYPoint) -> Bool {
         guard let box = kernelRecipe?.box else { return false }
         return point.x >= box.minX && point.x <= box.maxX && point.y >= box.minY && point.y <= box.maxY
     }
 
     /// The source-coordinate box (west/min x, south/min y, east/max x, north/max y) where the
     /// kernels are used, or nil without kernels.
-    public var fastKernelBox: (minX: Double, minY: Double, maxX: Double, maxY: Double)? { kernelRecipe?.box }
+    @_spi(Testing) public var fastKernelBox: (minX: Double, minY: Double, maxX: Double, maxY: Double)? { kernelRecipe?.box }
 
     // MARK: Single points and arrays
 

@@ -19,14 +19,16 @@ extension PartyIndex {
     public func clusters(in box: BoundingBox, zoom: Int, filter: PartyFilter = PartyFilter(),
                          scratch: inout ClusterQueryScratch) -> [ClusterFeature]
     {
-        clusters(in: box, zoom: zoom, filter: filter, scratch: &scratch, general: false)
+        let z = min(max(zoom, 0), PartyIndex.maxZoom)
+        return tiledClusters(cellRanges(box, zoom: z), zoom: z, filter: filter, reads: ClusterReads(filter), scratch: &scratch)
     }
 
-    /// `clusters(in:zoom:filter:scratch:)`; with `general`, an unfiltered answer takes the
-    /// filtered path (expansion zooms searched, not read from the nodes), for tests.
-    func clusters(in box: BoundingBox, zoom: Int, filter: PartyFilter, scratch: inout ClusterQueryScratch, general: Bool) -> [ClusterFeature] {
+    /// The unfiltered answer of `clusters(in:zoom:scratch:)` built the way filtered answers are
+    /// (`ClusterReads.searched`: no kept tiles, expansion zooms searched), for tests: both ways
+    /// must give the same answer, to the last bit.
+    func searchedClusters(in box: BoundingBox, zoom: Int, scratch: inout ClusterQueryScratch) -> [ClusterFeature] {
         let z = min(max(zoom, 0), PartyIndex.maxZoom)
-        return tiledClusters(cellRanges(box, zoom: z), zoom: z, filter: filter, scratch: &scratch, general: general)
+        return tiledClusters(cellRanges(box, zoom: z), zoom: z, filter: PartyFilter(), reads: .searched, scratch: &scratch)
     }
 
     /// The features one zoom deeper that the parties of `id` form (merged among themselves),
@@ -64,9 +66,9 @@ extension PartyIndex {
 
     /// Aggregates `scratch.refs` (cells at `zoom`), merges neighbours among themselves and
     /// turns the groups into features (for children, whose parties are merged among themselves).
-    func features(zoom: Int, filter: PartyFilter, scratch sc: inout ClusterQueryScratch, general: Bool = false) -> [ClusterFeature] {
+    func features(zoom: Int, filter: PartyFilter, scratch sc: inout ClusterQueryScratch) -> [ClusterFeature] {
         var entry = TileEntry()
-        formGroups(zoom: zoom, filter: filter, scratch: &sc, general: general, into: &entry)
+        formGroups(zoom: zoom, filter: filter, reads: ClusterReads(filter), scratch: &sc, into: &entry)
         var out = [ClusterFeature]()
         out.reserveCapacity(entry.groups.count)
         for g in entry.groups {
@@ -77,10 +79,11 @@ extension PartyIndex {
 
     /// Aggregates `scratch.refs` (cells at `zoom`), merges neighbours among themselves and
     /// appends the groups to `entry`: lone parties and clusters (expansion zoom included), in
-    /// merge order, each with its cells.
-    func formGroups(zoom: Int, filter: PartyFilter, scratch sc: inout ClusterQueryScratch, general: Bool, into entry: inout TileEntry) {
-        // Without a filter, answers read what the nodes keep (see `PartyIndex+Expansion`).
-        let unfiltered = filter.isEmpty && !general
+    /// merge order, each with its cells. With `reads == .kept` (no filter), expansion zooms, split
+    /// checks and lone parties are read from what the nodes keep (see `PartyIndex+Expansion`).
+    func formGroups(zoom: Int, filter: PartyFilter, reads: ClusterReads, scratch sc: inout ClusterQueryScratch, into entry: inout TileEntry) {
+        assert(reads == .searched || filter.isEmpty, "kept facts count every party: only an unfiltered answer may read them")
+        let unfiltered = reads == .kept
         sc.merger.reset()
         sc.merger.reserve(sc.refs.count)
         sc.kept.removeAll(keepingCapacity: true)

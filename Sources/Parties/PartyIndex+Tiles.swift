@@ -31,10 +31,10 @@ extension PartyIndex {
     @inline(__always)
     static func tileDepth(zoom: Int) -> Int { max(zoom - tileLevels, 0) }
 
-    /// The answer for cell ranges `ranges` at zoom `z` (see above). With `general`, an
-    /// unfiltered answer takes the filtered path (no kept tiles, expansion zooms searched).
+    /// The answer for cell ranges `ranges` at zoom `z` (see above). With `reads == .kept` (no
+    /// filter), tiles come from `tileCache`; with `.searched`, each is merged afresh.
     func tiledClusters(_ ranges: [(xs: ClosedRange<Int>, ys: ClosedRange<Int>)], zoom z: Int, filter: PartyFilter,
-                       scratch sc: inout ClusterQueryScratch, general: Bool) -> [ClusterFeature]
+                       reads: ClusterReads, scratch sc: inout ClusterQueryScratch) -> [ClusterFeature]
     {
         let td = PartyIndex.tileDepth(zoom: z), down = z - td
         sc.tiles.removeAll(keepingCapacity: true)
@@ -47,7 +47,7 @@ extension PartyIndex {
             var seen = Set<Int64>()
             sc.tiles = sc.tiles.filter { seen.insert(Int64($0.depth) << 32 | Int64($0.node)).inserted }
         }
-        let cacheable = filter.isEmpty && !general
+        let cacheable = reads == .kept
         sc.entries.removeAll(keepingCapacity: true)
         // The tiles and the loose entry: moved out of `sc` for the loop.
         var tiles = [CellRef](), loose = TileEntry()
@@ -62,12 +62,12 @@ extension PartyIndex {
             } else if cacheable {
                 let kept = tileCache.entry(zoom: z, node: t.node) {
                     var entry = TileEntry()
-                    formTileGroups(t, zoom: z, filter: filter, scratch: &sc, general: false, into: &entry)
+                    formTileGroups(t, zoom: z, filter: filter, reads: .kept, scratch: &sc, into: &entry)
                     return entry
                 }
                 sc.entries.append(kept)
             } else {
-                formTileGroups(t, zoom: z, filter: filter, scratch: &sc, general: general, into: &loose)
+                formTileGroups(t, zoom: z, filter: filter, reads: reads, scratch: &sc, into: &loose)
             }
         }
         swap(&tiles, &sc.tiles)
@@ -83,8 +83,8 @@ extension PartyIndex {
 
     /// Appends the groups of tile node `t` (an inner node at the tile depth of `z`): its
     /// occupied cells at `z`, merged among themselves.
-    func formTileGroups(_ t: CellRef, zoom z: Int, filter: PartyFilter, scratch sc: inout ClusterQueryScratch,
-                        general: Bool, into entry: inout TileEntry)
+    func formTileGroups(_ t: CellRef, zoom z: Int, filter: PartyFilter, reads: ClusterReads,
+                        scratch sc: inout ClusterQueryScratch, into entry: inout TileEntry)
     {
         let down = z - Int(t.depth)
         let x0 = Int(t.x) << down, y0 = Int(t.y) << down
@@ -92,7 +92,7 @@ extension PartyIndex {
         visit(t.node, depth: Int(t.depth), x: Int(t.x), y: Int(t.y), zoom: z,
               xs: x0...(x0 + (1 << down) - 1), ys: y0...(y0 + (1 << down) - 1), into: &sc.refs)
         let first = entry.groups.count
-        formGroups(zoom: z, filter: filter, scratch: &sc, general: general, into: &entry)
+        formGroups(zoom: z, filter: filter, reads: reads, scratch: &sc, into: &entry)
         markTiles(&entry, from: first, zoom: z)
     }
 
@@ -232,7 +232,7 @@ extension PartyIndex {
             let cell = cellOf(n, depth: td)
             var fresh = TileEntry()
             formTileGroups(CellRef(node: n, depth: Int32(td), x: Int32(cell.x), y: Int32(cell.y)), zoom: z, filter: PartyFilter(),
-                           scratch: &sc, general: false, into: &fresh)
+                           reads: .kept, scratch: &sc, into: &fresh)
             let same = kept.groups.count == fresh.groups.count && kept.clusters == fresh.clusters
                 && zip(kept.groups, fresh.groups).allSatisfy {
                     $0.count == $1.count && $0.lone == $1.lone && $0.key == $1.key && $0.sumX == $1.sumX && $0.sumY == $1.sumY

@@ -1,4 +1,4 @@
-@testable import Coordinates
+@_spi(Testing) @_spi(Benchmarks) @testable import Coordinates
 import CSV
 import Geo
 import XCTest

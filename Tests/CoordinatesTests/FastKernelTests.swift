@@ -1,4 +1,4 @@
-import Coordinates
+@_spi(Testing) @_spi(Benchmarks) import Coordinates
 import Geo
 import XCTest
 

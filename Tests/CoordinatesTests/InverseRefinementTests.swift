@@ -1,4 +1,4 @@
-@testable import Coordinates
+@_spi(Testing) @testable import Coordinates
 import Geo
 import XCTest
 

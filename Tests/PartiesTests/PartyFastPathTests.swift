@@ -17,11 +17,11 @@ final class PartyFastPathTests: XCTestCase {
         let everyone = PartyFilter(departAfter: 0)
         var clusters = 0
         for (box, zoom) in boxes {
-            let fast = index.clusters(in: box, zoom: zoom, filter: PartyFilter(), scratch: &scratch, general: false)
-            let general = index.clusters(in: box, zoom: zoom, filter: PartyFilter(), scratch: &scratch, general: true)
+            let fast = index.clusters(in: box, zoom: zoom, filter: PartyFilter(), scratch: &scratch)
+            let general = index.searchedClusters(in: box, zoom: zoom, scratch: &scratch)
             XCTAssertEqual(lines(fast), lines(general), "\(label): zoom \(zoom) \(box)", file: file, line: line)
             XCTAssertTrue(fast == general, "\(label): zoom \(zoom) \(box): answers differ in the last bits", file: file, line: line)
-            XCTAssertTrue(fast == index.clusters(in: box, zoom: zoom, filter: PartyFilter(), scratch: &gridScratch, general: false),
+            XCTAssertTrue(fast == index.clusters(in: box, zoom: zoom, filter: PartyFilter(), scratch: &gridScratch),
                           "\(label): zoom \(zoom) \(box): the cell table and the grid merge differently", file: file, line: line)
             XCTAssertEqual(lines(fast), lines(index.clusters(in: box, zoom: zoom, filter: everyone)), "\(label): zoom \(zoom), filtered path", file: file, line: line)
             clusters += fast.filter { if case .cluster = $0 { return true } else { return false } }.count
