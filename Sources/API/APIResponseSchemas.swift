@@ -243,6 +243,21 @@ enum ResponseSchemas {
             ("region", string), ("depart_at", dateTime),
         ])
 
+    /// A real answer of `GET /v1/parties/jongno-7/quote?split=by_leg` (the geometry cut short).
+    static let partyQuoteExample: JSONValue = [
+        "party_id": "jongno-7", "version": 1,
+        "route": ["distance_m": 2990.5, "duration_s": 480.4, "geometry": "y{atfAopleqFrDXhN~AfGh@tS~A",
+                  "legs": [["distance_m": 794.3, "duration_s": 137.2], ["distance_m": 2196.3, "duration_s": 343.2]]],
+        "stops": [["location": [126.978, 37.5665], "riders": ["minji"]], ["location": [126.972, 37.5547], "riders": ["host"]]],
+        "drop_off_order": ["minji", "host"],
+        "fare": ["total_krw": 7500, "base_krw": 4800, "distance_krw": 1000, "time_krw": 400, "night_krw": 1280,
+                 "out_of_city_krw": 0, "rounding_krw": 20, "toll_krw": 0, "schedule": "seoul-mid-2023-02-01", "region": "seoul",
+                 "taxi_class": "mid", "distance_units": 10, "time_units": 4],
+        "split": "by_leg",
+        "shares": [["rider_id": "host", "seats": 1, "krw": 4600], ["rider_id": "minji", "seats": 1, "krw": 2900]],
+        "region": "seoul", "depart_at": "2026-12-24T22:30:00+09:00",
+    ]
+
     static let match: JSONValue = object(["party", "walk_m", "drop_off_order", "detour", "price"], [
         ("party", APISchemas.party), ("walk_m", metres), ("drop_off_order", array(string)),
         ("detour", object(["added_s", "added_m", "pct"], [("added_s", number), ("added_m", number), ("pct", number)])),

@@ -88,7 +88,8 @@ public func registerPartiesEndpoints(_ router: Router, parties: PartyService, wr
         ],
         responses: [(200, "{\"parties\":[party + \"distance_m\"],\"next_cursor\": string or null}"),
                     (400, "missing_parameter, invalid_parameter (naming it)")],
-        responseSchema: APISchemas.partyPage
+        responseSchema: APISchemas.partyPage,
+        responseExample: ["parties": [APISchemas.partyOutExample.adding(("distance_m", 412.7))], "next_cursor": .null]
     ), cost: .light) { req in
         let nearText = try req.requiredQueryValue("near")
         guard let center = Coordinate.parse(nearText) else {
@@ -148,7 +149,7 @@ public func registerPartiesEndpoints(_ router: Router, parties: PartyService, wr
                      ParameterDoc("offset", type: "integer", "parties to skip (default 0)", schema: APISchemas.integer(0...Int(Int32.max)))] + filterParams,
         responses: [(200, "FeatureCollection of party points (party_id, depart_at, seats_left, seats_total, destination, title) with \"total\": the cluster's matching parties"),
                     (400, "invalid_cluster_id or invalid_parameter"), (404, "cluster_not_found: its cells hold no matching party now")],
-        responseSchema: APISchemas.clusterCollection
+        responseSchema: APISchemas.clusterCollection, responseExample: APISchemas.clusterExample
     ), cost: .light) { req in
         let id = try clusterID(req)
         let limit = try req.intQuery("limit", default: 10, range: PartiesLimits.leavesLimit)
@@ -166,7 +167,7 @@ public func registerPartiesEndpoints(_ router: Router, parties: PartyService, wr
         parameters: [clusterParam] + filterParams,
         responses: [(200, "FeatureCollection like /v1/clusters at the next zoom; the counts add up to the cluster's"),
                     (400, "invalid_cluster_id or invalid_parameter"), (404, "cluster_not_found: its cells hold no matching party now")],
-        responseSchema: APISchemas.clusterCollection
+        responseSchema: APISchemas.clusterCollection, responseExample: APISchemas.clusterExample
     ), cost: .light) { req in
         let id = try clusterID(req)
         guard let kids = parties.children(of: id, filter: try PartiesJSON.filter(req)) else { throw clusterNotFound(id) }

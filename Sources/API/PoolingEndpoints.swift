@@ -21,7 +21,7 @@ public func registerPoolingEndpoints(_ router: Router, pooling: PoolingEngine) {
         responses: [(200, "{\"party_id\",\"version\",\"route\":{\"distance_m\",\"duration_s\",\"geometry\",\"legs\"},\"stops\":[{\"location\",\"riders\":[rider_id]}],\"drop_off_order\":[rider_id],\"fare\":{…},\"split\":\"by_leg\",\"shares\":[{\"rider_id\",\"seats\",\"krw\",\"solo_krw\"?}],\"region\",\"depart_at\"}"),
                     (400, "invalid_id, invalid_parameter"), (404, "party_not_found, no_route"),
                     (422, "outside_coverage, outside_fare_regions, no_schedule")],
-        responseSchema: ResponseSchemas.partyQuote
+        responseSchema: ResponseSchemas.partyQuote, responseExample: ResponseSchemas.partyQuoteExample
     )) { req in
         let id = try partyID(req)
         var split = SplitPolicy.byLeg

@@ -9,7 +9,7 @@ struct BatchCommand: Command {
         Usage: taxipot batch [IN.csv] [-o OUT.csv] [--workers N] [--encoding auto|utf-8|cp949] [--data DIR]
                              [--depart-at ISO8601] [--progress auto|bar|lines|none] [--estimate]
                              [--no-header | --columns NAME,NAME,...] [--delimiter D]
-                             [--format csv|jsonl] [--resume] [--place-columns] [--origin-lon-col NAME ...]
+                             [--format csv|jsonl] [--resume] [--no-place-columns] [--origin-lon-col NAME ...]
 
         Reads IN.csv (standard input when omitted or '-') and writes OUT.csv (standard output
         when omitted or '-'): the input columns unchanged, then
@@ -36,7 +36,8 @@ struct BatchCommand: Command {
           --format F          csv (default) or jsonl: one JSON object per row, no header line
           --resume            continue an interrupted run: keep the complete rows already in -o FILE,
                               skip as many input rows, append the rest (same bytes as one run)
-          --place-columns     for each trip end read from place text, add the place taken:
+          --no-place-columns  leave out the place columns; by default, for each trip end read
+                              from place text, the place taken is added:
                               origin_place, origin_place_lon, origin_place_lat, dest_place, … (before
                               error), to check the geocoding; weak matches are refused per row
                               (unknown_place naming the closest place), never taken
@@ -68,7 +69,7 @@ struct BatchCommand: Command {
         let columnOptions = BatchSchema.knownColumns.map(BatchSchema.optionName)
         let a = try Arguments(args, valued: Set(["output", "workers", "encoding", "data", "depart-at", "progress", "columns",
                                              "delimiter", "format"] + columnOptions),
-                              flags: ["estimate", "no-header", "resume", "place-columns"], aliases: ["-o": "output"])
+                              flags: ["estimate", "no-header", "resume", "place-columns", "no-place-columns"], aliases: ["-o": "output"])
         guard a.positionals.count <= 1 else { throw UsageError("unexpected argument '\(a.positionals[1])' (one input file at most)") }
         let inputPath = a.positionals.first.flatMap { $0 == "-" ? nil : $0 }
         let outputPath = a.value("output").flatMap { $0 == "-" ? nil : $0 }
@@ -120,7 +121,7 @@ struct BatchCommand: Command {
         }
         var options = BatchOptions(workers: workers, defaultDepartAt: departAt, writeByteOrderMark: encoding == .cp949 ? true : nil)
         options.estimateColumns = a.has("estimate")
-        options.placeColumns = a.has("place-columns")
+        options.placeColumns = !a.has("no-place-columns")  // --place-columns (the default) is kept for old scripts
         options.format = format
         options.delimiter = try CSVOptions.delimiter(a)
         var resume: BatchResume? = nil

@@ -84,13 +84,24 @@ final class AnalystFilesTests: XCTestCase {
         XCTAssertTrue(delimiter.stderr.contains("--delimiter"), delimiter.stderr)
     }
 
-    /// Place text: the place taken is written out (--place-columns); a weak match is refused per row.
+    /// Place text: the place taken is written out (by default; --no-place-columns leaves it out); a weak match is refused per row.
     func testPlaceColumnsShowThePlaceTakenAndWeakMatchesAreRefused() throws {
         let data = try SeoulDataset.directory()
         let text = "출발지,도착지\n서울역,광화문\n서울역,서울특별시청\n\"126.9832,37.5702\",명동역\n"
         let path = try write(Array(text.utf8), "places.csv")
-        let r = try TaxipotCLI.run(["batch", path, "--data", data, "--depart-at", depart, "--progress", "none", "--place-columns"])
+        // The place columns are written by default for place text (--place-columns is accepted too).
+        let r = try TaxipotCLI.run(["batch", path, "--data", data, "--depart-at", depart, "--progress", "none"])
         XCTAssertEqual(r.status, 2, r.stderr)
+        let flagged = try TaxipotCLI.run(["batch", path, "--data", data, "--depart-at", depart, "--progress", "none", "--place-columns"])
+        XCTAssertEqual(flagged.stdout, r.stdout)
+        // --no-place-columns leaves them out; the rest of each row is the same.
+        let without = try TaxipotCLI.run(["batch", path, "--data", data, "--depart-at", depart, "--progress", "none", "--no-place-columns"])
+        XCTAssertEqual(without.status, 2, without.stderr)
+        let bare = try parseCSV(without.stdoutText)
+        XCTAssertEqual(bare[0], ["출발지", "도착지", "distance_m", "duration_s", "fare_krw", "per_person_krw", "night_krw", "schedule", "error"])
+        for (plain, full) in zip(bare, try parseCSV(r.stdoutText)) {
+            XCTAssertEqual(plain, Array(full.prefix(8)) + [full.last!])
+        }
         let rows = try parseCSV(r.stdoutText)
         XCTAssertEqual(rows[0], ["출발지", "도착지", "distance_m", "duration_s", "fare_krw", "per_person_krw", "night_krw", "schedule",
                                  "origin_place", "origin_place_lon", "origin_place_lat", "dest_place", "dest_place_lon", "dest_place_lat", "error"])
