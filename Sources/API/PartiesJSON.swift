@@ -167,7 +167,7 @@ public enum PartiesJSON {
             // seats_taken left out takes the riders' sum, which may then exceed seats_total.
             let takenGiven = body["seats_taken"].map { !$0.isNull } ?? false
             if !riders.isEmpty && (error.field == "seats_taken" && (seatsTaken <= seatsTotal || !takenGiven)
-                                   || error.message.hasSuffix("is listed twice")) {
+                                   || error.betweenFields) {
                 throw HTTPError.unprocessable("invalid_party", "\(error.field) \(error.message)")
             }
             throw invalid(error.field, error.message)

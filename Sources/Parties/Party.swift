@@ -121,12 +121,13 @@ public struct Party: Sendable, Hashable {
             for (i, r) in riders.enumerated() {
                 try r.validate(field: "riders[\(i)]")
                 guard ids.insert(r.id).inserted else {
-                    throw PartyValidationError(field: "riders[\(i)].rider_id", message: "'\(r.id)' is listed twice")
+                    throw PartyValidationError(field: "riders[\(i)].rider_id", message: "'\(r.id)' is listed twice", betweenFields: true)
                 }
                 seats += r.seats
             }
             guard seats == seatsTaken else {
-                throw PartyValidationError(field: "seats_taken", message: "must equal the riders' seats (\(seats)), got \(seatsTaken)")
+                throw PartyValidationError(field: "seats_taken", message: "must equal the riders' seats (\(seats)), got \(seatsTaken)",
+                                           betweenFields: true)
             }
         }
         if let title {
@@ -150,10 +151,14 @@ public struct PartyValidationError: Error, Sendable, Equatable, CustomStringConv
     public let field: String
     /// What is wrong with it.
     public let message: String
+    /// True when the value is fine on its own but does not go with the others (a rider listed
+    /// twice, riders' seats that do not add up to `seats_taken`).
+    public let betweenFields: Bool
 
-    public init(field: String, message: String) {
+    public init(field: String, message: String, betweenFields: Bool = false) {
         self.field = field
         self.message = message
+        self.betweenFields = betweenFields
     }
 
     public var description: String { "\(field) \(message)" }
