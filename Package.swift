@@ -93,7 +93,8 @@ let package = Package(
         .testTarget(name: "FaresTests", dependencies: ["Fares", "FareEstimation", "Engine", "Geo", "Routing", "TestSupport"]),
         .testTarget(name: "PartiesTests", dependencies: ["Parties", "Geo", "SQLiteKit", "TestSupport"]),
         .testTarget(name: "EngineTests", dependencies: ["Engine", "Fares", "FareEstimation", "Geo", "Places", "Routing", "TestSupport"]),
-        .testTarget(name: "PoolingTests", dependencies: ["Pooling", "Engine", "Fares", "Geo", "Parties", "Routing", "TaxiPot", "TaxiPotServer", "TestSupport"]),
+        .testTarget(name: "PoolingTests", dependencies: ["Pooling", "Engine", "Fares", "Geo", "Parties", "Routing", "TaxiPot", "TaxiPotServer", "TestSupport"],
+                    exclude: ["Fixtures"]),  // golden JSON, read by path
         .testTarget(name: "BatchTests", dependencies: ["Batch", "CSV", "Geo", "TaxiPot", "TestSupport"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
         .testTarget(name: "APITests", dependencies: ["API", "Engine", "Fares", "FareEstimation", "Geo", "HTTPServer", "JSON", "Parties",
