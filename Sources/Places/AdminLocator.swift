@@ -1,7 +1,7 @@
 import Geo
 
 /// The 시도/시군구/읍면동 of a point.
-public struct AdminArea: Sendable {
+public struct AdminArea: Sendable, Codable {
     public let sido: Division?
     public let sigungu: Division?
     /// The 읍면동 (법정동).

@@ -1,7 +1,7 @@
 import Geo
 
 /// What a route minimises.
-public enum RouteMetric: String, Sendable, CaseIterable {
+public enum RouteMetric: String, Sendable, CaseIterable, Codable {
     /// Travel time at the departure hour's traffic speeds (the default).
     case time
     /// Length in metres.
@@ -56,7 +56,7 @@ public struct RouteRequest: Sendable {
 
 /// One traversed edge (or the part of one at either end of a leg), in travel order: what
 /// the fare meter walks.
-public struct RouteSegment: Sendable, Equatable {
+public struct RouteSegment: Sendable, Equatable, Codable {
     public let distanceMeters: Double
     public let durationSeconds: Double
     public let roadClass: RoadClass
@@ -64,19 +64,28 @@ public struct RouteSegment: Sendable, Equatable {
     public let end: Coordinate
     /// The leg (0-based) this segment belongs to.
     public let legIndex: Int
+
+    enum CodingKeys: String, CodingKey {
+        case distanceMeters = "distance_meters", durationSeconds = "duration_seconds"
+        case roadClass = "road_class", start, end, legIndex = "leg_index"
+    }
 }
 
 /// The part of a route between two consecutive points (from, vias, to).
-public struct RouteLeg: Sendable, Equatable {
+public struct RouteLeg: Sendable, Equatable, Codable {
     public let distanceMeters: Double
     public let durationSeconds: Double
+
+    enum CodingKeys: String, CodingKey {
+        case distanceMeters = "distance_meters", durationSeconds = "duration_seconds"
+    }
 }
 
 /// A computed route.
 ///
 /// Durations use the traffic speed of the departure hour for the whole route (the clock is
 /// not advanced along it), so that the ETA and the fare agree on one speed table.
-public struct RouteResult: Sendable {
+public struct RouteResult: Sendable, Codable {
     public let distanceMeters: Double
     public let durationSeconds: Double
     /// The path from the snapped start to the snapped end.
@@ -96,6 +105,12 @@ public struct RouteResult: Sendable {
     public let hour: Int
     /// Nodes taken from the search queue, over all legs (a measure of search effort).
     public let settledNodes: Int
+
+    enum CodingKeys: String, CodingKey {
+        case distanceMeters = "distance_meters", durationSeconds = "duration_seconds", geometry, legs, snapped
+        case snapDistancesMeters = "snap_distances_meters", streetNames = "street_names", segments, weight
+        case metric, hour, settledNodes = "settled_nodes"
+    }
 }
 
 /// A point of a route or table request, named by its role (the API and the CLI give it their
