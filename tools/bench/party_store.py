@@ -29,8 +29,7 @@ import benchlib
 sys.path.insert(0, os.path.join(benchlib.ROOT, "tools", "pg"))
 from pglib import Replica, TempPostgres, cluster_ids, party_body  # noqa: E402
 
-WRITES_LUA = os.path.join(benchlib.HERE, "wrk", "writes.lua")
-PACED_LUA = os.path.join(benchlib.HERE, "wrk", "paced_writes.lua")
+WRITES_LUA = os.path.join(benchlib.HERE, "wrk", "writes.lua")  # paced by a third argument (ms)
 TOKEN = "party-store-bench-token"
 
 
@@ -85,7 +84,7 @@ def measure(name, writer, reader, work, seconds, runs):
         stop = threading.Event()
         probe = threading.Thread(target=lag_probe, args=(writer, reader, stop, lags, "%s%d" % (name, run)))
         probe.start()
-        doc = wrk(url, PACED_LUA, path, seconds, 64, "50")
+        doc = wrk(url, WRITES_LUA, path, seconds, 64, "50")
         stop.set()
         probe.join()
         paced_rates.append(doc["ok"] / (doc["duration_us"] / 1e6))

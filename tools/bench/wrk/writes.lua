@@ -1,5 +1,8 @@
 -- wrk script for writes: like requests.lua (cycles through METHOD<TAB>PATH[<TAB>JSON BODY] lines
 -- of the file named by the first script argument), with `Authorization: Bearer <second argument>`.
+-- Paced when a third argument is given: each connection then waits that many ms between its
+-- requests (so C connections write at most C * 1000 / ms requests a second); without it, no
+-- delay() is defined and wrk sends each request as soon as the last is answered.
 -- Counts answers by status class; done() prints one JSON line prefixed "WRKJSON".
 local reqs = {}
 local pos = 0
@@ -20,6 +23,11 @@ function init(args)
     if m then reqs[#reqs + 1] = wrk.format(m, p, headers, b) end
   end
   f:close()
+  -- wrk looks for a global delay() after init() has run, so defining it here makes it optional.
+  if args[3] then
+    local pause = assert(tonumber(args[3]), "the third argument is the pause in ms")
+    delay = function() return pause end
+  end
   -- Threads take disjoint halves of the file, so no request repeats within a run.
   local per = math.floor(#reqs / 2)
   pos = ((tid or 1) - 1) * per
