@@ -58,19 +58,8 @@ final class TransformTextFormsTests: XCTestCase {
     func testCP949InputIsConverted() throws {
         let three = try commaOutput()
         let utf8 = "이름,x,y\n서울시청 뷁,\(points[0].0),\(points[0].1)\n"
-        let dir = TestPaths.temporaryDirectory("transform-cp949")
-        let input = dir.appendingPathComponent("utf8.csv")
-        try Data(utf8.utf8).write(to: input)
-        let iconv = Process()
-        iconv.executableURL = URL(fileURLWithPath: "/usr/bin/iconv")
-        iconv.arguments = ["-f", "UTF-8", "-t", "CP949", input.path]
-        let pipe = Pipe()
-        iconv.standardOutput = pipe
-        try iconv.run()
-        let cp949 = pipe.fileHandleForReading.readDataToEndOfFile()
-        iconv.waitUntilExit()
-        let path = dir.appendingPathComponent("cp949.csv").path
-        try cp949.write(to: URL(fileURLWithPath: path))
+        let path = TestPaths.temporaryDirectory("transform-cp949").appendingPathComponent("cp949.csv").path
+        try Data(try SystemIconv.encode(utf8, to: "CP949")).write(to: URL(fileURLWithPath: path))
         let r = try TaxipotCLI.run(["transform", "--from", "WGS84", "--to", "UTMK", "--x-col", "x", "--y-col", "y", path])
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertEqual(r.stdoutText, "이름,x,y\n서울시청 뷁,\(three[0])\n")

@@ -19,7 +19,7 @@ final class AnalystFilesTests: XCTestCase {
         let text = "번호,출발지 경도,출발지 위도,도착지 경도,도착지 위도,인원,출발시각,메모\n"
             + "1,126.9707,37.5547,126.9769,37.5759,2,2024-05-01T22:30:00+09:00,\"오전 회의, 본사\"\n"
             + "2,126.9832,37.5702,126.9850,37.5637,3,,뷁\n"
-        let cp949 = try systemCP949(text)
+        let cp949 = try SystemIconv.encode(text, to: "CP949")
         XCTAssertNil(String(validating: cp949, as: UTF8.self))
         let path = try write(cp949, "korean-excel.csv")
         let r = try TaxipotCLI.run(["batch", path, "--data", data, "--depart-at", depart, "--progress", "none"])

@@ -87,7 +87,7 @@ final class BatchCLITests: XCTestCase {
         let data = try SeoulDataset.directory()
         let text = "origin,destination,riders,메모\n서울역,광화문,2,\"오전 회의, 본사\"\n종각역,이태원역,1,뷁\n"
         // Encoded with the system's iconv program, as an Excel export would be.
-        let cp949 = try systemCP949(text)
+        let cp949 = try SystemIconv.encode(text, to: "CP949")
         XCTAssertNil(String(validating: Array(cp949), as: UTF8.self), "the input is not UTF-8")
         let r = try TaxipotCLI.run(["batch", "--encoding", "cp949", "--data", data], stdin: Array(cp949))
         XCTAssertEqual(r.status, 0, r.stderr)

@@ -10,7 +10,7 @@ final class EncodingTests: XCTestCase {
 
 
     func testCP949ConvertsAtEveryChunkBoundary() throws {
-        let bytes = try systemCP949(koreanCSV)
+        let bytes = try SystemIconv.encode(koreanCSV, to: "CP949")
         // Two bytes per Hangul syllable in CP949 (including 똠 and 뷁, outside EUC-KR's 2,350).
         XCTAssertLessThan(bytes.count, koreanCSV.utf8.count)
         XCTAssertNil(String(validating: bytes, as: UTF8.self), "the CP949 file must not be valid UTF-8")
@@ -24,7 +24,7 @@ final class EncodingTests: XCTestCase {
 
     func testCP949FileThroughTheRunner() throws {
         let text = "origin_lon,origin_lat,dest_lon,dest_lat,메모\n126.9707,37.5547,126.9769,37.5759,\"서울역, 광화문\"\n126.9832,37.5702,126.9850,37.5637,종각역→명동 뷁\n"
-        let bytes = try systemCP949(text)
+        let bytes = try SystemIconv.encode(text, to: "CP949")
         let dir = TestPaths.temporaryDirectory("batch-cp949")
         let path = dir.appendingPathComponent("in.csv").path
         try Data(bytes).write(to: URL(fileURLWithPath: path))
@@ -41,7 +41,7 @@ final class EncodingTests: XCTestCase {
     }
 
     func testInvalidCP949BytesFailOnlyTheirRow() throws {
-        var bytes = try systemCP949("origin_lon,origin_lat,dest_lon,dest_lat,note\n126.97,37.55,126.98,37.57,서울\n")
+        var bytes = try SystemIconv.encode("origin_lon,origin_lat,dest_lon,dest_lat,note\n126.97,37.55,126.98,37.57,서울\n", to: "CP949")
         // 0xFF is no CP949 byte; 0x81 followed by a comma is a lead byte without its trail.
         bytes += Array("126.97,37.55,126.98,37.57,bad".utf8) + [0xFF] + Array("\n126.97,37.55,126.98,37.57,lead".utf8) + [0x81]
         bytes += Array(",\n126.97,37.55,126.98,37.57,ok\n".utf8)

@@ -109,21 +109,3 @@ final class TextEncodingTests: XCTestCase {
         }
     }
 }
-
-/// Text encoded by the system's iconv program (independent of the code under test).
-enum SystemIconv {
-    static func encode(_ text: String, to encoding: String) throws -> [UInt8] {
-        let input = TestPaths.temporaryDirectory("csv-iconv").appendingPathComponent("in.txt")
-        try Data(text.utf8).write(to: input)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/iconv")
-        process.arguments = ["-f", "UTF-8", "-t", encoding, input.path]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 0)
-        return Array(data)
-    }
-}

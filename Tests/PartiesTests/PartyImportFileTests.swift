@@ -36,7 +36,7 @@ final class PartyImportFileTests: XCTestCase {
         let depart = SeoulTime.format(Date().timeIntervalSince1970 + 86_400)
         let utf8 = "id,origin_lon,origin_lat,dest_lon,dest_lat,depart_at,seats_total,seats_taken,title\n"
             + "cp-1,126.9707,37.5547,126.9769,37.5759,\(depart),4,1,종각역 같이 가요 뷁\n"
-        let cp949 = try Self.iconv(utf8, to: "CP949")
+        let cp949 = try SystemIconv.encode(utf8, to: "CP949")
         XCTAssertNil(String(validating: cp949, as: UTF8.self))
         let path = (dir as NSString).appendingPathComponent("cp949.csv")
         try Data(cp949).write(to: URL(fileURLWithPath: path))
@@ -57,22 +57,5 @@ final class PartyImportFileTests: XCTestCase {
         XCTAssertEqual(parties.map(\.id), ["cp-1", "tab-1"])
         XCTAssertEqual(parties[0].title, "종각역 같이 가요 뷁")
         XCTAssertEqual(parties[1].title, "탭")
-    }
-
-    /// `text` encoded by the system's iconv program (independent of the code under test).
-    static func iconv(_ text: String, to encoding: String) throws -> [UInt8] {
-        let dir = TestPaths.temporaryDirectory("iconv")
-        let input = dir.appendingPathComponent("in.txt")
-        try Data(text.utf8).write(to: input)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/iconv")
-        process.arguments = ["-f", "UTF-8", "-t", encoding, input.path]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 0)
-        return Array(data)
     }
 }
