@@ -16,7 +16,7 @@ struct BucketEntry {
 }
 
 /// One thread's buffers for the many-to-many search.
-final class TableScratch {
+final class TableScratch: NodeScratch {
     let labels: UnsafeMutablePointer<TableLabel>
     var touched: [UInt32] = []
     var heap = PackedMinHeap(capacity: 1024)
@@ -32,28 +32,6 @@ final class TableScratch {
         for r in touched { labels[Int(r)] = .unreached }
         touched.removeAll(keepingCapacity: true)
         heap.removeAll()
-    }
-}
-
-/// A lock-protected stack of table scratch spaces.
-final class TableScratchPool: @unchecked Sendable {
-    private let lock = NSLock()
-    private var free: [TableScratch] = []
-    private let nodeCount: Int
-
-    init(nodeCount: Int) { self.nodeCount = nodeCount }
-
-    func withScratch<R>(_ body: (TableScratch) -> R) -> R {
-        lock.lock()
-        let s = free.popLast()
-        lock.unlock()
-        let scratch = s ?? TableScratch(nodeCount: nodeCount)
-        defer {
-            lock.lock()
-            free.append(scratch)
-            lock.unlock()
-        }
-        return body(scratch)
     }
 }
 

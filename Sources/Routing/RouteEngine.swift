@@ -44,9 +44,9 @@ public final class RouteEngine: @unchecked Sendable {
     let timeFactors: [[UInt64]]
     /// Per hour: the factor turning lower-bound times into admissible bounds of that hour's times.
     let heuristicScale: [Double]
-    let pool: ScratchPool
+    let pool: ScratchPool<SearchScratch>
     /// Scratch spaces of the many-to-many search (`table`).
-    let tablePool: TableScratchPool
+    let tablePool: ScratchPool<TableScratch>
     /// Per hour: the first hour of the file's prepare-time profile with the same metric, when the
     /// hierarchy covers it (its customization is cached under that hour), else nil.
     private let hierarchyKey: [Int?]
@@ -83,7 +83,7 @@ public final class RouteEngine: @unchecked Sendable {
             return (0..<24).first { h in (0..<combos).allSatisfy { graph.hourQ[h * combos + $0] == q[$0] } }
         }
         pool = ScratchPool(nodeCount: graph.nodeCount)
-        tablePool = TableScratchPool(nodeCount: graph.nodeCount)
+        tablePool = ScratchPool(nodeCount: graph.nodeCount)
         cosLat = cos(Double(graph.nodeLat[graph.nodeCount / 2]) * 1e-7 * .pi / 180)
         names = (0..<max(1, graph.nameOffsets.count - 1)).map { graph.name($0) }
     }

@@ -11,7 +11,7 @@ struct NodeState {
 /// The memory one search needs; reused across queries through `ScratchPool`.
 ///
 /// Buffers are raw pointers held in `let`s, so the hot loops pay no exclusivity checks.
-final class SearchScratch {
+final class SearchScratch: NodeScratch {
     let nodeCount: Int
     let state: UnsafeMutablePointer<NodeState>
     let targetStamp: UnsafeMutablePointer<UInt32>
@@ -56,19 +56,25 @@ final class SearchScratch {
     }
 }
 
-/// A lock-protected stack of scratch spaces, so many threads can query one engine at once.
-final class ScratchPool: @unchecked Sendable {
+/// Working memory sized by the graph's node count, kept in a `ScratchPool` between queries.
+protocol NodeScratch: AnyObject {
+    init(nodeCount: Int)
+}
+
+/// A lock-protected stack of scratch spaces, so many threads can query one engine at once
+/// (`SearchScratch` for routes, `TableScratch` for tables).
+final class ScratchPool<Scratch: NodeScratch>: @unchecked Sendable {
     private let lock = NSLock()
-    private var free: [SearchScratch] = []
+    private var free: [Scratch] = []
     private let nodeCount: Int
 
     init(nodeCount: Int) { self.nodeCount = nodeCount }
 
-    func withScratch<R>(_ body: (SearchScratch) -> R) -> R {
+    func withScratch<R>(_ body: (Scratch) -> R) -> R {
         lock.lock()
         let s = free.popLast()
         lock.unlock()
-        let scratch = s ?? SearchScratch(nodeCount: nodeCount)
+        let scratch = s ?? Scratch(nodeCount: nodeCount)
         defer {
             lock.lock()
             free.append(scratch)
