@@ -187,7 +187,7 @@ final class HTTPConventionsTests: XCTestCase {
     /// `taxipot serve` with its settings from the environment (TAXIPOT_LOG_FORMAT, TAXIPOT_PORT,
     /// TAXIPOT_CORS_ORIGIN): every request is one JSON line with the documented fields.
     func testJSONAccessLogFromTheEnvironment() throws {
-        let port = Self.freePort()
+        let port = try ServerProcess.freePort()
         let logURL = TestPaths.temporaryDirectory("accesslog").appendingPathComponent("stderr.log")
         _ = FileManager.default.createFile(atPath: logURL.path, contents: nil)
         let log = try FileHandle(forWritingTo: logURL)
@@ -232,16 +232,4 @@ final class HTTPConventionsTests: XCTestCase {
         for e in entries { XCTAssertNotNil(e["request_id"]?.stringValue) }
     }
 
-    /// A port free now on 127.0.0.1.
-    static func freePort() -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var addr = sockaddr_in()
-        addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        _ = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) } }
-        return Int(UInt16(bigEndian: addr.sin_port))
-    }
 }

@@ -13,7 +13,7 @@ final class StoreShutdownTests: XCTestCase {
 
     /// Starts the server; returns it, its port and a pipe carrying its stderr.
     func start(state: String) throws -> (Process, Int, Pipe) {
-        let port = freePort()
+        let port = try ServerProcess.freePort()
         let p = Process()
         p.executableURL = URL(fileURLWithPath: TaxipotCLI.binary)
         p.arguments = ["serve", "--port", String(port), "--data", try TestDataset.directory(), "--state-dir", state, "--no-access-log"]
@@ -29,18 +29,6 @@ final class StoreShutdownTests: XCTestCase {
             usleep(50_000)
         }
         return (p, port, errors)
-    }
-
-    func freePort() -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var addr = sockaddr_in()
-        addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        _ = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) } }
-        return Int(UInt16(bigEndian: addr.sin_port))
     }
 
     func partyBody(_ i: Int) -> [UInt8] {
