@@ -37,6 +37,17 @@ final class MatchingTests: XCTestCase {
         let order: [String]
     }
 
+    /// The references in the order matching must answer: the larger saving (`solo` minus the
+    /// pooled share) first, then the smaller added time, then the party id.
+    func ranked(_ refs: [Reference], solo: Int) -> [Reference] {
+        refs.sorted { a, b in
+            let sa = solo - a.pooled, sb = solo - b.pooled
+            if sa != sb { return sa > sb }
+            if a.added != b.added { return a.added < b.added }
+            return a.id < b.id
+        }
+    }
+
     func routeOrNil(_ w: World, _ from: Coordinate, _ stops: [Coordinate], _ at: Double) -> RouteResult? {
         try? w.data.routes.route(RouteRequest(from: from, to: stops.last!, via: Array(stops.dropLast()), departAt: at))
     }
@@ -149,16 +160,11 @@ final class MatchingTests: XCTestCase {
                 p.departAt > Self.now && abs(p.departAt - r.departAt) <= window && p.seatsLeft >= r.seats && r.origin.distance(to: p.origin) <= r.walkMeters
             }
             let solo = try referenceFare(w, soloRoute, origin: r.origin, at: r.departAt).totalKrw
-            var want: [Reference] = []
+            var found: [Reference] = []
             for p in candidates {
-                if let m = try reference(w, r, p) { want.append(m) } else { leftOutByDetour += 1 }
+                if let m = try reference(w, r, p) { found.append(m) } else { leftOutByDetour += 1 }
             }
-            want.sort { a, b in
-                let sa = solo - a.pooled, sb = solo - b.pooled
-                if sa != sb { return sa > sb }
-                if a.added != b.added { return a.added < b.added }
-                return a.id < b.id
-            }
+            let want = ranked(found, solo: solo)
             XCTAssertEqual(got.map(\.party.id), want.prefix(r.limit).map(\.id), "rider \(k)")
             if got.map(\.party.id) != want.prefix(r.limit).map(\.id) {
                 for (g, e) in zip(got, want) where g.party.id != e.id {
@@ -238,13 +244,7 @@ final class MatchingTests: XCTestCase {
             let got = try w.pooling.match(r)
             let candidates = all.filter { p in abs(p.departAt - r.departAt) <= r.windowMinutes * 60 && r.origin.distance(to: p.origin) <= r.walkMeters }
             let solo = try referenceFare(w, soloRoute, origin: r.origin, at: r.departAt).totalKrw
-            var want = try candidates.compactMap { try reference(w, r, $0) }
-            want.sort { a, b in
-                let sa = solo - a.pooled, sb = solo - b.pooled
-                if sa != sb { return sa > sb }
-                if a.added != b.added { return a.added < b.added }
-                return a.id < b.id
-            }
+            let want = ranked(try candidates.compactMap { try reference(w, r, $0) }, solo: solo)
             XCTAssertEqual(got.map(\.party.id), want.prefix(r.limit).map(\.id), "rider \(k)")
             for (g, e) in zip(got, want) where g.party.id == e.id {
                 XCTAssertEqual(g.pooledKrw, e.pooled, "rider \(k) party \(e.id)")
