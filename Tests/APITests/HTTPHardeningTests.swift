@@ -228,29 +228,13 @@ final class HTTPHardeningTests: XCTestCase {
     // MARK: - Metrics
 
     func testAnOverload503CountsOnce() throws {
-        let router = Router()
-        let gate = DispatchSemaphore(value: 0)
-        router.add("GET", "/slow", OperationDoc("blocks until released")) { _ in
-            gate.wait()
-            return .json(["ok": true])
-        }
-        var options = HTTPServerOptions()
-        options.workerThreads = 1
-        options.queueCapacity = 1
-        options.accessLog = false
         let metrics = ServerMetrics()
-        let server = HTTPServer(router: router, options: options, metrics: metrics)
-        try server.start(host: "127.0.0.1", port: 0)
-        defer { server.stop() }
-        let a = try RawHTTPClient(port: server.port), b = try RawHTTPClient(port: server.port)
-        try a.send(Array("GET /slow HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
-        usleep(100_000)
-        try b.send(Array("GET /slow HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
-        usleep(100_000)
-        XCTAssertEqual(try RawHTTPClient(port: server.port).request("GET", "/slow").status, 503)
-        gate.signal(); gate.signal()
-        XCTAssertEqual(try a.readResponse().status, 200)
-        XCTAssertEqual(try b.readResponse().status, 200)
+        let saturated = try SaturatedServer(metrics: metrics)
+        defer { saturated.server.stop() }
+        XCTAssertEqual(try RawHTTPClient(port: saturated.server.port).request("GET", "/slow").status, 503)
+        saturated.release()
+        XCTAssertEqual(try saturated.first.readResponse().status, 200)
+        XCTAssertEqual(try saturated.second.readResponse().status, 200)
         let text = metrics.prometheusText()
         XCTAssertTrue(text.contains("taxipot_http_requests_total{route=\"overload\",status=\"503\"} 1\n"), text)
         XCTAssertFalse(text.contains("status=\"0\""), text)

@@ -115,34 +115,19 @@ final class ServerTests: XCTestCase {
     }
 
     func testOverloadAnswers503WithRetryAfter() throws {
-        // A router whose handler blocks, one worker, a queue of one: the third request must get 503.
-        let router = Router()
-        let gate = DispatchSemaphore(value: 0)
-        router.add("GET", "/slow", OperationDoc("blocks until released")) { _ in
-            gate.wait()
-            return .json(["ok": true])
-        }
-        var options = HTTPServerOptions()
-        options.workerThreads = 1
-        options.queueCapacity = 1
-        options.accessLog = false
-        let server = HTTPServer(router: router, options: options)
-        try server.start(host: "127.0.0.1", port: 0)
-        let a = try RawHTTPClient(port: server.port), b = try RawHTTPClient(port: server.port), c = try RawHTTPClient(port: server.port)
-        try a.send(Array("GET /slow HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
-        usleep(100_000)
-        try b.send(Array("GET /slow HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
-        usleep(100_000)
+        // A worker and a queue place held by blocked requests: the third request must get 503.
+        let saturated = try SaturatedServer()
+        let c = try RawHTTPClient(port: saturated.server.port)
         let rejected = try c.request("GET", "/slow")
         try assertErrorShape(rejected, status: 503, code: "overloaded")
         XCTAssertEqual(rejected.headers["retry-after"], "1")
-        gate.signal(); gate.signal()
-        XCTAssertEqual(try a.readResponse().status, 200)
-        XCTAssertEqual(try b.readResponse().status, 200)
+        saturated.release()
+        XCTAssertEqual(try saturated.first.readResponse().status, 200)
+        XCTAssertEqual(try saturated.second.readResponse().status, 200)
         // Recovered: a new request is served once the load is gone.
-        gate.signal()
+        saturated.release(1)
         XCTAssertEqual(try c.request("GET", "/slow").status, 200)
-        server.stop()
+        saturated.server.stop()
     }
 
     /// A router whose routes answer the name of the thread that ran them; the first `/light`
