@@ -6,15 +6,6 @@ import Routing
 import TestSupport
 import XCTest
 
-/// An instant from Seoul clock text (`2024-05-08T22:00`).
-func seoul(_ text: String, file: StaticString = #filePath, line: UInt = #line) -> Double {
-    guard let t = SeoulTime.parse(text) else {
-        XCTFail("bad test date \(text)", file: file, line: line)
-        return 0
-    }
-    return t
-}
-
 /// A copy of `s` with some fields changed, for contrasts (mutual vs simultaneous, caps).
 func variant(of s: FareSchedule, id: String? = nil, charging: ChargingRule? = nil, combinedPercentCap: Int?? = nil) -> FareSchedule {
     FareSchedule(id: id ?? s.id, region: s.region, regionName: s.regionName, taxiClass: s.taxiClass, effectiveFrom: s.effectiveFrom,
