@@ -18,18 +18,9 @@ final class CSVFastPathTests: XCTestCase {
         let transformer = try CoordinateTransformer(from: from, to: to, fastKernels: fast)
         XCTAssertEqual(transformer.usesFastKernel, fast, "\(from) → \(to)")
         let stream = CSVCoordinateTransform(transformer: transformer, options: options)
-        var position = 0
         var output: [UInt8] = []
         var errors: [String] = []
-        let summary = try stream.run(
-            read: { buffer in
-                let n = min(buffer.count, text.count - position)
-                for i in 0..<n { buffer[i] = text[position + i] }
-                position += n
-                return n
-            },
-            write: { output += $0 },
-            report: { errors.append($0) })
+        let summary = try stream.run(read: memoryReader(text), write: { output += $0 }, report: { errors.append($0) })
         return (output, errors, summary)
     }
 
@@ -82,13 +73,7 @@ final class CSVFastPathTests: XCTestCase {
         general.plainFastPath = false
         let stream = CSVCoordinateTransform(transformer: try CoordinateTransformer(from: "UTMK", to: "WGS84"), options: general)
         var output: [UInt8] = []
-        var done = false
-        _ = try stream.run(read: { buffer in
-            if done { return 0 }
-            done = true
-            for (i, b) in line.enumerated() { buffer[i] = b }
-            return line.count
-        }, write: { output += $0 }, report: { _ in })
+        _ = try stream.run(read: memoryReader(line), write: { output += $0 }, report: { _ in })
         XCTAssertEqual(output, expected, "the general CSV path settles ties too")
     }
 

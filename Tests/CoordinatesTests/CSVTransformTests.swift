@@ -18,19 +18,10 @@ final class CSVTransformTests: XCTestCase {
         options.blockBytes = blockBytes
         options.maxReportedErrors = maxReported
         let stream = CSVCoordinateTransform(transformer: try CoordinateTransformer(from: from, to: to), options: options)
-        let input = Array(text.utf8)
-        var position = 0
         var output: [UInt8] = []
         var errors: [String] = []
-        let summary = try stream.run(
-            read: { buffer in
-                let n = min(buffer.count, readSize, input.count - position)
-                for i in 0..<n { buffer[i] = input[position + i] }
-                position += n
-                return n
-            },
-            write: { output += $0 },
-            report: { errors.append($0) })
+        let summary = try stream.run(read: memoryReader(Array(text.utf8), readSize: readSize), write: { output += $0 },
+                                     report: { errors.append($0) })
         return Run(output: String(decoding: output, as: UTF8.self), errors: errors, summary: summary)
     }
 
@@ -119,13 +110,7 @@ final class CSVTransformTests: XCTestCase {
         options.maxLineBytes = 8192
         let stream = CSVCoordinateTransform(transformer: try! CoordinateTransformer(from: "WGS84", to: "UTMK"), options: options)
         let input = Array(("127,37\n" + String(repeating: "9", count: 10_000) + "\n").utf8)
-        var position = 0
-        XCTAssertThrowsError(try stream.run(read: { buffer in
-            let n = min(buffer.count, input.count - position)
-            for i in 0..<n { buffer[i] = input[position + i] }
-            position += n
-            return n
-        }, write: { _ in }, report: { _ in })) { error in
+        XCTAssertThrowsError(try stream.run(read: memoryReader(input), write: { _ in }, report: { _ in })) { error in
             XCTAssertEqual(error as? CSVTransformError, .lineTooLong(line: 2, limit: 8192))
         }
     }
@@ -141,14 +126,8 @@ final class CSVTransformTests: XCTestCase {
         for i in 0..<3000 { text += "\(i),127.\(i % 97),37.\(i % 89)\r\n" }
         text += "x," + String(repeating: "1", count: 9000) + ",37\n127,37\n"
         let input = Array(text.utf8)
-        var position = 0
         var written = 0
-        XCTAssertThrowsError(try stream.run(read: { buffer in
-            let n = min(buffer.count, 1000, input.count - position)
-            for i in 0..<n { buffer[i] = input[position + i] }
-            position += n
-            return n
-        }, write: { written += $0.count }, report: { _ in })) { error in
+        XCTAssertThrowsError(try stream.run(read: memoryReader(input, readSize: 1000), write: { written += $0.count }, report: { _ in })) { error in
             XCTAssertEqual(error as? CSVTransformError, .lineTooLong(line: 3002, limit: 8192))
         }
         XCTAssertGreaterThan(written, 3000 * 20, "the lines before it were written")

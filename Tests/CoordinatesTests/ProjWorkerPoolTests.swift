@@ -43,15 +43,9 @@ final class ProjWorkerPoolTests: XCTestCase {
         let input = Array(text.utf8)
         var options = CSVTransformOptions()
         options.blockBytes = 256 << 10
-        var position = 0
         var lines = 0
         let summary = try CSVCoordinateTransform(transformer: t, options: options).run(
-            read: { buffer in
-                let n = min(buffer.count, input.count - position)
-                for i in 0..<n { buffer[i] = input[position + i] }
-                position += n
-                return n
-            },
+            read: memoryReader(input),
             write: { lines += $0.count(where: { $0 == 10 }) },
             report: { XCTFail($0) })
         XCTAssertEqual(summary.converted, 200_000)
