@@ -83,3 +83,12 @@ extension RouteEngine {
                                departAt: night, metric: metric))
     }
 }
+
+/// Random points near road junctions (up to ±40 m away, so most snap mid-segment).
+func randomPoints(_ engine: RouteEngine, count: Int, seed: UInt64) -> [Coordinate] {
+    var rng = SplitMix64(seed: seed)
+    return (0..<count).map { _ in
+        let c = engine.graph.coordinate(ofNode: Int(rng.next() % UInt64(engine.graph.nodeCount)))
+        return c.offset(eastMeters: Double(rng.next() % 81) - 40, northMeters: Double(rng.next() % 81) - 40)
+    }
+}

@@ -5,15 +5,6 @@ import XCTest
 /// The many-to-many table against single route requests: every cell is the route's duration
 /// and distance exactly (ms and cm), and nil exactly where `route` finds no route.
 final class RouteTableTests: XCTestCase {
-    /// Random points near road junctions (up to ±40 m away, so most snap mid-segment).
-    func randomPoints(_ engine: RouteEngine, count: Int, seed: UInt64) -> [Coordinate] {
-        var rng = SplitMix64(seed: seed)
-        return (0..<count).map { _ in
-            let c = engine.graph.coordinate(ofNode: Int(rng.next() % UInt64(engine.graph.nodeCount)))
-            return c.offset(eastMeters: Double(rng.next() % 81) - 40, northMeters: Double(rng.next() % 81) - 40)
-        }
-    }
-
     /// Asserts that every cell of `table` equals `engine.route` for its pair (duration in ms as
     /// the route's weight and seconds, distance in cm and metres), with `algorithm`.
     func assertCellsEqualRoutes(_ engine: RouteEngine, _ table: RouteTable, sources: [Coordinate], destinations: [Coordinate],
