@@ -28,6 +28,19 @@ final class HTTPHardeningTests: XCTestCase {
 
     static var port: Int { server.0.port }
 
+    /// A started server of its own answering `GET /ping`, with the options `configure` sets
+    /// (access log off); the caller stops it.
+    func pingServer(metrics: ServerMetrics = ServerMetrics(), _ configure: (inout HTTPServerOptions) -> Void) throws -> HTTPServer {
+        var options = HTTPServerOptions()
+        options.accessLog = false
+        configure(&options)
+        let router = Router()
+        router.add("GET", "/ping", OperationDoc("ping")) { _ in .json(["ok": true]) }
+        let server = HTTPServer(router: router, options: options, metrics: metrics)
+        try server.start(host: "127.0.0.1", port: 0)
+        return server
+    }
+
     static let partyBody = #"{"origin":[127.0276,37.4979],"destination":"127.1,37.6","depart_at":"\#(SeoulTime.format(Date().timeIntervalSince1970 + 3600))","seats_total":4,"seats_taken":1}"#
 
     /// Sends `bytes` on a new connection and reads until the server closes it (or 3 s pass).
@@ -142,14 +155,8 @@ final class HTTPHardeningTests: XCTestCase {
     }
 
     func testPastTheConnectionLimitANewConnectionGets503AtOnce() throws {
-        var options = HTTPServerOptions()
-        options.accessLog = false
-        options.connectionLimit = 4
-        let router = Router()
-        router.add("GET", "/ping", OperationDoc("ping")) { _ in .json(["ok": true]) }
         let metrics = ServerMetrics()
-        let server = HTTPServer(router: router, options: options, metrics: metrics)
-        try server.start(host: "127.0.0.1", port: 0)
+        let server = try pingServer(metrics: metrics) { $0.connectionLimit = 4 }
         defer { server.stop() }
         let held = try (0..<4).map { _ in try RawHTTPClient(port: server.port) }
         for c in held { XCTAssertEqual(try c.request("GET", "/ping").status, 200) }
@@ -173,13 +180,7 @@ final class HTTPHardeningTests: XCTestCase {
     }
 
     func testOneClientCannotTakeEveryConnection() throws {
-        var options = HTTPServerOptions()
-        options.accessLog = false
-        options.connectionsPerClient = 3
-        let router = Router()
-        router.add("GET", "/ping", OperationDoc("ping")) { _ in .json(["ok": true]) }
-        let server = HTTPServer(router: router, options: options)
-        try server.start(host: "127.0.0.1", port: 0)
+        let server = try pingServer { $0.connectionsPerClient = 3 }
         defer { server.stop() }
         let held = try (0..<3).map { _ in try RawHTTPClient(port: server.port, source: "127.0.0.2") }
         for c in held { try c.send(Array("GET /pi".utf8)) }  // half a request line each
@@ -192,14 +193,10 @@ final class HTTPHardeningTests: XCTestCase {
     }
 
     func testATricklingHeadIsClosedAtItsDeadline() throws {
-        var options = HTTPServerOptions()
-        options.accessLog = false
-        options.headerTimeoutSeconds = 1
-        options.connectionTimeoutSeconds = 30
-        let router = Router()
-        router.add("GET", "/ping", OperationDoc("ping")) { _ in .json(["ok": true]) }
-        let server = HTTPServer(router: router, options: options)
-        try server.start(host: "127.0.0.1", port: 0)
+        let server = try pingServer {
+            $0.headerTimeoutSeconds = 1
+            $0.connectionTimeoutSeconds = 30
+        }
         defer { server.stop() }
         // One header byte every 200 ms: libmicrohttpd's idle timeout restarts on each, so today
         // the socket is never closed.
