@@ -92,6 +92,7 @@ let package = Package(
         .testTarget(name: "RoutingTests", dependencies: ["Routing", "Geo", "SyntheticCity", "TestSupport"]),
         .testTarget(name: "FaresTests", dependencies: ["Fares", "FareEstimation", "Engine", "Geo", "Routing", "TestSupport"]),
         .testTarget(name: "PartiesTests", dependencies: ["Parties", "Geo", "SQLiteKit", "TestSupport"]),
+        .testTarget(name: "FareEstimationTests", dependencies: ["FareEstimation", "Fares", "Geo", "TestSupport"]),
         .testTarget(name: "EngineTests", dependencies: ["Engine", "Fares", "FareEstimation", "Geo", "Places", "Routing", "TestSupport"]),
         .testTarget(name: "PoolingTests", dependencies: ["Pooling", "Engine", "Fares", "Geo", "Parties", "Routing", "TaxiPot", "TaxiPotServer", "TestSupport"],
                     exclude: ["Fixtures"]),  // golden JSON, read by path

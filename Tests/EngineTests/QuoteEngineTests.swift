@@ -158,29 +158,9 @@ final class QuoteEngineTests: XCTestCase {
         for (request, expected, field) in cases {
             XCTAssertThrowsError(try engine.quote(request), expected) { e in
                 guard let e = e as? FareRequestError else { return XCTFail("\(e)") }
-                XCTAssertEqual(Self.caseName(e), expected, e.description)
+                XCTAssertEqual(e.caseName, expected, e.description)
                 XCTAssertEqual(e.field, field, e.description)
             }
-        }
-    }
-
-    /// The case of a request error, by name (a schedule lookup or a route failure by its inner case).
-    static func caseName(_ e: FareRequestError) -> String {
-        switch e {
-        case .invalid: "invalid"
-        case .conflicting: "conflicting"
-        case .schedule(.unknownRegion): "unknownRegion"
-        case .schedule(.unknownTaxiClass): "unknownTaxiClass"
-        case .schedule(.beforeOldestSchedule): "beforeOldestSchedule"
-        case .outsideFareRegions: "outsideFareRegions"
-        case .noScheduleForRegion: "noScheduleForRegion"
-        case .invalidTrip: "invalidTrip"
-        case .invalidSplit: "invalidSplit"
-        case .route(.outsideCoverage): "outsideCoverage"
-        case .route(.noRoute): "noRoute"
-        case .route: "route"
-        case .partyNotFound: "partyNotFound"
-        case .internalFailure: "internalFailure"
         }
     }
 

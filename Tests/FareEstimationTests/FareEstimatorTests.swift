@@ -1,15 +1,13 @@
-import Engine
 import FareEstimation
 import Fares
 import Foundation
 import Geo
-import Routing
 import TestSupport
 import XCTest
 
 /// The calibration of data/traffic/profile.csv against the two official Seoul reference trips
 /// (docs/FARES.md, docs/REFERENCE.md, "Fares"), with the slow time taken from the profile.
-final class ReferenceTripTests: XCTestCase {
+final class FareEstimatorTests: XCTestCase {
     func testReferenceTripsWithinFivePercent() throws {
         let estimator = FareData.estimator
         // Jonggak → Sinsa, about 7 km in daytime: 11,000 won. Off-peak departures, a Wednesday.
@@ -73,7 +71,7 @@ final class ReferenceTripTests: XCTestCase {
         for (request, expected, field) in cases {
             XCTAssertThrowsError(try est.estimate(request), field.description) { e in
                 guard let e = e as? FareRequestError else { return XCTFail("\(e)") }
-                XCTAssertEqual(QuoteEngineTests.caseName(e), expected, e.description)
+                XCTAssertEqual(e.caseName, expected, e.description)
                 XCTAssertEqual(e.field, field, e.description)
             }
         }
