@@ -134,7 +134,7 @@ public struct RidePricer: Sendable {
     /// A lower bound of what `pooledShare` answers, without routing anything new: the party's
     /// own legs before the rider's stop as metered, the leg to the stop (`toStop`: its duration
     /// and distance) at the least the meter can add over it, each split among those aboard,
-    /// less what the split's rounding can take (the meter's rounding and two units). Nil
+    /// less what the split's rounding can take (`splitSlack`). Nil
     /// when there is none to give (the ride's legs change, or the party's ride is not priced).
     func leastPooledShare(_ ride: PartyRide, planned: PlannedRide, rider: SnappedPoint, position j: Int, toStop: TravelCell,
                           roundingKrw: Int = 10) -> Double?
@@ -149,7 +149,25 @@ public struct RidePricer: Sendable {
         }
         let least = FareMeter(schedule: own.schedule).leastLegKrw(distanceM: toStop.distance, durationS: toStop.duration, travelledM: travelled, first: j == 0)
         share += Double(least * seats) / aboard(j)
-        return share - Double(own.schedule.roundingKrw + 2 * roundingKrw + 1)
+        return share - Self.splitSlack(ride, position: j, schedule: own.schedule, roundingKrw: roundingKrw)
+    }
+
+    /// How far below its exact by-leg part `a` (the sum over legs 0…j of the leg's meter amount
+    /// × seats ÷ aboard) the last rider's share of `ride` can come out, whatever the legs after
+    /// its stop `j` add. `FareSplit` hands out `units = ⌊T/u⌋` units (u = `roundingKrw`) by the
+    /// weights, whose sum is C·L (L: the legs' amounts summed; each person aboard leg k weighs
+    /// C·amount ÷ aboard(k)), each share rounded down to a unit, so the share is above
+    /// (T − u)·a/L − u ≥ T·a/L − 2u; the meter's total T = L + its rounding (more than −U/2,
+    /// U: the schedule's unit) + tolls (≥ 0), so T·a/L ≥ a − (U/2)·a/L; and a/L is at most
+    /// f = the largest seats ÷ aboard(k) over k ≤ j. Slack: (U/2)·f + 2u, and one won more.
+    static func splitSlack(_ ride: PartyRide, position j: Int, schedule: FareSchedule, roundingKrw: Int) -> Double {
+        guard let seats = ride.riders.last?.seats else { return Double(schedule.roundingKrw + 2 * roundingKrw + 1) }
+        var share = 0.0
+        for k in 0...j {
+            let aboard = ride.riders.reduce(0) { $0 + ($1.stop >= k ? $1.seats : 0) }
+            share = max(share, aboard > 0 ? min(1, Double(seats) / Double(aboard)) : 1)
+        }
+        return Double(schedule.roundingKrw) / 2 * share + Double(2 * roundingKrw + 1)
     }
 
     /// A closer lower bound of what `pooledShare` answers than `leastPooledShare`, with one
@@ -170,7 +188,7 @@ public struct RidePricer: Sendable {
         for k in 0...j where k < fare.legKrw.count {
             share += Double(fare.legKrw[k] * seats) / Double(ride.riders.reduce(0) { $0 + ($1.stop >= k ? $1.seats : 0) })
         }
-        return (share - Double(own.schedule.roundingKrw + 2 * roundingKrw + 1), leg)
+        return (share - Self.splitSlack(ride, position: j, schedule: own.schedule, roundingKrw: roundingKrw), leg)
     }
 
     /// The by-leg share of the last rider of `ride`: `planned`'s ride with that rider's stop

@@ -81,10 +81,10 @@ public final class PoolingEngine: Sendable {
             }
         }
 
-        // The candidates within the detour limit, with a bound of what the rider would save
-        // (from a lower bound of the pooled share: no routing), most first.
+        // The candidates within the detour limit, each with a bound of what the rider would save
+        // (from a lower bound of the pooled share: no routing).
         let rider = pricer.quotes.routes.snap(request.destination)
-        var passing: [(index: Int, insertion: Insertion, pct: Double, ride: PartyRide, most: Double)] = []
+        var pending: [PendingMatch] = []
         for (i, (c, planned)) in candidates.enumerated() {
             guard let ins = insertions[i] else { continue }
             let base = planned.plan.duration
@@ -92,37 +92,45 @@ public final class PoolingEngine: Sendable {
             guard pct <= request.maxDetourPercent else { continue }
             let ride = planned.plan.ride(c.party, inserting: request.riderID, seats: request.seats, at: request.destination, position: ins.position)
             let least = rider.flatMap { pricer.leastPooledShare(ride, planned: planned, rider: $0, position: ins.position, toStop: ins.toStop) }
-            passing.append((i, ins, pct, ride, least.map { Double(solo) - $0 } ?? .infinity))
+            pending.append(PendingMatch(index: i, insertion: ins, pct: pct, ride: ride, most: least.map { Double(solo) - $0 } ?? .infinity))
         }
-        passing.sort { $0.most > $1.most }
 
-        // Priced in that order until no candidate left can save as much as the last of the best.
+        // Best first: the candidate that may save the most is made more exact (the leg to the
+        // rider's stop routed, then priced in full) until the best is an exact one, which is
+        // then the next of the list. So no candidate is routed whose bound is below the last
+        // of the list, whatever order the bounds came in.
         var out: [PartyMatch] = []
-        func before(_ a: PartyMatch, _ b: PartyMatch) -> Bool {
-            if a.savingKrw != b.savingKrw { return a.savingKrw > b.savingKrw }
-            if a.addedSeconds != b.addedSeconds { return a.addedSeconds < b.addedSeconds }
-            return a.party.id < b.party.id
-        }
-        for p in passing {
-            if out.count >= request.limit, p.most < Double(out[request.limit - 1].savingKrw) { break }
-            let (c, planned) = candidates[p.index]
-            // When the list is full, route the leg to the rider's stop first: the bound it gives
-            // leaves out most candidates before their second leg is routed.
-            var toStop: RouteResult?
-            if out.count >= request.limit, let rider,
-               let upTo = pricer.pooledShareUpToStop(p.ride, planned: planned, rider: rider, position: p.insertion.position)
-            {
-                if Double(solo) - upTo.least < Double(out[request.limit - 1].savingKrw) { continue }
-                toStop = upTo.leg
+        while out.count < request.limit, let k = PendingMatch.best(pending) {
+            let p = pending[k]
+            if let match = p.match {
+                out.append(match)
+                pending.swapAt(k, pending.count - 1)
+                pending.removeLast()
+                continue
             }
-            let share = rider.map { pricer.pooledShare(p.ride, planned: planned, rider: $0, position: p.insertion.position, toStop: toStop) }
+            let (c, planned) = candidates[p.index]
+            if p.toStop == nil, !p.triedLeg {
+                // Route the leg to the rider's stop first: the bound it gives leaves out most
+                // candidates before their second leg is routed.
+                pending[k].triedLeg = true
+                if let rider, let upTo = pricer.pooledShareUpToStop(p.ride, planned: planned, rider: rider, position: p.insertion.position) {
+                    pending[k].most = min(p.most, Double(solo) - upTo.least)
+                    pending[k].toStop = upTo.leg
+                    continue
+                }
+            }
+            let share = rider.map { pricer.pooledShare(p.ride, planned: planned, rider: $0, position: p.insertion.position, toStop: p.toStop) }
                 ?? (try? pricer.price(p.ride, split: .byLeg))?.shares.last?.krw
-            guard let pooled = share else { continue }
+            guard let pooled = share else {
+                pending.swapAt(k, pending.count - 1)
+                pending.removeLast()
+                continue
+            }
             let m = PartyMatch(party: c.party, walkMeters: c.distance, dropOffOrder: p.ride.dropOffOrder,
                                addedSeconds: p.insertion.added.duration, addedMeters: p.insertion.added.distance, detourPercent: p.pct,
                                soloKrw: solo, soloEstimate: soloEstimate, pooledKrw: pooled, ride: p.ride)
-            out.insert(m, at: out.firstIndex { before(m, $0) } ?? out.count)
-            if out.count > request.limit { out.removeLast() }
+            pending[k].match = m
+            pending[k].most = Double(m.savingKrw)
         }
         return out
     }
@@ -141,6 +149,48 @@ extension PoolingEngine {
             return (q.fare.totalKrw, q.estimate)
         }
         return (try pricer.soloFare(from: request.origin, to: request.destination, departure: request.departAt), nil)
+    }
+}
+
+/// A candidate of a match request within the detour limit, on its way to a price: `most` bounds
+/// what the rider can save with it (exact once `match` is set).
+struct PendingMatch {
+    var index: Int
+    var insertion: Insertion
+    var pct: Double
+    var ride: PartyRide
+    var most: Double
+    /// The leg to the rider's stop, once routed; `triedLeg` once asked for.
+    var toStop: RouteResult? = nil
+    var triedLeg = false
+    /// The priced match.
+    var match: PartyMatch? = nil
+
+    /// The whole won the rider can save at most (savings are whole won).
+    var ceiling: Int { most >= Double(Int.max) ? Int.max : Int(most.rounded(.down)) }
+
+    /// The index of the candidate to take next: the highest ceiling; among equal ones a bound
+    /// before an exact match (it may still come first), and exact matches in the list's order
+    /// (less detour, then party id). Nil when none is left.
+    static func best(_ all: [PendingMatch]) -> Int? {
+        var best: Int?
+        for i in all.indices {
+            guard let b = best else { best = i; continue }
+            if all[i].precedes(all[b]) { best = i }
+        }
+        return best
+    }
+
+    func precedes(_ o: PendingMatch) -> Bool {
+        if ceiling != o.ceiling { return ceiling > o.ceiling }
+        switch (match, o.match) {
+        case (nil, .some): return true
+        case (.some, nil): return false
+        case (nil, nil): return most != o.most ? most > o.most : index < o.index
+        case let (a?, b?):
+            if a.addedSeconds != b.addedSeconds { return a.addedSeconds < b.addedSeconds }
+            return a.party.id < b.party.id
+        }
     }
 }
 

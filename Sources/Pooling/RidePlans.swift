@@ -20,18 +20,25 @@ public struct RidePlan: Sendable {
     public var distance: Double { legs.reduce(0) { $0 + $1.distance } }
 }
 
-/// A party's planned ride with what matching keeps beside it until the party changes: its
-/// points made ready for insertion legs, and (once first priced) its own route and fare schedule.
+/// A party's planned ride with what matching keeps beside it until the party's ride changes:
+/// its points made ready for insertion legs, and (once first priced) its own route and fare
+/// schedule.
 public final class PlannedRide: @unchecked Sendable {
     public let plan: RidePlan
     /// The origin then `plan.stops`, prepared by the planner's `TravelTimes`.
     public let prepared: PreparedRide
+    /// The origin and the stops snapped, when the seam snapped them all (see `prepared`).
+    let snappedPoints: [SnappedPoint]?
     private let lock = NSLock()
     private var routed: Result<RoutedRide, FareRequestError>?
 
     init(plan: RidePlan, prepared: PreparedRide) {
         self.plan = plan
         self.prepared = prepared
+        snappedPoints = prepared.snapped.flatMap { s in
+            let points = s.compactMap { $0 }
+            return points.count == s.count && points.count >= 2 ? points : nil
+        }
     }
 
     /// The ride's own route (through `prepared`'s points), fare region and schedule, computed by
@@ -45,102 +52,144 @@ public final class PlannedRide: @unchecked Sendable {
         return r
     }
 
-    /// The origin and the stops snapped, when the seam snapped them all.
-    var snappedPoints: [SnappedPoint]? {
-        guard let s = prepared.snapped else { return nil }
-        let points = s.compactMap { $0 }
-        return points.count == s.count && points.count >= 2 ? points : nil
-    }
-
     /// Memory held, about, with an allowance for the ride's own route once priced (its
     /// segments: about one per 40 m of road).
     var bytes: Int { 256 + plan.stops.count * 48 + prepared.bytes + Int(plan.distance / 40) * MemoryLayout<RouteSegment>.stride }
 }
 
-/// A ride's own route (what the meter needs of it: no geometry) with its metering context.
-struct RoutedRide {
-    var segments: [RouteSegment]
+/// A ride's own route (what the meter needs of it: no geometry) with its metering context;
+/// a class, so handing it out of its plan's lock copies one reference, not its arrays.
+final class RoutedRide: Sendable {
+    let segments: [RouteSegment]
     /// Per leg, the range of `segments` that belongs to it, and its length.
-    var legRanges: [Range<Int>]
-    var legMeters: [Double]
-    var region: String
-    var schedule: FareSchedule
+    let legRanges: [Range<Int>]
+    let legMeters: [Double]
+    let region: String
+    let schedule: FareSchedule
     /// What the meter adds on each leg (`FareBreakdown.legKrw`, one per leg).
-    var legKrw: [Int]
+    let legKrw: [Int]
+
+    init(segments: [RouteSegment], legRanges: [Range<Int>], legMeters: [Double], region: String, schedule: FareSchedule, legKrw: [Int]) {
+        self.segments = segments
+        self.legRanges = legRanges
+        self.legMeters = legMeters
+        self.region = region
+        self.schedule = schedule
+        self.legKrw = legKrw
+    }
 }
 
-/// Plans party rides over a `TravelTimes` table, keeping each plan (and its prepared points)
-/// until the party changes: entries are keyed by the party's content and departure hour, and
-/// kept in two generations within a memory budget (`cacheBytes`): when the newer is full the
-/// older is dropped, and an entry found in the older moves to the newer.
+/// What a party's ride plan depends on, and nothing else: its origin, its distinct drop-offs
+/// before the destination (in rider order: `Party.intermediateDropOffs`), its destination and
+/// its departure instant. Riders' ids and seats, the title and the version are left out, so a
+/// join or leave without a drop-off of its own keeps the party's plan; a change of any point or
+/// of the departure is another shape, planned anew.
+struct RideShape: Hashable {
+    let origin: Coordinate
+    let dropOffs: [Coordinate]
+    let destination: Coordinate
+    let departAt: Double
+
+    init(_ party: Party) {
+        origin = party.origin
+        dropOffs = party.intermediateDropOffs
+        destination = party.destination
+        departAt = party.departAt
+    }
+}
+
+/// Plans party rides over a `TravelTimes` table, keeping each plan (and its prepared points,
+/// and its own route once priced) while parties of that ride shape are matched: entries are
+/// keyed by the ride's shape (`RideShape`: points and departure, not riders), so a value key
+/// can never be stale (a changed party is another key; an entry nobody asks for ages out).
+///
+/// The entries are spread over `shardCount` shards by the key's hash, each under its own lock
+/// and kept in two generations within its part of the memory budget (`cacheBytes`): when the
+/// newer is full the older is dropped, and an entry found in the older moves to the newer.
 public final class RidePlanner: @unchecked Sendable {
     public let times: any TravelTimes
-    private let lock = NSLock()
-    private var current: [Key: PlannedRide?] = [:]
-    private var previous: [Key: PlannedRide?] = [:]
-    private var currentBytes = 0
     /// Memory for kept plans: 256 MiB by default (about 8 KB a plan: 10,000 central-Seoul parties
     /// take about 80 MB, with the allowance for their own routes once priced).
     public let cacheBytes: Int
     public static let defaultCacheBytes = 256 << 20
+    /// Shards of the plan cache (a power of two): concurrent matches rarely wait on one lock.
+    static let shardCount = 16
+    private let shards: [Shard]
 
-    private struct Key: Hashable {
-        let party: Party
-        let hour: Int
+    /// One shard: two generations of entries under one lock.
+    private final class Shard: @unchecked Sendable {
+        let lock = NSLock()
+        var current: [RideShape: PlannedRide?] = [:]
+        var previous: [RideShape: PlannedRide?] = [:]
+        var currentBytes = 0
+        let budget: Int
+
+        init(budget: Int) { self.budget = budget }
+
+        /// The entry of `key`, moving it to the newer generation when found in the older;
+        /// `.none` when neither holds it.
+        func find(_ key: RideShape) -> PlannedRide?? {
+            lock.lock()
+            defer { lock.unlock() }
+            if let hit = current[key] { return .some(hit) }
+            if let hit = previous.removeValue(forKey: key) {
+                store(key, hit)
+                return .some(hit)
+            }
+            return .none
+        }
+
+        func put(_ key: RideShape, _ value: PlannedRide?) {
+            lock.lock()
+            defer { lock.unlock() }
+            store(key, value)
+        }
+
+        /// Puts an entry in the newer generation (the lock held).
+        private func store(_ key: RideShape, _ value: PlannedRide?) {
+            if current.updateValue(value, forKey: key) == nil { currentBytes += value?.bytes ?? 128 }
+            if currentBytes > budget / 2 {
+                previous = current
+                current = [:]
+                currentBytes = 0
+            }
+        }
+
+        var entries: [PlannedRide?] {
+            lock.lock()
+            defer { lock.unlock() }
+            return Array(current.values) + Array(previous.values)
+        }
     }
 
     public init(times: any TravelTimes, cacheBytes: Int = RidePlanner.defaultCacheBytes) {
         self.times = times
         self.cacheBytes = max(1 << 20, cacheBytes)
+        let budget = self.cacheBytes / Self.shardCount
+        shards = (0..<Self.shardCount).map { _ in Shard(budget: budget) }
     }
 
     /// Memory held by the plans kept now, about (both generations; see `PlannedRide.bytes`).
     public var keptBytes: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return (Array(current.values) + Array(previous.values)).reduce(0) { $0 + ($1?.bytes ?? 128) }
+        shards.reduce(0) { sum, shard in shard.entries.reduce(sum) { $0 + ($1?.bytes ?? 128) } }
     }
 
     /// Plans kept now (both generations).
-    public var keptCount: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return current.count + previous.count
-    }
+    public var keptCount: Int { shards.reduce(0) { $0 + $1.entries.count } }
 
     /// The plan of `party`'s ride (exact order for up to `StopOrder.exactLimit` drop-offs); nil
     /// when some stop cannot be reached by road (or lies off the road graph).
     public func plan(_ party: Party) -> RidePlan? { planned(party)?.plan }
 
-    /// The plan of `party`'s ride with its prepared points (see `plan`).
+    /// The plan of `party`'s ride with its prepared points (see `plan`): the kept one of its
+    /// ride shape, else made now and kept.
     public func planned(_ party: Party) -> PlannedRide? {
-        let key = Key(party: party, hour: SeoulTime.hour(party.departAt))
-        lock.lock()
-        if let hit = current[key] {
-            lock.unlock()
-            return hit
-        }
-        if let hit = previous.removeValue(forKey: key) {
-            store(key, hit)
-            lock.unlock()
-            return hit
-        }
-        lock.unlock()
+        let key = RideShape(party)
+        let shard = shards[key.hashValue & (Self.shardCount - 1)]
+        if let hit = shard.find(key) { return hit }
         let planned = compute(party).map { PlannedRide(plan: $0, prepared: times.prepareRide([party.origin] + $0.stops, departAt: party.departAt)) }
-        lock.lock()
-        store(key, planned)
-        lock.unlock()
+        shard.put(key, planned)
         return planned
-    }
-
-    /// Puts an entry in the newer generation (the lock held).
-    private func store(_ key: Key, _ value: PlannedRide?) {
-        if current.updateValue(value, forKey: key) == nil { currentBytes += value?.bytes ?? 128 }
-        if currentBytes > cacheBytes / 2 {
-            previous = current
-            current = [:]
-            currentBytes = 0
-        }
     }
 
     private func compute(_ party: Party) -> RidePlan? {
