@@ -92,7 +92,7 @@ public final class PoolingEngine: Sendable {
             guard pct <= request.maxDetourPercent else { continue }
             let ride = planned.plan.ride(c.party, inserting: request.riderID, seats: request.seats, at: request.destination, position: ins.position)
             let least = rider.flatMap { pricer.leastPooledShare(ride, planned: planned, rider: $0, position: ins.position, toStop: ins.toStop) }
-            pending.append(PendingMatch(index: i, insertion: ins, pct: pct, ride: ride, most: least.map { Double(solo) - $0 } ?? .infinity))
+            pending.append(PendingMatch(index: i, partyID: c.party.id, insertion: ins, pct: pct, ride: ride, most: least.map { Double(solo) - $0 } ?? .infinity))
         }
 
         // Best first: the candidate that may save the most is made more exact (the leg to the
@@ -156,6 +156,7 @@ extension PoolingEngine {
 /// what the rider can save with it (exact once `match` is set).
 struct PendingMatch {
     var index: Int
+    var partyID: String
     var insertion: Insertion
     var pct: Double
     var ride: PartyRide
@@ -173,24 +174,24 @@ struct PendingMatch {
     /// before an exact match (it may still come first), and exact matches in the list's order
     /// (less detour, then party id). Nil when none is left.
     static func best(_ all: [PendingMatch]) -> Int? {
-        var best: Int?
-        for i in all.indices {
-            guard let b = best else { best = i; continue }
-            if all[i].precedes(all[b]) { best = i }
+        guard !all.isEmpty else { return nil }
+        return all.withUnsafeBufferPointer { a in
+            var best = 0
+            for i in 1..<a.count where a[i].precedes(a[best]) { best = i }
+            return best
         }
-        return best
     }
 
+    /// Reads only plain fields (no copy of the ride or the match: this runs for every pair the
+    /// selection compares).
     func precedes(_ o: PendingMatch) -> Bool {
         if ceiling != o.ceiling { return ceiling > o.ceiling }
-        switch (match, o.match) {
-        case (nil, .some): return true
-        case (.some, nil): return false
-        case (nil, nil): return most != o.most ? most > o.most : index < o.index
-        case let (a?, b?):
-            if a.addedSeconds != b.addedSeconds { return a.addedSeconds < b.addedSeconds }
-            return a.party.id < b.party.id
-        }
+        let exact = match != nil, otherExact = o.match != nil
+        if exact != otherExact { return !exact }
+        if !exact { return most != o.most ? most > o.most : index < o.index }
+        // Both exact: the list's order (`PartyMatch.addedSeconds` is the insertion's duration).
+        if insertion.added.duration != o.insertion.added.duration { return insertion.added.duration < o.insertion.added.duration }
+        return partyID < o.partyID
     }
 }
 

@@ -49,8 +49,8 @@ extension MatchingTests {
         let parties = try PartyService(stateDirectory: dir, now: { clock.now })
         let w = World(data: data, parties: parties, pooling: PoolingEngine(quotes: data.quotes, parties: parties, now: { clock.now }))
         let ids = initial.map(\.id)
-        let requests: [MatchRequest] = (0..<6).map { k in
-            var r = MatchRequest(origin: node(), destination: node(), departAt: Self.now + 1200 + Double(k) * 200)
+        let requests: [MatchRequest] = (0..<4).map { k in
+            var r = MatchRequest(origin: node(), destination: node(), departAt: Self.now + 1200 + Double(k) * 300)
             r.walkMeters = 900
             r.windowMinutes = 40
             r.maxDetourPercent = 300
