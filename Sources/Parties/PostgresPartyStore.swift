@@ -16,8 +16,8 @@ import PostgresKit
 ///   until commit, so numbers commit in order and without gaps), logs the party id under it
 ///   (`party_changes`) and sends a notification. Replicas `LISTEN` on their own connection and
 ///   read the log after the last number they applied, on each notification, every half second,
-///   and after a lost connection returns. The log keeps the last `logKept` changes; a replica
-///   further behind reloads every party instead.
+///   and after a lost connection returns. The log keeps the last `logKept` changes (cut
+///   when expired parties are purged); a replica further behind reloads every party instead.
 /// - A lost connection makes writes throw `PartyStoreUnavailableError` (retry later) until a
 ///   new one is made, which each write tries at most every `reconnectInterval` seconds.
 public final class PostgresPartyStore: PartyStorage, @unchecked Sendable {
@@ -25,14 +25,17 @@ public final class PostgresPartyStore: PartyStorage, @unchecked Sendable {
     public static let channel = "taxipot_party_changes"
     /// The schema version this build creates and reads.
     public static let schemaVersion = 1
-    /// Changes the log keeps at least (a replica further behind reloads everything).
-    public static let logKept: Int64 = 100_000
+    /// Changes the log keeps by default (a replica further behind reloads everything).
+    public static let defaultLogKept: Int64 = 100_000
     /// Changes one read of the log returns at most.
     static let batchLimit = 10_000
     /// Least seconds between two connection attempts of the writer.
     static let reconnectInterval = 0.25
 
     public let location: String
+    /// Changes the log keeps at least when cut: a replica further behind than that reloads
+    /// every party instead of reading the log.
+    public let logKept: Int64
     public private(set) var notes: [String] = []
     public var isShared: Bool { true }
 
@@ -54,9 +57,11 @@ public final class PostgresPartyStore: PartyStorage, @unchecked Sendable {
 
     /// Connects to `url` (a libpq connection string: `postgresql://user@host:port/db` or
     /// `host=… dbname=…`) and creates or migrates the schema. Throws `PartyStoreError` naming
-    /// the store (without its password) when it cannot.
-    public init(url: String) throws {
+    /// the store (without its password) when it cannot. `logKept`: see the property (tests give a
+    /// small one to put a replica behind the log's start without 100,000 writes).
+    public init(url: String, logKept: Int64 = PostgresPartyStore.defaultLogKept) throws {
         conninfo = url
+        self.logKept = max(1, logKept)
         location = PostgresConnection.redacted(url)
         // A server that does not answer fails a connection attempt within 2 s, not libpq's
         // default of waiting for ever (an explicit connect_timeout in the URL wins).
@@ -232,6 +237,13 @@ public final class PostgresPartyStore: PartyStorage, @unchecked Sendable {
         return try commitTogether(WriteSlot(sql: sql, parameters: parameters))
     }
 
+    /// Writes waiting for the commit in flight to end (for tests that line up a group commit).
+    var waitingWrites: Int {
+        queueLock.lock()
+        defer { queueLock.unlock() }
+        return committing ? queue.count : 0
+    }
+
     /// One write waiting for a commit, and its answer once committed or refused.
     private final class WriteSlot: @unchecked Sendable {
         let sql: String
@@ -302,7 +314,7 @@ public final class PostgresPartyStore: PartyStorage, @unchecked Sendable {
         try withWriter { c in
             let n = try c.query("DELETE FROM parties WHERE depart_at <= $1", ["\(instant)"]).affected
             try c.query("DELETE FROM party_changes WHERE change_id <= (SELECT last FROM party_change_counter) - $1",
-                        [String(PostgresPartyStore.logKept)])
+                        [String(logKept)])
             return n
         }
     }
@@ -414,8 +426,10 @@ public final class PostgresPartyStore: PartyStorage, @unchecked Sendable {
                     if case .changes(let list) = batch, list.count >= PostgresPartyStore.batchLimit { continue }
                     break
                 }
-                _ = c.waitReadable(milliseconds: 500)
-                _ = try c.takeNotifications()
+                // Notifications that came in during the read are already in libpq's queue (the
+                // server sends them at the end of a statement): waiting on the socket alone would
+                // leave their changes unread until the next notification or the half second.
+                _ = try c.awaitNotifications(milliseconds: 500)
             } catch {
                 listener?.close()
                 listener = nil

@@ -113,7 +113,20 @@ public final class PostgresConnection {
         return channels
     }
 
+    /// Waits up to `milliseconds` for notifications and returns their channels (empty when
+    /// none came in time). Notifications libpq already took in while running an earlier
+    /// statement count too: the server sends those at the end of a statement, so they are in
+    /// libpq's queue, not on the socket, and a wait on the socket alone would miss them (until
+    /// the next one, or the time-out). Throws when the connection is lost.
+    public func awaitNotifications(milliseconds: Int32) throws(PostgresError) -> [String] {
+        let pending = try takeNotifications()
+        guard pending.isEmpty else { return pending }
+        guard waitReadable(milliseconds: milliseconds) else { return [] }
+        return try takeNotifications()
+    }
+
     /// Waits until the server sent something or `milliseconds` passed; true when readable.
+    /// Only the socket: see `awaitNotifications` for notifications.
     public func waitReadable(milliseconds: Int32) -> Bool {
         var p = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
         guard p.fd >= 0 else { return false }

@@ -1,4 +1,5 @@
 import PostgresKit
+import TestSupport
 import XCTest
 
 /// The libpq wrapper without a server: passwords never reach messages, and a refused
@@ -24,5 +25,32 @@ final class PostgresConnectionTests: XCTestCase {
 
     func testLiteralDoublesQuotes() {
         XCTAssertEqual(PostgresConnection.literal("it's"), "'it''s'")
+    }
+}
+
+/// The libpq wrapper against a real PostgreSQL server (the tests' own, in a temporary folder).
+final class PostgresNotificationTests: XCTestCase {
+    /// A notification the server sent at the end of a statement is taken in by libpq with that
+    /// statement's answer: it sits in libpq's queue, the socket has nothing more to read. The
+    /// store's follower reads the change log on such a connection, so waiting on the socket alone
+    /// left the changes of notifications that came in during a read unread until the next
+    /// notification or the half-second poll. `awaitNotifications` answers them at once.
+    func testNotificationTakenInDuringAStatementIsAnsweredWithoutWaiting() throws {
+        let server = try TemporaryPostgres.shared()
+        let c = try PostgresConnection(conninfo: server.url())
+        try c.query("LISTEN taxipot_test")
+        // The session's own notification arrives with its statement's answer (deterministic: no
+        // second connection whose timing could land it on the socket instead).
+        try c.query("SELECT pg_notify('taxipot_test', '1')")
+        XCTAssertFalse(c.waitReadable(milliseconds: 0), "the notification is already in libpq's queue, not on the socket")
+        let t0 = Date()
+        XCTAssertEqual(try c.awaitNotifications(milliseconds: 20_000), ["taxipot_test"])
+        XCTAssertLessThan(Date().timeIntervalSince(t0), 10, "answered from libpq's queue, not after the 20 s wait")
+        // Nothing left: a wait with nothing sent times out empty.
+        XCTAssertEqual(try c.awaitNotifications(milliseconds: 10), [])
+        // One sent by another session while this one is idle arrives on the socket.
+        let other = try PostgresConnection(conninfo: server.url())
+        try other.query("SELECT pg_notify('taxipot_test', '2')")
+        XCTAssertEqual(try c.awaitNotifications(milliseconds: 20_000), ["taxipot_test"])
     }
 }
