@@ -17,7 +17,7 @@ func registerSystemEndpoints(_ router: Router, _ context: ServiceContext) {
     }
     router.add("GET", "/metrics", OperationDoc("Prometheus text: requests by route and status, latency histograms, in-flight",
                                                responses: [(200, "Prometheus text exposition format 0.0.4")]), cost: .light, cacheable: false) { _ in
-        .text(context.metrics.prometheusText() + buildInfo(context) + ProcessMetrics.prometheusText(),
+        .text(context.metrics.prometheusText() + buildInfo(context) + ProcessMetrics.prometheusText() + partyChange(context),
               contentType: "text/plain; version=0.0.4; charset=utf-8")
     }
     router.add("GET", "/openapi.json", OperationDoc("This API's OpenAPI 3.1 document",
@@ -25,6 +25,15 @@ func registerSystemEndpoints(_ router: Router, _ context: ServiceContext) {
         guard let router else { throw HTTPError(status: 503, code: "shutting_down", message: "the service is stopping") }
         return .json(OpenAPIDocument.build(router: router, dataset: context.info))
     }
+}
+
+/// `taxipot_party_change_applied` with a shared party store (PostgreSQL): the last change of its
+/// log this replica's index reflects; the database's `party_change_counter` less this is how far
+/// the replica is behind, in writes. Nothing for the embedded store.
+private func partyChange(_ context: ServiceContext) -> String {
+    guard context.parties.isShared else { return "" }
+    return "# HELP taxipot_party_change_applied Last change of the shared party store's log this replica's index reflects.\n"
+        + "# TYPE taxipot_party_change_applied gauge\ntaxipot_party_change_applied \(context.parties.currentChange)\n"
 }
 
 /// `taxipot_build_info`: a constant 1 whose labels say which engine, API and dataset serve.

@@ -179,6 +179,10 @@ public final class PartyService: @unchecked Sendable {
         return try store.close(backup: backup)
     }
 
+    /// Whether the store is shared with other replicas (their writes reach the index through
+    /// the store's change log).
+    public var isShared: Bool { store.isShared }
+
     /// The last change of a shared store the index reflects (0 for the embedded store).
     public var currentChange: Int64 {
         indexLock.lock()
