@@ -197,8 +197,16 @@ public final class PostgresPartyStore: PartyStorage, @unchecked Sendable {
         }
     }
 
+    /// The head of every write: the change counter's row, locked before the party's row. Every
+    /// write takes its locks in that order (the counter, then the party), so writes of several
+    /// replicas never wait for each other in a cycle. With the party's row first, a group commit
+    /// holding the counter and waiting for a party row that another replica's write had locked
+    /// while that write waited for the counter was a deadlock, which PostgreSQL broke after a
+    /// second by failing one side. `w` reads from `k`, so the counter is locked before `w` runs.
+    private static let counterFirst = "WITH k AS MATERIALIZED (SELECT last FROM party_change_counter FOR UPDATE),"
+
     /// The tail of every write: the next change number (the counter row stays locked until
-    /// commit), its log entry, and the notification. `$1` is the party id.
+    /// commit) when the write applied, its log entry, and the notification. `$1` is the party id.
     private static let logTail = """
         , c AS (UPDATE party_change_counter SET last = last + 1 WHERE EXISTS (SELECT 1 FROM w) RETURNING last),
         l AS (INSERT INTO party_changes(change_id, party_id) SELECT last, $1 FROM c RETURNING change_id)
@@ -208,14 +216,18 @@ public final class PostgresPartyStore: PartyStorage, @unchecked Sendable {
     private static let assignments = "origin_lon=$2, origin_lat=$3, dest_lon=$4, dest_lat=$5, depart_at=$6, seats_total=$7, seats_taken=$8, title=$9, riders=$10, version=$11, row_sum=$12"
 
     private static let insertSQL = """
-        WITH w AS (INSERT INTO parties(\(columns)) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
-            ON CONFLICT (id) DO UPDATE SET \(assignments) WHERE parties.depart_at <= $13 RETURNING id)
+        \(counterFirst) w AS (INSERT INTO parties(\(columns))
+            SELECT $1::text, $2::double precision, $3::double precision, $4::double precision, $5::double precision,
+                $6::double precision, $7::integer, $8::integer, $9::text, $10::text, $11::integer, $12::bigint FROM k
+            ON CONFLICT (id) DO UPDATE SET \(assignments) WHERE parties.depart_at <= $13::double precision RETURNING parties.id)
         """ + logTail
     private static let updateSQL = """
-        WITH w AS (UPDATE parties SET \(assignments) WHERE id = $1 AND version = $13 AND row_sum = $14 RETURNING id)
+        \(counterFirst) w AS (UPDATE parties SET \(assignments) FROM k
+            WHERE parties.id = $1 AND parties.version = $13 AND parties.row_sum = $14 RETURNING parties.id)
         """ + logTail
     private static let deleteSQL = """
-        WITH w AS (DELETE FROM parties WHERE id = $1 AND version = $2 AND row_sum = $3 RETURNING id)
+        \(counterFirst) w AS (DELETE FROM parties USING k
+            WHERE parties.id = $1 AND parties.version = $2 AND parties.row_sum = $3 RETURNING parties.id)
         """ + logTail
 
     public func write(_ write: PartyStoreWrite) throws -> PartyStoreCommit {

@@ -58,7 +58,7 @@ final class PostgresStoreServerTests: XCTestCase {
         }
         var threads = [start(0)]
         eventually("the first write waits on the held counter") {
-            let rows = try? watcher.query("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'WITH w AS%'")
+            let rows = try? watcher.query("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'WITH %'")
             return rows?[0, 0] == "1"
         }
         threads += (1..<ids.count).map(start)
@@ -91,6 +91,51 @@ final class PostgresStoreServerTests: XCTestCase {
         guard case .changes(let log) = try reader.changes(after: 0) else { return XCTFail("the log starts at 1: no snapshot expected") }
         XCTAssertEqual(log.map(\.change), [1, 2, 3, 4, 5])
         for c in log { XCTAssertEqual(acknowledged[c.id], c.change, "change \(c.change) logs \(c.id)") }
+    }
+
+    // MARK: Lock order
+
+    /// A write locks the change counter before the party's row, as every write does, so writes
+    /// of several replicas never deadlock (a group commit holding the counter and waiting for a
+    /// party row, while the write holding that row waits for the counter). Checked while a write
+    /// of an existing party waits for the counter (held from another connection): its party's
+    /// row is still free. (Before, the row was locked first: measured with two replicas writing
+    /// the same 40 parties, 6 deadlocks in 8 s, each a write stalled 1 s, then failed or retried.)
+    func testAWriteWaitingForTheCounterHoldsNoPartyRow() throws {
+        let (_, url) = try database("lock_order")
+        let store = try PostgresPartyStore(url: url)
+        defer { _ = try? store.close(backup: false) }
+        let old = party("p", 0)
+        XCTAssertEqual(try store.write(PartyStoreWrite(.put(old), expected: .absent(expiredBefore: 0))), .committed(change: 1))
+        let gone = party("q", 1)
+        XCTAssertEqual(try store.write(PartyStoreWrite(.put(gone), expected: .absent(expiredBefore: 0))), .committed(change: 2))
+
+        let blocker = try PostgresConnection(conninfo: url)
+        let watcher = try PostgresConnection(conninfo: url)
+        var new = old
+        new.seatsTaken = 2
+        new.version = 2
+        let writes: [(String, PartyStoreWrite)] = [
+            ("p", PartyStoreWrite(.put(new), expected: .present(old))),
+            ("q", PartyStoreWrite(.delete(id: "q"), expected: .present(gone))),
+        ]
+        for (n, (id, write)) in writes.enumerated() {
+            try blocker.query("BEGIN")
+            try blocker.query("SELECT last FROM party_change_counter FOR UPDATE")
+            let answers = Answers(count: 1)
+            let t = Thread { answers.set(0, Result { try store.write(write) }) }
+            t.start()
+            eventually("the write of \(id) waits for the counter") {
+                (try? watcher.query("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'WITH %'"))?[0, 0] == "1"
+            }
+            // The party's row is not held by the waiting write.
+            try watcher.query("BEGIN")
+            XCTAssertNoThrow(try watcher.query("SELECT id FROM parties WHERE id = $1 FOR UPDATE NOWAIT", [id]), "\(id)'s row is locked by a write still waiting for the counter")
+            try watcher.query("ROLLBACK")
+            try blocker.query("COMMIT")
+            while !t.isFinished { usleep(1000) }
+            XCTAssertEqual(try answers.get(0)?.get(), .committed(change: Int64(3 + n)), id)
+        }
     }
 
     // MARK: Log cut-off
