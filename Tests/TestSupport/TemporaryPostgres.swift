@@ -89,7 +89,10 @@ public final class TemporaryPostgres: @unchecked Sendable {
     /// Runs `path` with `arguments` (as `nobody` through runuser when asked), its output to a
     /// file in the folder (not a pipe: the server pg_ctl starts outlives it), and waits for it.
     private func execute(_ path: String, _ arguments: [String], asNobody: Bool) throws -> String {
-        let argv = asNobody ? ["/usr/sbin/runuser", "-u", "nobody", "--", path] + arguments : [path] + arguments
+        // The caller's folder may be closed to `nobody`: the child starts in the temporary folder
+        // (coreutils' env changes the child's folder alone; this process's own never changes).
+        let tool = asNobody ? ["/usr/sbin/runuser", "-u", "nobody", "--", path] + arguments : [path] + arguments
+        let argv = ["/usr/bin/env", "--chdir=" + folder.path] + tool
         let output = folder.appendingPathComponent("tool-\(UUID().uuidString).out").path
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -97,10 +100,6 @@ public final class TemporaryPostgres: @unchecked Sendable {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        // The caller's folder may be closed to `nobody`: run inside the temporary folder.
-        let cwd = FileManager.default.currentDirectoryPath
-        FileManager.default.changeCurrentDirectoryPath(folder.path)
-        defer { FileManager.default.changeCurrentDirectoryPath(cwd) }
         var cArgs: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
         defer { for a in cArgs { free(a) } }
         var pid = pid_t()
