@@ -93,9 +93,19 @@ public enum ErrorMapping {
         }
     }
 
+    /// `max_snap_m` refused (not a number, or outside the engine's limit, whose number this
+    /// sentence quotes): as query text `text`, or as a body field when nil.
+    public static func invalidSnapLimit(query text: String?) -> HTTPError {
+        let rule = "must be a number of metres above 0 and at most \(Int(RouteEngine.maxSnapLimitMeters))"
+        let field = name(RouteOption.maxSnapMeters)
+        guard let text else { return .badRequest("invalid_parameter", "\(field) \(rule)") }
+        return .badRequest("invalid_parameter", "query parameter '\(field)' \(rule), got '\(text.prefix(40))'")
+    }
+
     /// The message of a routing error: the engine's sentence with the endpoint's names, and for
     /// a point outside the served roads where to look and what to ask instead.
     public static func message(_ e: RoutingError, points: PointNames) -> String {
+        if case .invalidOption(.maxSnapMeters, _) = e { return invalidSnapLimit(query: nil).message }
         let sentence = e.message(naming: { name($0, points) }, option: { name($0) })
         guard case .outsideCoverage(_, _, _, _, let other) = e else { return sentence }
         return sentence + (other == nil ? " (see GET /v1/coverage; an estimate is available with estimate=allow where offered)"
@@ -110,6 +120,18 @@ public enum ErrorMapping {
         case .noRoute: 404
         }
         return HTTPError(status: status, code: code(e), message: message(e, points: points))
+    }
+
+    /// A routing error about the query parameter whose text was `text` (the engine's checks of
+    /// `via` and `max_snap_m`, made as `GET /v1/route` and `/v1/table` read them): the
+    /// sentence names the parameter and quotes what was given.
+    public static func http(_ e: RoutingError, query text: String) -> HTTPError {
+        switch e {
+        case .tooManyViaPoints(let n, let limit):
+            .badRequest(code(e), "query parameter 'via' has \(n) points; at most \(limit) are allowed")
+        case .invalidOption(.maxSnapMeters, _): invalidSnapLimit(query: text)
+        default: http(e)
+        }
     }
 
     /// The `reason` of an estimated quote: the routing error that made it one, or "requested".
