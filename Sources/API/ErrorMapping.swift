@@ -5,6 +5,7 @@ import Fares
 import HTTPServer
 import Parties
 import Places
+import Pooling
 import Routing
 
 /// The one place that turns the engine's domain errors into HTTP answers: each error type's
@@ -162,6 +163,28 @@ public enum ErrorMapping {
         case .internalFailure: (500, "internal_error")
         }
         return HTTPError(status: status, code: code, message: e.message(naming: { name($0) }, point: { name($0, points) }))
+    }
+
+    /// A match option the engine refused as `GET /v1/match` read it from query text `text`:
+    /// the API's sentence names the parameter, the engine's range, and quotes the text.
+    public static func http(_ e: FareRequestError, query text: String) -> HTTPError {
+        guard case .invalid(let field, _) = e else { return http(e, points: .route) }
+        let parameter = "query parameter '\(name(field))'"
+        func number(_ r: ClosedRange<Double>) -> HTTPError {
+            .badRequest("invalid_parameter", "\(parameter) must be a number from \(r.lowerBound) to \(r.upperBound), got '\(text.prefix(40))'")
+        }
+        func whole(_ r: ClosedRange<Int>) -> HTTPError {
+            .badRequest("invalid_parameter", "\(parameter) must be a whole number from \(r.lowerBound) to \(r.upperBound), got '\(text.prefix(40))'")
+        }
+        switch field {
+        case .window: return number(MatchRequest.windowRange)
+        case .walk: return number(MatchRequest.walkRange)
+        case .maxDetour: return number(MatchRequest.detourRange)
+        case .seats: return whole(1...Party.maxSeats)
+        case .limit: return whole(MatchRequest.limitRange)
+        case .riderID: return .badRequest("invalid_parameter", "\(parameter) must be 1–64 characters of A–Z, a–z, 0–9, '_' or '-'")
+        default: return http(e, points: .route)
+        }
     }
 
     // MARK: Places

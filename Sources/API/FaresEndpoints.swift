@@ -80,7 +80,7 @@ public func registerQuoteEndpoint(_ router: Router, quotes: QuoteEngine) {
     ])
     let doc = OperationDoc(
         "Quote a pooled taxi ride: route through the drop-offs, metered fare, per-person split",
-        parameters: [ParameterDoc("estimate", "allow: as the body's estimate (either one allows)", schema: APISchemas.oneOf(["allow", "deny"]))],
+        parameters: [ParameterDoc("estimate", "allow: as the body's \"estimate\":\"allow\" (either one allows; default deny)", schema: APISchemas.oneOf(["allow", "deny"]))],
         requestBody: schema,
         responses: [(200, "route, fare breakdown (parts add up to total_krw), one share per rider, per_person_krw"),
                     (400, "bad input (names the field); unknown taxi_class lists the allowed values"),

@@ -59,16 +59,23 @@ public func registerPoolingEndpoints(_ router: Router, pooling: PoolingEngine) {
         }
         var r = MatchRequest(origin: try point("origin"), destination: try point("destination"),
                              departAt: try query.instant("depart_at") ?? SeoulTime.now())
-        r.windowMinutes = try query.number("window_min") ?? 30
-        r.walkMeters = try query.number("walk_m") ?? 800
-        r.seats = try query.integer("seats") ?? 1
-        r.maxDetourPercent = try query.number("max_detour_pct") ?? 25
-        r.limit = try query.integer("limit") ?? 10
-        if let id = try query.value("rider_id", { Party.isValidID($0) ? $0 : nil }, invalid: { _ in
-            .badRequest("invalid_parameter", "query parameter 'rider_id' must be 1–64 characters of A–Z, a–z, 0–9, '_' or '-'")
-        }) {
-            r.riderID = id
+        // Each option is checked by the engine's rule as it is read, so the first fault of the
+        // query is the one answered (text that is no number is checked as NaN or Int.min, which
+        // every rule refuses); the declared ranges are the engine's constants.
+        func checked<T>(_ name: String, _ value: (String) -> T, _ check: (T) throws(FareRequestError) -> Void) throws(HTTPError) -> T? {
+            guard let text = try query.text(name) else { return nil }
+            let v = value(text)
+            do throws(FareRequestError) { try check(v) } catch { throw ErrorMapping.http(error, query: text) }
+            return v
         }
+        let number = { (text: String) in NumberParsing.finiteDouble(text) ?? .nan }
+        let whole = { (text: String) in Int(text) ?? .min }
+        r.windowMinutes = try checked("window_min", number, MatchRequest.checkWindow) ?? 30
+        r.walkMeters = try checked("walk_m", number, MatchRequest.checkWalk) ?? 800
+        r.seats = try checked("seats", whole, MatchRequest.checkSeats) ?? 1
+        r.maxDetourPercent = try checked("max_detour_pct", number, MatchRequest.checkDetour) ?? 25
+        r.limit = try checked("limit", whole, MatchRequest.checkLimit) ?? 10
+        r.riderID = try checked("rider_id", { $0 }, MatchRequest.checkRiderID) ?? r.riderID
         r.allowEstimate = try FareJSON.estimateOption(try query.choice("estimate", invalid: FareJSON.invalidEstimate)) ?? false
         do throws(FareRequestError) {
             let matches = try pooling.match(r)
