@@ -165,6 +165,15 @@ public enum ErrorMapping {
         return HTTPError(status: status, code: code, message: e.message(naming: { name($0) }, point: { name($0, points) }))
     }
 
+    /// A refused quote, as `http(_:points:)` answers it, except a rider count the request left
+    /// out (`ridersGiven` false: one plus the drop-offs' riders) beyond the engine's range: each
+    /// value fits the schema and only their sum is refused, so 422.
+    public static func http(quote e: FareRequestError, ridersGiven: Bool) -> HTTPError {
+        let answer = http(e, points: .quote)
+        guard !ridersGiven, case .invalid(.riders, _) = e else { return answer }
+        return HTTPError(status: 422, code: answer.code, message: answer.message)
+    }
+
     /// A match option the engine refused as `GET /v1/match` read it from query text `text`:
     /// the API's sentence names the parameter, the engine's range, and quotes the text.
     public static func http(_ e: FareRequestError, query text: String) -> HTTPError {

@@ -1,6 +1,7 @@
 import Foundation
 @testable import API
 import Engine
+import FareEstimation
 import HTTPServer
 import JSON
 import Routing
@@ -190,5 +191,24 @@ final class QueryParameterTests: XCTestCase {
         XCTAssertEqual(quote.status, 400)
         XCTAssertEqual(try JSONParser.parse(quote.body)["error"]?["message"]?.stringValue,
                        "drop_offs may list at most \(QuoteRequest.maxDropOffs) stops, got \(QuoteRequest.maxDropOffs + 1)")
+    }
+
+    /// `riders` left out defaults to 1 + the drop-offs' riders: each value fits the schema, a sum
+    /// over the engine's range is refused as a combination (422); the same count given is a 400.
+    func testQuoteRidersLeftOutOverTheRangeIs422() throws {
+        let router = try Self.router.get()
+        func quote(_ riders: JSONValue?) -> (Int, String?) {
+            var body: [(String, JSONValue)] = [("origin", ["lon": 126.9829, "lat": 37.57]), ("destination", ["lon": 126.972, "lat": 37.5547]),
+                                               ("drop_offs", [["lon": 126.975, "lat": 37.56, "riders": 9], ["lon": 126.976, "lat": 37.561, "riders": 1]])]
+            if let riders { body.append(("riders", riders)) }
+            let r = router.handle(HTTPRequest(method: "POST", path: "/v1/quote", body: JSONWriter.bytes(.object(body)))).response
+            return (r.status, (try? JSONParser.parse(r.body))?["error"]?["message"]?.stringValue)
+        }
+        let message = "riders must be a whole number from 1 to \(FareRequest.riderRange.upperBound), got 11"
+        XCTAssertEqual(quote(nil).0, 422)
+        XCTAssertEqual(quote(nil).1, message)
+        XCTAssertEqual(quote(.null).0, 422, "null reads as left out")
+        XCTAssertEqual(quote(11).0, 400)
+        XCTAssertEqual(quote(11).1, message)
     }
 }
