@@ -28,7 +28,7 @@ final class QueryParameterTests: XCTestCase {
                 XCTAssertEqual((error as? HTTPError)?.status, 500, "an undeclared read (or one that disagrees with the declaration) is a server bug")
             }
         }
-        // The range is the declaration's: 51 is refused in the words `intQuery` used.
+        // The range is the declaration's: 51 is refused, in the words every whole-number parameter uses.
         let over = QueryReader(HTTPRequest(method: "GET", path: "/x", query: [("limit", "51")]), declared)
         XCTAssertThrowsError(try over.integer("limit")) { error in
             XCTAssertEqual((error as? HTTPError)?.message, "query parameter 'limit' must be a whole number from 1 to 50, got '51'")
