@@ -191,8 +191,8 @@ private func mapBBox(_ query: QueryReader) throws(HTTPError) -> BoundingBox {
 
 private func mapZoom(_ query: QueryReader) throws(HTTPError) -> Int {
     let range = RoadMapLayer.zoomRange
-    let z = try query.number("zoom") { text in
+    let z = try query.requiredNumber("zoom") { text in
         .badRequest("invalid_parameter", "query parameter 'zoom' must be a number from \(range.lowerBound) to \(range.upperBound), got '\(text.prefix(40))'")
     }
-    return Int(z!.rounded(.down))
+    return Int(z.rounded(.down))
 }

@@ -270,10 +270,10 @@ private func bboxQuery(_ query: QueryReader) throws(HTTPError) -> BoundingBox {
 }
 
 private func zoomQuery(_ query: QueryReader) throws(HTTPError) -> Int {
-    let z = try query.number("zoom") { text in
+    let z = try query.requiredNumber("zoom") { text in
         .badRequest("invalid_parameter", "query parameter 'zoom' must be a number from 0 to \(PartyIndex.maxZoom), got '\(text.prefix(40))'")
     }
-    return Int(z!.rounded(.down))
+    return Int(z.rounded(.down))
 }
 
 /// About how many grid cells `box` covers at `zoom`.

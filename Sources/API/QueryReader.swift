@@ -95,6 +95,12 @@ struct QueryReader {
         return v
     }
 
+    /// A required number (see `number(_:invalid:)`).
+    func requiredNumber(_ name: String, invalid: ((String) -> HTTPError)? = nil) throws(HTTPError) -> Double {
+        _ = try requiredText(name)
+        return try number(name, invalid: invalid)!  // present: requiredText threw otherwise
+    }
+
     /// One of the declared `enum` values, nil when absent; the default refusal is
     /// "query parameter 'x' must be a, b or c, got '…'".
     func choice(_ name: String, invalid: ((String) -> HTTPError)? = nil) throws(HTTPError) -> String? {
