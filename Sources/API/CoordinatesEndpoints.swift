@@ -21,7 +21,7 @@ func registerCoordinatesEndpoints(_ router: Router, _ context: ServiceContext) {
     let answerDoc = "{\"from\",\"to\" (canonical names), \"coords\":[[x,y],…] (x = longitude/easting, y = latitude/northing), "
         + "\"outside_area_of_use\":[indices of inputs outside the target CRS's area of use]}"
 
-    router.add("GET", "/v1/transform", OperationDoc(
+    router.operation("GET", "/v1/transform", OperationDoc(
         "Transform up to \(TransformLimits.getPoints) points between coordinate systems",
         parameters: [
             ParameterDoc("from", required: true, "Source " + crsHelp, schema: APISchemas.crsName),
@@ -31,10 +31,11 @@ func registerCoordinatesEndpoints(_ router: Router, _ context: ServiceContext) {
         responses: [(200, answerDoc), (400, "unknown_crs, unsupported_crs, invalid_coordinate (naming the point's index) or too_many_points"),
                      (422, "no_transformation between the CRSs, transform_failed for a point outside the projection's domain, or invalid_coordinate: a point outside the source CRS's range")],
         responseSchema: ResponseSchemas.transform, responseExample: ResponseSchemas.transformExample
-    ), cost: .light) { req in
-        let from = try req.requiredQueryValue("from")
-        let to = try req.requiredQueryValue("to")
-        let text = try req.requiredQueryValue("coords")
+    ), cost: .light) { _, query in
+        // The CRS names and the point list are checked by the transformer and the list reader below.
+        let from = try query.requiredText("from")
+        let to = try query.requiredText("to")
+        let text = try query.requiredText("coords")
         let transformer = try cachedTransformer(context, from: from, to: to)
         var points = try parsePointList(text)
         // Numbers the documented pattern allows, out of the source CRS's range: 422; others 400.

@@ -5,6 +5,7 @@ import Fares
 import HTTPServer
 import Parties
 import Places
+import Pooling
 import Routing
 
 /// The one place that turns the engine's domain errors into HTTP answers: each error type's
@@ -93,9 +94,19 @@ public enum ErrorMapping {
         }
     }
 
+    /// `max_snap_m` refused (not a number, or outside the engine's limit, whose number this
+    /// sentence quotes): as query text `text`, or as a body field when nil.
+    public static func invalidSnapLimit(query text: String?) -> HTTPError {
+        let rule = "must be a number of metres above 0 and at most \(Int(RouteEngine.maxSnapLimitMeters))"
+        let field = name(RouteOption.maxSnapMeters)
+        guard let text else { return .badRequest("invalid_parameter", "\(field) \(rule)") }
+        return .badRequest("invalid_parameter", "query parameter '\(field)' \(rule), got '\(text.prefix(40))'")
+    }
+
     /// The message of a routing error: the engine's sentence with the endpoint's names, and for
     /// a point outside the served roads where to look and what to ask instead.
     public static func message(_ e: RoutingError, points: PointNames) -> String {
+        if case .invalidOption(.maxSnapMeters, _) = e { return invalidSnapLimit(query: nil).message }
         let sentence = e.message(naming: { name($0, points) }, option: { name($0) })
         guard case .outsideCoverage(_, _, _, _, let other) = e else { return sentence }
         return sentence + (other == nil ? " (see GET /v1/coverage; an estimate is available with estimate=allow where offered)"
@@ -110,6 +121,18 @@ public enum ErrorMapping {
         case .noRoute: 404
         }
         return HTTPError(status: status, code: code(e), message: message(e, points: points))
+    }
+
+    /// A routing error about the query parameter whose text was `text` (the engine's checks of
+    /// `via` and `max_snap_m`, made as `GET /v1/route` and `/v1/table` read them): the
+    /// sentence names the parameter and quotes what was given.
+    public static func http(_ e: RoutingError, query text: String) -> HTTPError {
+        switch e {
+        case .tooManyViaPoints(let n, let limit):
+            .badRequest(code(e), "query parameter 'via' has \(n) points; at most \(limit) are allowed")
+        case .invalidOption(.maxSnapMeters, _): invalidSnapLimit(query: text)
+        default: http(e)
+        }
     }
 
     /// The `reason` of an estimated quote: the routing error that made it one, or "requested".
@@ -140,6 +163,37 @@ public enum ErrorMapping {
         case .internalFailure: (500, "internal_error")
         }
         return HTTPError(status: status, code: code, message: e.message(naming: { name($0) }, point: { name($0, points) }))
+    }
+
+    /// A refused quote, as `http(_:points:)` answers it, except a rider count the request left
+    /// out (`ridersGiven` false: one plus the drop-offs' riders) beyond the engine's range: each
+    /// value fits the schema and only their sum is refused, so 422.
+    public static func http(quote e: FareRequestError, ridersGiven: Bool) -> HTTPError {
+        let answer = http(e, points: .quote)
+        guard !ridersGiven, case .invalid(.riders, _) = e else { return answer }
+        return HTTPError(status: 422, code: answer.code, message: answer.message)
+    }
+
+    /// A match option the engine refused as `GET /v1/match` read it from query text `text`:
+    /// the API's sentence names the parameter, the engine's range, and quotes the text.
+    public static func http(_ e: FareRequestError, query text: String) -> HTTPError {
+        guard case .invalid(let field, _) = e else { return http(e, points: .route) }
+        let parameter = "query parameter '\(name(field))'"
+        func number(_ r: ClosedRange<Double>) -> HTTPError {
+            .badRequest("invalid_parameter", "\(parameter) must be a number from \(r.lowerBound) to \(r.upperBound), got '\(text.prefix(40))'")
+        }
+        func whole(_ r: ClosedRange<Int>) -> HTTPError {
+            .badRequest("invalid_parameter", "\(parameter) must be a whole number from \(r.lowerBound) to \(r.upperBound), got '\(text.prefix(40))'")
+        }
+        switch field {
+        case .window: return number(MatchRequest.windowRange)
+        case .walk: return number(MatchRequest.walkRange)
+        case .maxDetour: return number(MatchRequest.detourRange)
+        case .seats: return whole(1...Party.maxSeats)
+        case .limit: return whole(MatchRequest.limitRange)
+        case .riderID: return .badRequest("invalid_parameter", "\(parameter) must be 1–64 characters of A–Z, a–z, 0–9, '_' or '-'")
+        default: return http(e, points: .route)
+        }
     }
 
     // MARK: Places

@@ -201,8 +201,13 @@ extension FareJSON {
         switch value {
         case "allow": return true
         case "deny": return false
-        default: throw .badRequest("invalid_parameter", "estimate must be \"allow\" or \"deny\", got '\(value.prefix(40))'")
+        default: throw invalidEstimate(value)
         }
+    }
+
+    /// The refusal of an `estimate` option that is neither "allow" nor "deny".
+    static func invalidEstimate(_ value: String) -> HTTPError {
+        .badRequest("invalid_parameter", "estimate must be \"allow\" or \"deny\", got '\(value.prefix(40))'")
     }
 
     /// Parses a `POST /v1/quote` body; `now` is the departure when `depart_at` is absent.
@@ -216,9 +221,8 @@ extension FareJSON {
         var dropOffs = [DropOff]()
         if let v = b.present("drop_offs") {
             guard let items = v.arrayValue else { throw .badRequest("invalid_parameter", "drop_offs must be a list of {\"lon\",\"lat\",\"riders\"}") }
-            guard items.count <= QuoteRequest.maxDropOffs else {
-                throw .badRequest("invalid_parameter", "drop_offs may list at most \(QuoteRequest.maxDropOffs) stops, got \(items.count)")
-            }
+            // The engine's check, made here so the first fault of the body is the one answered.
+            do throws(FareRequestError) { try QuoteRequest.checkDropOffCount(items.count) } catch { throw ErrorMapping.http(error, points: .quote) }
             for (i, item) in items.enumerated() {
                 let name = "drop_offs[\(i)]"
                 let c = try Body.coordinate(item, name: name)

@@ -64,7 +64,7 @@ public func registerQuoteEndpoint(_ router: Router, quotes: QuoteEngine) {
         "properties": [
             "origin": point("pick-up point (WGS84); its region picks the fare schedule"),
             "destination": point("where the host (rider 0) gets off"),
-            "drop_offs": ["type": "array", "maxItems": 9, "description": "stops before the destination, in order",
+            "drop_offs": ["type": "array", "maxItems": .number(Double(QuoteRequest.maxDropOffs)), "description": "stops before the destination, in order",
                           "items": ["type": "object", "required": ["lon", "lat"],
                                     "properties": ["lon": APISchemas.lon, "lat": APISchemas.lat,
                                                    "riders": ["anyOf": [["type": "integer", "minimum": 1, "maximum": 9], ["type": "null"]], "description": "persons getting off here (default 1)"]]]],
@@ -80,21 +80,25 @@ public func registerQuoteEndpoint(_ router: Router, quotes: QuoteEngine) {
     ])
     let doc = OperationDoc(
         "Quote a pooled taxi ride: route through the drop-offs, metered fare, per-person split",
+        parameters: [ParameterDoc("estimate", "allow: as the body's \"estimate\":\"allow\" (either one allows; default deny)", schema: APISchemas.oneOf(["allow", "deny"]))],
         requestBody: schema,
         responses: [(200, "route, fare breakdown (parts add up to total_krw), one share per rider, per_person_krw"),
                     (400, "bad input (names the field); unknown taxi_class lists the allowed values"),
                     (404, "no road route between the points"),
-                    (422, "outside_coverage (a point outside the served roads, unless estimate=allow), an origin outside the fare regions, or no schedule for depart_at")],
+                    (422, "outside_coverage (a point outside the served roads, unless estimate=allow), an origin outside the fare regions, no schedule for depart_at, or riders left out whose default (1 + the drop-offs' riders) is over \(FareRequest.riderRange.upperBound)")],
         responseSchema: ResponseSchemas.quoteAnswer, responseExample: ResponseSchemas.quoteExample,
         requestExample: ["origin": ["lon": 126.97, "lat": 37.56], "destination": ["lon": 126.99, "lat": 37.57],
                          "drop_offs": [["lon": 126.98, "lat": 37.565]], "riders": 2])
-    router.add("POST", "/v1/quote", doc, cost: .light) { req in
-        var request = try FareJSON.quoteRequest(try req.jsonBody(), schema: schema, now: SeoulTime.now())
-        if let allow = try FareJSON.estimateOption(try req.queryValue("estimate")) { request.allowEstimate = allow || request.allowEstimate }
+    router.operation("POST", "/v1/quote", doc, cost: .light) { req, query in
+        let body = try req.jsonBody()
+        var request = try FareJSON.quoteRequest(body, schema: schema, now: SeoulTime.now())
+        if let allow = try FareJSON.estimateOption(try query.choice("estimate", invalid: FareJSON.invalidEstimate)) {
+            request.allowEstimate = allow || request.allowEstimate
+        }
         do {
             return .json(FareJSON.quote(try quotes.quote(request)))
         } catch let e as FareRequestError {
-            throw ErrorMapping.http(e, points: .quote)
+            throw ErrorMapping.http(quote: e, ridersGiven: body["riders"].map { !$0.isNull } ?? false)
         }
     }
 }

@@ -136,23 +136,23 @@ func registerMapEndpoints(_ router: Router, _ context: ServiceContext) {
     let bboxParam = ParameterDoc("bbox", required: true, "the view as minLon,minLat,maxLon,maxLat (degrees, west < east)", schema: APISchemas.bboxQuery)
     let zoomParam = ParameterDoc("zoom", required: true, type: "number", "map zoom \(zooms.lowerBound)–\(zooms.upperBound) (fractions are floored)", schema: ["type": "number", "minimum": .number(Double(zooms.lowerBound)), "maximum": .number(Double(zooms.upperBound))])
 
-    router.add("GET", "/v1/roads", OperationDoc(
+    router.operation("GET", "/v1/roads", OperationDoc(
         "The served road network in a view as GeoJSON, thinned by zoom (motorway and trunk below zoom 10, one more class per zoom, all from 15) and simplified to about a pixel; at most about 1 MB",
         parameters: [bboxParam, zoomParam],
         responses: [(200, "FeatureCollection of LineStrings with {\"class\" (OSM highway value),\"name\"?}, plus \"zoom\", \"classes\" (the classes shown) and \"truncated\" (true when the least important classes were left out to stay under 1 MB)"),
                     (400, "missing_parameter, invalid_parameter (naming it)"),
                     (422, "view_too_large (the box is wider or taller than \(Int(RoadMapLayer.maximumViewPixels)) px at that zoom), or invalid_parameter: a bbox whose bounds are out of order")],
         responseSchema: ResponseSchemas.roads, responseExample: ResponseSchemas.roadsExample
-    ), cost: .light) { req in
-        let box = try mapBBox(req)
-        let zoom = try mapZoom(req)
+    ), cost: .light) { _, query in
+        let box = try mapBBox(query)
+        let zoom = try mapZoom(query)
         guard RoadMapLayer.viewFits(box, zoom: zoom) else {
             throw HTTPError.unprocessable("view_too_large", "the bbox spans more than \(Int(RoadMapLayer.maximumViewPixels)) pixels at zoom \(zoom): zoom out (a lower zoom) or ask for a smaller box")
         }
         return .json(bytes: MapLayers.roads(context.roadLayer, box: box, zoom: zoom))
     }
 
-    router.add("GET", "/v1/boundaries", OperationDoc(
+    router.operation("GET", "/v1/boundaries", OperationDoc(
         "The 구 and 동 (법정동) outlines the place DB knows (Seoul) that meet a box, as GeoJSON, simplified to about a pixel at the zoom",
         parameters: [bboxParam, zoomParam,
                      ParameterDoc("level", "sigungu (구), emd (동) or both (default: sigungu, plus emd from zoom \(MapLayers.emdMinimumZoom))", schema: APISchemas.oneOf(["sigungu", "emd", "both"]))],
@@ -160,17 +160,14 @@ func registerMapEndpoints(_ router: Router, _ context: ServiceContext) {
                     (400, "missing_parameter, invalid_parameter (naming it)"),
                     (422, "invalid_parameter: a bbox whose bounds are out of order")],
         responseSchema: ResponseSchemas.boundaries, responseExample: ResponseSchemas.boundariesExample
-    ), cost: .light) { req in
-        let box = try mapBBox(req)
-        let zoom = try mapZoom(req)
+    ), cost: .light) { _, query in
+        let box = try mapBBox(query)
+        let zoom = try mapZoom(query)
         var levels = zoom >= MapLayers.emdMinimumZoom ? PlaceIndex.boundaryLevels : ["sigungu"]
-        if let text = try req.queryValue("level") {
-            switch text {
-            case "sigungu", "emd": levels = [text]
-            case "both": levels = PlaceIndex.boundaryLevels
-            default:
-                throw HTTPError.badRequest("invalid_parameter", "query parameter 'level' must be sigungu, emd or both, got '\(text.prefix(40))'")
-            }
+        switch try query.choice("level") {
+        case nil: break
+        case "both": levels = PlaceIndex.boundaryLevels
+        case let level?: levels = [level]
         }
         let outlines = levels.flatMap { context.places.boundaries(level: $0, in: box) }
         return .json(bytes: MapLayers.boundaries(outlines, zoom: zoom, latitude: (box.south + box.north) / 2))
@@ -178,8 +175,8 @@ func registerMapEndpoints(_ router: Router, _ context: ServiceContext) {
 }
 
 /// `bbox` as minLon,minLat,maxLon,maxLat with west < east and south < north.
-private func mapBBox(_ req: HTTPRequest) throws(HTTPError) -> BoundingBox {
-    let text = try req.requiredQueryValue("bbox")
+private func mapBBox(_ query: QueryReader) throws(HTTPError) -> BoundingBox {
+    let text = try query.requiredText("bbox")
     let parts = text.split(separator: ",", omittingEmptySubsequences: false).map { NumberParsing.finiteDouble($0.trimmingSpaces()) }
     guard parts.count == 4, let w = parts[0], let s = parts[1], let e = parts[2], let n = parts[3] else {
         throw HTTPError.badRequest("invalid_parameter", "query parameter 'bbox' must be minLon,minLat,maxLon,maxLat (four numbers), got '\(text.prefix(80))'")
@@ -192,11 +189,10 @@ private func mapBBox(_ req: HTTPRequest) throws(HTTPError) -> BoundingBox {
     return box
 }
 
-private func mapZoom(_ req: HTTPRequest) throws(HTTPError) -> Int {
-    let text = try req.requiredQueryValue("zoom")
+private func mapZoom(_ query: QueryReader) throws(HTTPError) -> Int {
     let range = RoadMapLayer.zoomRange
-    guard let z = NumberParsing.finiteDouble(text), z >= Double(range.lowerBound), z <= Double(range.upperBound) else {
-        throw HTTPError.badRequest("invalid_parameter", "query parameter 'zoom' must be a number from \(range.lowerBound) to \(range.upperBound), got '\(text.prefix(40))'")
+    let z = try query.requiredNumber("zoom") { text in
+        .badRequest("invalid_parameter", "query parameter 'zoom' must be a number from \(range.lowerBound) to \(range.upperBound), got '\(text.prefix(40))'")
     }
     return Int(z.rounded(.down))
 }

@@ -73,7 +73,7 @@ public func registerPartiesEndpoints(_ router: Router, parties: PartyService, wr
 
     registerPartyRidersEndpoints(router, parties: parties, auth: auth)
 
-    router.add("GET", "/v1/parties", OperationDoc(
+    router.operation("GET", "/v1/parties", OperationDoc(
         "Live parties near a point, nearest first, then earliest departure (the app's party list)",
         parameters: [
             ParameterDoc("near", required: true, "the point: lon,lat", schema: APISchemas.pointQuery),
@@ -90,21 +90,16 @@ public func registerPartiesEndpoints(_ router: Router, parties: PartyService, wr
                     (400, "missing_parameter, invalid_parameter (naming it)")],
         responseSchema: APISchemas.partyPage,
         responseExample: ["parties": [APISchemas.partyOutExample.adding(("distance_m", 412.7))], "next_cursor": .null]
-    ), cost: .light) { req in
-        let nearText = try req.requiredQueryValue("near")
-        guard let center = Coordinate.parse(nearText) else {
-            throw HTTPError.badRequest("invalid_parameter", "query parameter 'near' must be lon,lat within ±180/±90, got '\(nearText.prefix(60))'")
+    ), cost: .light) { _, query in
+        let center = try query.requiredPoint("near") { text in
+            .badRequest("invalid_parameter", "query parameter 'near' must be lon,lat within ±180/±90, got '\(text.prefix(60))'")
         }
-        let radius = try req.intQuery("radius_m", default: 2000, range: PartiesLimits.nearbyRadius)
-        let limit = try req.intQuery("limit", default: 20, range: PartiesLimits.nearbyLimit)
-        var cursor: NearbyCursor?
-        if let text = try req.queryValue("cursor") {
-            guard let c = NearbyCursor(text) else {
-                throw HTTPError.badRequest("invalid_parameter", "query parameter 'cursor' is not a next_cursor this endpoint gave")
-            }
-            cursor = c
+        let radius = try query.integer("radius_m") ?? 2000
+        let limit = try query.integer("limit") ?? 20
+        let cursor = try query.value("cursor", { NearbyCursor($0) }) { _ in
+            .badRequest("invalid_parameter", "query parameter 'cursor' is not a next_cursor this endpoint gave")
         }
-        let page = parties.nearby(center, radiusMeters: Double(radius), filter: try PartiesJSON.filter(req), limit: limit, after: cursor)
+        let page = parties.nearby(center, radiusMeters: Double(radius), filter: try PartiesJSON.filter(query), limit: limit, after: cursor)
         return .json([
             "parties": .array(page.parties.map { PartiesJSON.party($0.party, distance: $0.distance) }),
             "next_cursor": page.next.map { .string($0.description) } ?? .null,
@@ -118,7 +113,7 @@ public func registerPartiesEndpoints(_ router: Router, parties: PartyService, wr
     ]
     let clusterParam = ParameterDoc("cluster_id", in: "path", required: true, "a cluster_id from a /v1/clusters answer", schema: APISchemas.clusterID)
 
-    router.add("GET", "/v1/clusters", OperationDoc(
+    router.operation("GET", "/v1/clusters", OperationDoc(
         "Clusters and lone parties in a box at a zoom, as GeoJSON (cells of the radius in 256-px-tile pixels; no two features closer than the radius)",
         parameters: [
             ParameterDoc("bbox", required: true, "west,south,east,north in degrees (west > east crosses the antimeridian)",
@@ -130,10 +125,10 @@ public func registerPartiesEndpoints(_ router: Router, parties: PartyService, wr
                     (400, "missing_parameter, invalid_parameter (naming it)"),
                     (422, "box_too_large: the box covers more than \(PartiesLimits.maxCells) grid cells at that zoom; invalid_parameter: south > north")],
         responseSchema: APISchemas.clusterCollection, responseExample: APISchemas.clusterExample
-    ), cost: .light) { req in
-        let box = try bboxQuery(req)
-        let zoom = try zoomQuery(req)
-        let filter = try PartiesJSON.filter(req)
+    ), cost: .light) { _, query in
+        let box = try bboxQuery(query)
+        let zoom = try zoomQuery(query)
+        let filter = try PartiesJSON.filter(query)
         let cells = cellCount(box, zoom: zoom, radius: parties.radius)
         guard cells <= Double(PartiesLimits.maxCells) else {
             throw HTTPError.unprocessable("box_too_large", "the box covers about \(Int(cells)) grid cells at zoom \(zoom); at most \(PartiesLimits.maxCells): zoom out or ask for a smaller box")
@@ -141,7 +136,7 @@ public func registerPartiesEndpoints(_ router: Router, parties: PartyService, wr
         return .json(bytes: PartiesJSON.writeFeatureCollection(parties.clusters(in: box, zoom: zoom, filter: filter)))
     }
 
-    router.add("GET", "/v1/clusters/{cluster_id}/leaves", OperationDoc(
+    router.operation("GET", "/v1/clusters/{cluster_id}/leaves", OperationDoc(
         "The parties of a cluster, by departure then id, as GeoJSON",
         parameters: [clusterParam,
                      ParameterDoc("limit", type: "integer", "parties per page, \(PartiesLimits.leavesLimit.lowerBound)–\(PartiesLimits.leavesLimit.upperBound) (default 10)",
@@ -150,11 +145,11 @@ public func registerPartiesEndpoints(_ router: Router, parties: PartyService, wr
         responses: [(200, "FeatureCollection of party points (party_id, depart_at, seats_left, seats_total, destination, title) with \"total\": the cluster's matching parties"),
                     (400, "invalid_cluster_id or invalid_parameter"), (404, "cluster_not_found: its cells hold no matching party now")],
         responseSchema: APISchemas.clusterCollection, responseExample: APISchemas.clusterExample
-    ), cost: .light) { req in
+    ), cost: .light) { req, query in
         let id = try clusterID(req)
-        let limit = try req.intQuery("limit", default: 10, range: PartiesLimits.leavesLimit)
-        let offset = try req.intQuery("offset", default: 0, range: 0...Int(Int32.max))
-        guard let page = parties.leaves(of: id, filter: try PartiesJSON.filter(req), limit: limit, offset: offset) else {
+        let limit = try query.integer("limit") ?? 10
+        let offset = try query.integer("offset") ?? 0
+        guard let page = parties.leaves(of: id, filter: try PartiesJSON.filter(query), limit: limit, offset: offset) else {
             throw clusterNotFound(id)
         }
         return .json(.object([("type", "FeatureCollection"),
@@ -162,15 +157,15 @@ public func registerPartiesEndpoints(_ router: Router, parties: PartyService, wr
                               ("total", .number(Double(page.total)))]))
     }
 
-    router.add("GET", "/v1/clusters/{cluster_id}/children", OperationDoc(
+    router.operation("GET", "/v1/clusters/{cluster_id}/children", OperationDoc(
         "The features one zoom deeper that a cluster's parties form, as GeoJSON",
         parameters: [clusterParam] + filterParams,
         responses: [(200, "FeatureCollection like /v1/clusters at the next zoom; the counts add up to the cluster's"),
                     (400, "invalid_cluster_id or invalid_parameter"), (404, "cluster_not_found: its cells hold no matching party now")],
         responseSchema: APISchemas.clusterCollection, responseExample: APISchemas.clusterExample
-    ), cost: .light) { req in
+    ), cost: .light) { req, query in
         let id = try clusterID(req)
-        guard let kids = parties.children(of: id, filter: try PartiesJSON.filter(req)) else { throw clusterNotFound(id) }
+        guard let kids = parties.children(of: id, filter: try PartiesJSON.filter(query)) else { throw clusterNotFound(id) }
         return .json(bytes: PartiesJSON.writeFeatureCollection(kids, extra: [("zoom", .number(Double(min(id.zoom + 1, PartyIndex.maxZoom))))]))
     }
 }
@@ -260,8 +255,8 @@ func storeCall<T>(_ body: () throws -> T) throws(HTTPError) -> T {
     }
 }
 
-private func bboxQuery(_ req: HTTPRequest) throws(HTTPError) -> BoundingBox {
-    let text = try req.requiredQueryValue("bbox")
+private func bboxQuery(_ query: QueryReader) throws(HTTPError) -> BoundingBox {
+    let text = try query.requiredText("bbox")
     let parts = text.split(separator: ",", omittingEmptySubsequences: false).map { NumberParsing.finiteDouble($0.trimmingSpaces()) }
     guard parts.count == 4, let w = parts[0], let s = parts[1], let e = parts[2], let n = parts[3] else {
         throw HTTPError.badRequest("invalid_parameter", "query parameter 'bbox' must be west,south,east,north (four numbers), got '\(text.prefix(80))'")
@@ -274,10 +269,9 @@ private func bboxQuery(_ req: HTTPRequest) throws(HTTPError) -> BoundingBox {
     return box
 }
 
-private func zoomQuery(_ req: HTTPRequest) throws(HTTPError) -> Int {
-    let text = try req.requiredQueryValue("zoom")
-    guard let z = NumberParsing.finiteDouble(text), z >= 0, z <= Double(PartyIndex.maxZoom) else {
-        throw HTTPError.badRequest("invalid_parameter", "query parameter 'zoom' must be a number from 0 to \(PartyIndex.maxZoom), got '\(text.prefix(40))'")
+private func zoomQuery(_ query: QueryReader) throws(HTTPError) -> Int {
+    let z = try query.requiredNumber("zoom") { text in
+        .badRequest("invalid_parameter", "query parameter 'zoom' must be a number from 0 to \(PartyIndex.maxZoom), got '\(text.prefix(40))'")
     }
     return Int(z.rounded(.down))
 }

@@ -224,20 +224,10 @@ public enum PartiesJSON {
         throw invalid(field, "must be an ISO 8601 date-time (e.g. 2024-05-08T22:30:00+09:00; no offset means Asia/Seoul) or Unix seconds")
     }
 
-    /// An instant query parameter (ISO 8601 or Unix seconds), nil when absent.
-    static func instantQuery(_ req: HTTPRequest, _ name: String) throws(HTTPError) -> Double? {
-        guard let text = try req.queryValue(name) else { return nil }
-        if let n = NumberParsing.finiteDouble(text) { return n }
-        if let t = SeoulTime.parse(text) { return t }
-        throw HTTPError.badRequest("invalid_parameter", "query parameter '\(name)' must be an ISO 8601 date-time or Unix seconds, got '\(text.prefix(40))'")
-    }
-
     /// The query-time filter: `depart_after`, `depart_before`, `min_seats`.
-    static func filter(_ req: HTTPRequest) throws(HTTPError) -> PartyFilter {
-        let after = try instantQuery(req, "depart_after")
-        let before = try instantQuery(req, "depart_before")
-        let seats = try req.queryValue("min_seats") == nil ? nil : try req.intQuery("min_seats", default: 0, range: 0...Party.maxSeats)
-        return PartyFilter(departAfter: after, departBefore: before, minSeats: seats)
+    static func filter(_ query: QueryReader) throws(HTTPError) -> PartyFilter {
+        PartyFilter(departAfter: try query.instant("depart_after"), departBefore: try query.instant("depart_before"),
+                    minSeats: try query.integer("min_seats"))
     }
 
     static func missing(_ field: String) -> HTTPError {

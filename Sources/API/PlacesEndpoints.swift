@@ -62,21 +62,23 @@ func registerPlacesEndpoints(_ router: Router, _ context: ServiceContext) {
                     (400, "bad q, near, rect, radius_m, category, sort, limit or cursor"),
                     (422, "empty_query (q has no letter or digit), invalid_cursor (a cursor of another search), invalid_radius or invalid_sort (radius_m or sort=distance without near), invalid_rect (bounds out of order)")],
         responseSchema: ResponseSchemas.places, responseExample: ResponseSchemas.placesExample)
-    router.add("GET", "/v1/places", searchDoc, cost: .light) { req in
+    // The place search checks its own values (the same rules `taxipot places` applies): the
+    // reader gives their text, for the declared names only.
+    router.operation("GET", "/v1/places", searchDoc, cost: .light) { _, params in
         let index = context.places
-        var query = PlaceQuery(text: try req.queryValue("q") ?? "")
+        var query = PlaceQuery(text: try params.textCheckedByDomain("q") ?? "")
         do {
-            if let v = try req.queryValue("near") { query.near = try PlaceQuery.parseNear(v) }
-            if let v = try req.queryValue("radius_m") { query.radiusMeters = try PlaceQuery.parseRadius(v) }
-            if let v = try req.queryValue("rect") {
+            if let v = try params.text("near") { query.near = try PlaceQuery.parseNear(v) }
+            if let v = try params.text("radius_m") { query.radiusMeters = try PlaceQuery.parseRadius(v) }
+            if let v = try params.text("rect") {
                 do { query.rect = try PlaceQuery.parseRect(v) } catch let e as PlaceSearchError where APISchemas.fits(v, APISchemas.bboxQuery) {
                     throw ErrorMapping.http(e, fitsSchema: true)  // bounds out of order
                 }
             }
-            if let v = try req.queryValue("sort") { query.sort = try PlaceQuery.parseSort(v) }
-            if let v = try req.queryValue("limit") { query.limit = try PlaceQuery.parseLimit(v) }
-            query.category = try req.queryValue("category")
-            query.cursor = try req.queryValue("cursor")
+            if let v = try params.text("sort") { query.sort = try PlaceQuery.parseSort(v) }
+            if let v = try params.text("limit") { query.limit = try PlaceQuery.parseLimit(v) }
+            query.category = try params.text("category")
+            query.cursor = try params.text("cursor")
         } catch let e as PlaceSearchError {
             throw ErrorMapping.http(e)
         }
@@ -95,30 +97,26 @@ func registerPlacesEndpoints(_ router: Router, _ context: ServiceContext) {
         }
     }
 
+    let reverseRadius: ClosedRange<Double> = 1...5_000
     let reverseDoc = OperationDoc(
         "The 시도/시군구/동 at a point (polygons in Seoul; elsewhere the nearest division, marked approximate) and the places within 300 m",
         parameters: [
             ParameterDoc("at", required: true, "the point as lon,lat (WGS84)", schema: APISchemas.pointQuery),
-            ParameterDoc("radius_m", type: "number", "radius for nearby places, 1–5000 (default 300)", schema: APISchemas.number(1...5_000)),
+            ParameterDoc("radius_m", type: "number", "radius for nearby places, 1–5000 (default 300)", schema: APISchemas.number(reverseRadius)),
             ParameterDoc("limit", type: "integer", "number of nearby places, 0–50 (default 10)", schema: APISchemas.integer(0...50)),
         ],
         responses: [(200, "{\"region\":{\"sido\",\"sigungu\",\"dong\",\"full_name\",\"code\",\"approximate\"}|null,\"places\":[…]}"),
                     (400, "bad at, radius_m or limit")],
         responseSchema: ResponseSchemas.reverse, responseExample: ResponseSchemas.reverseExample)
-    router.add("GET", "/v1/reverse", reverseDoc, cost: .light) { req in
+    router.operation("GET", "/v1/reverse", reverseDoc, cost: .light) { _, query in
         let index = context.places
-        let text = try req.requiredQueryValue("at")
-        guard let point = Coordinate.parse(text) else {
-            throw HTTPError.badRequest("invalid_at", "query parameter 'at' must be lon,lat in degrees (e.g. 127.0276,37.4979), got '\(text.prefix(60))'")
+        let point = try query.requiredPoint("at") { text in
+            .badRequest("invalid_at", "query parameter 'at' must be lon,lat in degrees (e.g. 127.0276,37.4979), got '\(text.prefix(60))'")
         }
-        var radius = PlaceIndex.reverseRadius
-        if let v = try req.queryValue("radius_m") {
-            guard let r = NumberParsing.finiteDouble(v), r >= 1, r <= 5_000 else {
-                throw HTTPError.badRequest("invalid_radius", "query parameter 'radius_m' must be a number of metres from 1 to 5000, got '\(v.prefix(40))'")
-            }
-            radius = r
-        }
-        let limit = try req.intQuery("limit", default: 10, range: 0...50)
+        let radius = try query.number("radius_m") { text in
+            .badRequest("invalid_radius", "query parameter 'radius_m' must be a number of metres from \(Int(reverseRadius.lowerBound)) to \(Int(reverseRadius.upperBound)), got '\(text.prefix(40))'")
+        } ?? PlaceIndex.reverseRadius
+        let limit = try query.integer("limit") ?? 10
         return .json(PlacesJSON.encode(index.reverse(at: point, radiusMeters: radius, limit: limit)))
     }
 }

@@ -14,7 +14,7 @@ func registerPoolingEndpoints(_ router: Router, _ context: ServiceContext) {
 
 /// Adds the party quote and matching routes served by `pooling`.
 public func registerPoolingEndpoints(_ router: Router, pooling: PoolingEngine) {
-    router.add("GET", "/v1/parties/{id}/quote", OperationDoc(
+    router.operation("GET", "/v1/parties/{id}/quote", OperationDoc(
         "A party's quote: the route from the origin through the riders' drop-offs in the order that makes the ride shortest in time, then the destination; the metered fare; each rider's share",
         parameters: [ParameterDoc("id", in: "path", required: true, "party id", schema: APISchemas.partyID),
                      ParameterDoc("split", "equal, by_leg (default: each leg's meter increment among those aboard) or proportional (to each rider's solo fare)", schema: APISchemas.oneOf(SplitPolicy.allCases.map(\.rawValue)))],
@@ -22,15 +22,9 @@ public func registerPoolingEndpoints(_ router: Router, pooling: PoolingEngine) {
                     (400, "invalid_id, invalid_parameter"), (404, "party_not_found, no_route"),
                     (422, "outside_coverage, outside_fare_regions, no_schedule")],
         responseSchema: ResponseSchemas.partyQuote, responseExample: ResponseSchemas.partyQuoteExample
-    )) { req in
+    )) { req, query in
         let id = try partyID(req)
-        var split = SplitPolicy.byLeg
-        if let text = try req.queryValue("split") {
-            guard let s = SplitPolicy(rawValue: text) else {
-                throw HTTPError.badRequest("invalid_parameter", "query parameter 'split' must be equal, by_leg or proportional, got '\(text.prefix(40))'")
-            }
-            split = s
-        }
+        let split = try query.choice("split", as: SplitPolicy.self) ?? .byLeg
         do throws(FareRequestError) {
             return .json(PoolingJSON.quote(try pooling.quote(partyID: id, split: split)))
         } catch {
@@ -38,7 +32,7 @@ public func registerPoolingEndpoints(_ router: Router, pooling: PoolingEngine) {
         }
     }
 
-    router.add("GET", "/v1/match", OperationDoc(
+    router.operation("GET", "/v1/match", OperationDoc(
         "Open parties a rider could join, best first (most saved, then least detour): within walk_m of the rider's origin, departing within window_min of depart_at (not yet departed), with the seats; the rider's drop-off inserted where it lengthens the party's ride least; parties whose ride would grow by more than max_detour_pct, or that no road reaches, are left out",
         parameters: [
             ParameterDoc("origin", required: true, "where the rider is: lon,lat", schema: APISchemas.pointQuery),
@@ -57,35 +51,32 @@ public func registerPoolingEndpoints(_ router: Router, pooling: PoolingEngine) {
                     (404, "no_route: the rider's own trip has no road route"),
                     (422, "outside_coverage: the rider's origin or destination (unless estimate=allow); outside_fare_regions, no_schedule")],
         responseSchema: ResponseSchemas.matches, responseExample: ["matches": []]
-    )) { req in
+    )) { _, query in
         func point(_ name: String) throws(HTTPError) -> Coordinate {
-            let text = try req.requiredQueryValue(name)
-            guard let c = Coordinate.parse(text) else {
-                throw HTTPError.badRequest("invalid_parameter", "query parameter '\(name)' must be lon,lat within ±180/±90, got '\(text.prefix(60))'")
+            try query.requiredPoint(name) { text in
+                .badRequest("invalid_parameter", "query parameter '\(name)' must be lon,lat within ±180/±90, got '\(text.prefix(60))'")
             }
-            return c
-        }
-        func number(_ name: String, _ def: Double, _ range: ClosedRange<Double>) throws(HTTPError) -> Double {
-            guard let text = try req.queryValue(name) else { return def }
-            guard let v = NumberParsing.finiteDouble(Substring(text)), range.contains(v) else {
-                throw HTTPError.badRequest("invalid_parameter", "query parameter '\(name)' must be a number from \(range.lowerBound) to \(range.upperBound), got '\(text.prefix(40))'")
-            }
-            return v
         }
         var r = MatchRequest(origin: try point("origin"), destination: try point("destination"),
-                             departAt: try PartiesJSON.instantQuery(req, "depart_at") ?? SeoulTime.now())
-        r.windowMinutes = try number("window_min", 30, MatchRequest.windowRange)
-        r.walkMeters = try number("walk_m", 800, MatchRequest.walkRange)
-        r.seats = try req.intQuery("seats", default: 1, range: 1...Party.maxSeats)
-        r.maxDetourPercent = try number("max_detour_pct", 25, MatchRequest.detourRange)
-        r.limit = try req.intQuery("limit", default: 10, range: MatchRequest.limitRange)
-        if let id = try req.queryValue("rider_id") {
-            guard Party.isValidID(id) else {
-                throw HTTPError.badRequest("invalid_parameter", "query parameter 'rider_id' must be 1–64 characters of A–Z, a–z, 0–9, '_' or '-'")
-            }
-            r.riderID = id
+                             departAt: try query.instant("depart_at") ?? SeoulTime.now())
+        // Each option is checked by the engine's rule as it is read, so the first fault of the
+        // query is the one answered (text that is no number is checked as NaN or Int.min, which
+        // every rule refuses); the declared ranges are the engine's constants.
+        func checked<T>(_ name: String, _ value: (String) -> T, _ check: (T) throws(FareRequestError) -> Void) throws(HTTPError) -> T? {
+            guard let text = try query.text(name) else { return nil }
+            let v = value(text)
+            do throws(FareRequestError) { try check(v) } catch { throw ErrorMapping.http(error, query: text) }
+            return v
         }
-        r.allowEstimate = try FareJSON.estimateOption(try req.queryValue("estimate")) ?? false
+        let number = { (text: String) in NumberParsing.finiteDouble(text) ?? .nan }
+        let whole = { (text: String) in Int(text) ?? .min }
+        r.windowMinutes = try checked("window_min", number, MatchRequest.checkWindow) ?? 30
+        r.walkMeters = try checked("walk_m", number, MatchRequest.checkWalk) ?? 800
+        r.seats = try checked("seats", whole, MatchRequest.checkSeats) ?? 1
+        r.maxDetourPercent = try checked("max_detour_pct", number, MatchRequest.checkDetour) ?? 25
+        r.limit = try checked("limit", whole, MatchRequest.checkLimit) ?? 10
+        r.riderID = try checked("rider_id", { $0 }, MatchRequest.checkRiderID) ?? r.riderID
+        r.allowEstimate = try FareJSON.estimateOption(try query.choice("estimate", invalid: FareJSON.invalidEstimate)) ?? false
         do throws(FareRequestError) {
             let matches = try pooling.match(r)
             return .json(["matches": .array(matches.map(PoolingJSON.match))])

@@ -58,64 +58,47 @@ func registerRoutingEndpoints(_ router: Router, _ context: ServiceContext) {
                     (404, "no_route: the points are not connected by road"),
                     (422, "outside_coverage: a point with no road within max_snap_m, or in a served area no road joins to the other point's (the message says how far the nearest served road is; see /v1/coverage)")],
         responseSchema: ResponseSchemas.route, responseExample: ResponseSchemas.routeExample)
-    router.add("GET", "/v1/route", doc, cost: .light) { req in
+    router.operation("GET", "/v1/route", doc, cost: .light) { _, query in
         let engine = context.routeEngine
-        let (request, format) = try parseRouteQuery(req)
+        let (request, format) = try parseRouteQuery(query)
         let result: RouteResult
         do throws(RoutingError) { result = try engine.route(request) } catch { throw ErrorMapping.http(error) }
         return .json(RouteJSON.encode(result, departAt: request.departAt, geometry: format))
     }
 }
 
-/// Reads the query parameters of `GET /v1/route`; every error names its parameter.
-func parseRouteQuery(_ req: HTTPRequest) throws(HTTPError) -> (RouteRequest, RouteGeometryFormat) {
+/// Reads the query parameters of `GET /v1/route`; every error names its parameter. The engine's
+/// checks of the via count and `max_snap_m` are made as those are read, so the first fault of
+/// the query is the one answered.
+func parseRouteQuery(_ query: QueryReader) throws(HTTPError) -> (RouteRequest, RouteGeometryFormat) {
     func coordinate(_ name: String) throws(HTTPError) -> Coordinate {
-        let text = try req.requiredQueryValue(name)
-        guard let c = Coordinate.parse(text) else {
-            throw .badRequest("invalid_parameter", "query parameter '\(name)' must be lon,lat with longitude −180…180 and latitude −90…90, got '\(text.prefix(60))'")
+        try query.requiredPoint(name) { text in
+            .badRequest("invalid_parameter", "query parameter '\(name)' must be lon,lat with longitude −180…180 and latitude −90…90, got '\(text.prefix(60))'")
         }
-        return c
     }
     let from = try coordinate("from")
     let to = try coordinate("to")
     var via: [Coordinate] = []
-    if let text = try req.queryValue("via"), !text.isEmpty {
-        let count = text.split(separator: ";", omittingEmptySubsequences: false).count
-        guard count <= RouteEngine.maxViaPoints else {
-            throw .badRequest("too_many_via_points", "query parameter 'via' has \(count) points; at most \(RouteEngine.maxViaPoints) are allowed")
+    if let text = try query.text("via"), !text.isEmpty {
+        do throws(RoutingError) { try RouteEngine.checkViaCount(text.split(separator: ";", omittingEmptySubsequences: false).count) } catch {
+            throw ErrorMapping.http(error, query: text)
         }
         guard let list = Coordinate.parseList(text) else {
             throw .badRequest("invalid_parameter", "query parameter 'via' must be lon,lat;lon,lat;… with valid coordinates, got '\(text.prefix(60))'")
         }
         via = list
     }
-    var departAt = SeoulTime.now()
-    if let text = try req.queryValue("depart_at") {
-        guard let t = SeoulTime.parse(text) else {
-            throw .badRequest("invalid_parameter", "query parameter 'depart_at' must be an ISO 8601 date-time such as 2025-05-01T08:30:00+09:00, got '\(text.prefix(60))'")
-        }
-        departAt = t
-    }
-    var metric = RouteMetric.time
-    if let text = try req.queryValue("metric") {
-        guard let m = RouteMetric(rawValue: text) else {
-            throw .badRequest("invalid_parameter", "query parameter 'metric' must be time or distance, got '\(text.prefix(40))'")
-        }
-        metric = m
-    }
-    var format = RouteGeometryFormat.polyline6
-    if let text = try req.queryValue("geometry") {
-        guard let f = RouteGeometryFormat(rawValue: text) else {
-            throw .badRequest("invalid_parameter", "query parameter 'geometry' must be polyline6, geojson or none, got '\(text.prefix(40))'")
-        }
-        format = f
-    }
-    var snap = 200.0
-    if let text = try req.queryValue("max_snap_m") {
-        guard let v = NumberParsing.finiteDouble(text), v > 0, v <= RouteEngine.maxSnapLimitMeters else {
-            throw .badRequest("invalid_parameter", "query parameter 'max_snap_m' must be a number of metres above 0 and at most \(Int(RouteEngine.maxSnapLimitMeters)), got '\(text.prefix(40))'")
-        }
-        snap = v
-    }
+    let departAt = try query.dateTime("depart_at") ?? SeoulTime.now()
+    let metric = try query.choice("metric", as: RouteMetric.self) ?? .time
+    let format = try query.choice("geometry", as: RouteGeometryFormat.self) ?? .polyline6
+    let snap = try snapLimit(query)
     return (RouteRequest(from: from, to: to, via: via, departAt: departAt, metric: metric, maxSnapMeters: snap), format)
+}
+
+/// `max_snap_m` of `GET /v1/route` and `/v1/table` (default 200), checked by the engine's rule.
+func snapLimit(_ query: QueryReader) throws(HTTPError) -> Double {
+    guard let text = try query.text("max_snap_m") else { return 200 }
+    guard let v = NumberParsing.finiteDouble(text) else { throw ErrorMapping.invalidSnapLimit(query: text) }
+    do throws(RoutingError) { try RouteEngine.checkSnapLimit(v) } catch { throw ErrorMapping.http(error, query: text) }
+    return v
 }

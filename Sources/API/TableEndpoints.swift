@@ -139,9 +139,9 @@ enum TableEndpoint {
     }
 
     /// `GET /v1/table?sources=…[&destinations=…][&depart_at=][&annotations=][&max_snap_m=]`.
-    static func parseGet(_ req: HTTPRequest) throws(HTTPError) -> TableQuery {
-        func points(_ name: String, required: Bool) throws(HTTPError) -> [Coordinate]? {
-            guard let text = required ? try req.requiredQueryValue(name) : try req.queryValue(name) else { return nil }
+    static func parseGet(_ query: QueryReader) throws(HTTPError) -> TableQuery {
+        func points(_ name: String) throws(HTTPError) -> [Coordinate]? {
+            guard let text = try query.text(name) else { return nil }
             let parts = text.split(separator: ";", omittingEmptySubsequences: false)
             guard parts.count <= maxPointsGet else {
                 throw .badRequest("too_many_points", "query parameter '\(name)' has \(parts.count) points; at most \(maxPointsGet) are allowed (POST /v1/table takes \(maxPointsPost))")
@@ -155,29 +155,13 @@ enum TableEndpoint {
             }
             return out
         }
-        let sources = try points("sources", required: true)!
-        let destinations = try points("destinations", required: false)
-        var departAt = SeoulTime.now()
-        if let text = try req.queryValue("depart_at") {
-            guard let t = SeoulTime.parse(text) else {
-                throw .badRequest("invalid_parameter", "query parameter 'depart_at' must be an ISO 8601 date-time such as 2025-05-01T08:30:00+09:00, got '\(text.prefix(60))'")
-            }
-            departAt = t
-        }
-        var annotations = TableAnnotations()
-        if let text = try req.queryValue("annotations") {
-            guard let a = TableAnnotations.parse(text.split(separator: ",", omittingEmptySubsequences: false)) else {
-                throw .badRequest("invalid_parameter", "query parameter 'annotations' must be \(annotationsText), got '\(text.prefix(60))'")
-            }
-            annotations = a
-        }
-        var snap = 200.0
-        if let text = try req.queryValue("max_snap_m") {
-            guard let v = NumberParsing.finiteDouble(text), v > 0, v <= RouteEngine.maxSnapLimitMeters else {
-                throw .badRequest("invalid_parameter", "query parameter 'max_snap_m' must be a number of metres above 0 and at most \(Int(RouteEngine.maxSnapLimitMeters)), got '\(text.prefix(40))'")
-            }
-            snap = v
-        }
+        let sources = try points("sources")!
+        let destinations = try points("destinations")
+        let departAt = try query.dateTime("depart_at") ?? SeoulTime.now()
+        let annotations = try query.value("annotations", { TableAnnotations.parse($0.split(separator: ",", omittingEmptySubsequences: false)) }) { text in
+            .badRequest("invalid_parameter", "query parameter 'annotations' must be \(annotationsText), got '\(text.prefix(60))'")
+        } ?? TableAnnotations()
+        let snap = try snapLimit(query)
         let q = TableQuery(request: TableRequest(sources: sources, destinations: destinations, departAt: departAt, maxSnapMeters: snap),
                            annotations: annotations)
         try checkLimits(q, maxPoints: maxPointsGet)
@@ -221,13 +205,9 @@ enum TableEndpoint {
             }
             annotations = a
         }
-        var snap = 200.0
-        if let v = try b.number("max_snap_m") {
-            guard v > 0, v <= RouteEngine.maxSnapLimitMeters else {
-                throw .badRequest("invalid_parameter", "max_snap_m must be a number of metres above 0 and at most \(Int(RouteEngine.maxSnapLimitMeters))")
-            }
-            snap = v
-        }
+        // The engine's check, made here so the first fault of the body is the one answered.
+        let snap = try b.number("max_snap_m") ?? 200
+        do throws(RoutingError) { try RouteEngine.checkSnapLimit(snap) } catch { throw ErrorMapping.http(error) }
         let q = TableQuery(request: TableRequest(sources: sources, destinations: destinations, departAt: try b.departure() ?? SeoulTime.now(),
                                                  maxSnapMeters: snap),
                            annotations: annotations)
@@ -255,8 +235,8 @@ func registerTableEndpoints(_ router: Router, _ context: ServiceContext) {
             ParameterDoc("max_snap_m", type: "number", "how far a point may be from a road, metres (default 200, at most 5000)", schema: APISchemas.number(0...RouteEngine.maxSnapLimitMeters, exclusiveMinimum: true)),
         ],
         responses: responses, responseSchema: ResponseSchemas.table, responseExample: ResponseSchemas.tableExample)
-    router.add("GET", "/v1/table", getDoc) { req in
-        try TableEndpoint.answer(try TableEndpoint.parseGet(req), context)
+    router.operation("GET", "/v1/table", getDoc) { _, query in
+        try TableEndpoint.answer(try TableEndpoint.parseGet(query), context)
     }
     let postDoc = OperationDoc(
         "The same table as GET /v1/table for up to \(TableEndpoint.maxPointsPost) × \(TableEndpoint.maxPointsPost) points, from a JSON body",

@@ -65,9 +65,7 @@ public struct QuoteEngine: Sendable {
                                          roundingKrw: r.roundingKrw, tollKrw: r.tollKrw)
         guard r.origin.isValid else { throw .invalid(.origin, reason: "must be a valid lon/lat") }
         guard r.destination.isValid else { throw .invalid(.destination, reason: "must be a valid lon/lat") }
-        guard r.dropOffs.count <= QuoteRequest.maxDropOffs else {
-            throw .invalid(.dropOffs, reason: "may list at most \(QuoteRequest.maxDropOffs) stops, got \(r.dropOffs.count)")
-        }
+        try QuoteRequest.checkDropOffCount(r.dropOffs.count)
         var dropping = 0
         for (i, d) in r.dropOffs.enumerated() {
             guard d.coordinate.isValid else { throw .invalid(.dropOff(i), reason: "must be a valid lon/lat") }

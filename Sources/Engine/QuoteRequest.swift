@@ -50,6 +50,12 @@ public struct QuoteRequest: Sendable {
 
     /// The most drop-offs before the destination (each carries at least one of ≤ 10 riders).
     public static let maxDropOffs = 9
+
+    /// The check of the drop-off count: at most `maxDropOffs` (`invalid(.dropOffs)`).
+    /// `QuoteEngine.quote` makes it; a caller reading a list may make it on the count first.
+    public static func checkDropOffCount(_ count: Int) throws(FareRequestError) {
+        guard count <= maxDropOffs else { throw .invalid(.dropOffs, reason: "may list at most \(maxDropOffs) stops, got \(count)") }
+    }
 }
 
 /// A priced pooled ride.

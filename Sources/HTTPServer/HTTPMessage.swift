@@ -43,16 +43,6 @@ public struct HTTPRequest: Sendable {
         return v
     }
 
-    /// A whole-number query parameter within `range`, or `defaultValue` when absent.
-    public func intQuery(_ name: String, default defaultValue: Int, range: ClosedRange<Int>) throws(HTTPError) -> Int {
-        guard let text = try queryValue(name) else { return defaultValue }
-        guard let v = Int(text), range.contains(v) else {
-            throw HTTPError(status: 400, code: "invalid_parameter",
-                            message: "query parameter '\(name)' must be a whole number from \(range.lowerBound) to \(range.upperBound), got '\(text.prefix(40))'")
-        }
-        return v
-    }
-
     /// The body parsed as JSON; an empty or invalid body is a 400 error.
     public func jsonBody() throws(HTTPError) -> JSONValue {
         guard !body.isEmpty else {

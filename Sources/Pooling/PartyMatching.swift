@@ -59,14 +59,45 @@ public struct MatchRequest: Sendable {
         guard origin.isValid else { throw .invalid(.origin, reason: "must be lon,lat within ±180/±90") }
         guard destination.isValid else { throw .invalid(.destination, reason: "must be lon,lat within ±180/±90") }
         guard departAt.isFinite, Party.departRange.contains(departAt) else { throw .invalid(.departure, reason: "must be an instant between 2000 and 2100") }
-        guard windowMinutes.isFinite, Self.windowRange.contains(windowMinutes) else { throw .invalid(.window, reason: "must be 0–1440 minutes, got \(windowMinutes)") }
-        guard walkMeters.isFinite, Self.walkRange.contains(walkMeters) else { throw .invalid(.walk, reason: "must be 0–5000 metres, got \(walkMeters)") }
-        guard (1...Party.maxSeats).contains(seats) else { throw .invalid(.seats, reason: "must be 1–\(Party.maxSeats), got \(seats)") }
-        guard maxDetourPercent.isFinite, Self.detourRange.contains(maxDetourPercent) else {
-            throw .invalid(.maxDetour, reason: "must be 0–1000, got \(maxDetourPercent)")
-        }
-        guard Self.limitRange.contains(limit) else { throw .invalid(.limit, reason: "must be 1–50, got \(limit)") }
-        guard Party.isValidID(riderID) else { throw .invalid(.riderID, reason: "must be 1–64 characters of A–Z, a–z, 0–9, '_' or '-'") }
+        try Self.checkWindow(windowMinutes)
+        try Self.checkWalk(walkMeters)
+        try Self.checkSeats(seats)
+        try Self.checkDetour(maxDetourPercent)
+        try Self.checkLimit(limit)
+        try Self.checkRiderID(riderID)
+    }
+
+    // The checks of the options one by one, in the order `validate()` makes them (a caller
+    // reading the options from text may make each as it reads it).
+
+    /// `windowMinutes` within `windowRange`.
+    public static func checkWindow(_ v: Double) throws(FareRequestError) {
+        guard v.isFinite, windowRange.contains(v) else { throw .invalid(.window, reason: "must be 0–1440 minutes, got \(v)") }
+    }
+
+    /// `walkMeters` within `walkRange`.
+    public static func checkWalk(_ v: Double) throws(FareRequestError) {
+        guard v.isFinite, walkRange.contains(v) else { throw .invalid(.walk, reason: "must be 0–5000 metres, got \(v)") }
+    }
+
+    /// `seats` from 1 to `Party.maxSeats`.
+    public static func checkSeats(_ n: Int) throws(FareRequestError) {
+        guard (1...Party.maxSeats).contains(n) else { throw .invalid(.seats, reason: "must be 1–\(Party.maxSeats), got \(n)") }
+    }
+
+    /// `maxDetourPercent` within `detourRange`.
+    public static func checkDetour(_ v: Double) throws(FareRequestError) {
+        guard v.isFinite, detourRange.contains(v) else { throw .invalid(.maxDetour, reason: "must be 0–1000, got \(v)") }
+    }
+
+    /// `limit` within `limitRange`.
+    public static func checkLimit(_ n: Int) throws(FareRequestError) {
+        guard limitRange.contains(n) else { throw .invalid(.limit, reason: "must be 1–50, got \(n)") }
+    }
+
+    /// `riderID` a valid id (`Party.isValidID`).
+    public static func checkRiderID(_ id: String) throws(FareRequestError) {
+        guard Party.isValidID(id) else { throw .invalid(.riderID, reason: "must be 1–64 characters of A–Z, a–z, 0–9, '_' or '-'") }
     }
 }
 

@@ -98,7 +98,7 @@ extension RouteEngine {
     /// `p` snapped as a route or table point is (every way of standing on a road within
     /// `maxSnapMeters`); nil when `p` is invalid or no road is that near.
     public func snap(_ p: Coordinate, maxSnapMeters: Double = 200) -> SnappedPoint? {
-        guard p.isValid, maxSnapMeters.isFinite, maxSnapMeters > 0, maxSnapMeters <= Self.maxSnapLimitMeters else { return nil }
+        guard p.isValid, (try? Self.checkSnapLimit(maxSnapMeters)) != nil else { return nil }
         let e = endpoints(at: p, maxMeters: maxSnapMeters)
         guard !e.isEmpty else { return nil }
         return SnappedPoint(coordinate: p, endpoints: e, areas: Set(e.map { graph.area(ofNode: Int(graph.head[$0.edge])) }).sorted())
@@ -108,7 +108,7 @@ extension RouteEngine {
     /// via points), exactly as `route(_:)` answers for their coordinates at `departAt`.
     public func route(through points: [SnappedPoint], departAt: Double) throws(RoutingError) -> RouteResult {
         precondition(points.count >= 2, "a route has two points at least")
-        guard points.count - 2 <= Self.maxViaPoints else { throw .tooManyViaPoints(count: points.count - 2, limit: Self.maxViaPoints) }
+        try Self.checkViaCount(points.count - 2)
         let coordinates = points.map(\.coordinate)
         let names: [RoutePoint] = [.origin] + (0..<(points.count - 2)).map { .via($0) } + [.destination]
         return try route(snapped: points.map(\.endpoints), points: coordinates, names: names,

@@ -96,14 +96,24 @@ public final class RouteEngine: @unchecked Sendable {
         var hit: SnapHit
     }
 
+    /// The check of a request's via-point count: at most `maxViaPoints` (`tooManyViaPoints`).
+    /// `route(_:)` makes it; a caller reading points from text may make it on the count first.
+    public static func checkViaCount(_ count: Int) throws(RoutingError) {
+        guard count <= maxViaPoints else { throw .tooManyViaPoints(count: count, limit: maxViaPoints) }
+    }
+
+    /// The check of a snapping radius: finite, above 0 and at most `maxSnapLimitMeters`
+    /// (`invalidOption(.maxSnapMeters)`). `route(_:)` and `table(_:)` make it.
+    public static func checkSnapLimit(_ meters: Double) throws(RoutingError) {
+        guard meters.isFinite, meters > 0, meters <= maxSnapLimitMeters else {
+            throw .invalidOption(.maxSnapMeters, reason: "must be more than 0 and at most \(Int(maxSnapLimitMeters)) metres")
+        }
+    }
+
     /// Computes the route for `request`.
     public func route(_ request: RouteRequest) throws(RoutingError) -> RouteResult {
-        guard request.via.count <= Self.maxViaPoints else {
-            throw .tooManyViaPoints(count: request.via.count, limit: Self.maxViaPoints)
-        }
-        guard request.maxSnapMeters.isFinite, request.maxSnapMeters > 0, request.maxSnapMeters <= Self.maxSnapLimitMeters else {
-            throw .invalidOption(.maxSnapMeters, reason: "must be more than 0 and at most \(Int(Self.maxSnapLimitMeters)) metres")
-        }
+        try Self.checkViaCount(request.via.count)
+        try Self.checkSnapLimit(request.maxSnapMeters)
         guard request.departAt.isFinite else { throw .invalidOption(.departure, reason: "must be a finite instant") }
         let points = [request.from] + request.via + [request.to]
         let pointNames: [RoutePoint] = [.origin] + request.via.indices.map { .via($0) } + [.destination]

@@ -86,9 +86,7 @@ extension RouteEngine {
     /// a road (`outsideCoverage`, with how far the nearest served road is), an invalid coordinate; an empty list or an out-of-range option
     /// is `invalidOption`.
     public func table(_ request: TableRequest) throws(RoutingError) -> RouteTable {
-        guard request.maxSnapMeters.isFinite, request.maxSnapMeters > 0, request.maxSnapMeters <= Self.maxSnapLimitMeters else {
-            throw .invalidOption(.maxSnapMeters, reason: "must be more than 0 and at most \(Int(Self.maxSnapLimitMeters)) metres")
-        }
+        try Self.checkSnapLimit(request.maxSnapMeters)
         guard request.departAt.isFinite else { throw .invalidOption(.departure, reason: "must be a finite instant") }
         guard !request.sources.isEmpty else { throw .invalidOption(.sources, reason: "must list at least one point") }
         let destinationPoints = request.destinations ?? request.sources

@@ -56,7 +56,8 @@ struct TableCommand: Command {
             departAt = t
         }
         let snap = try a.double("max-snap-m") ?? 200
-        guard snap > 0, snap <= RouteEngine.maxSnapLimitMeters else {
+        // The engine's check, made before the point files are read; the message is the CLI's.
+        guard (try? RouteEngine.checkSnapLimit(snap)) != nil else {
             throw UsageError("option --max-snap-m must be above 0 and at most \(Int(RouteEngine.maxSnapLimitMeters)) metres, got \(snap)")
         }
         let outputPath = a.value("output").flatMap { $0 == "-" ? nil : $0 }
