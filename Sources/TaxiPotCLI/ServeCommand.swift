@@ -125,6 +125,7 @@ struct ServeCommand: Command {
         for refusal in context.parties.rejectedOnLoad { printError("taxipot: \(refusal)") }
         if !context.parties.rejectedOnLoad.isEmpty {
             printError("taxipot: \(context.parties.rejectedOnLoad.count) stored parties refused at load (listed above); serving the other \(context.parties.count)")
+            if !context.parties.isShared { printError("taxipot: " + PartyStoreRecovery.adviceForRefusedRows(stateDirectory: stateDir)) }
         }
         let server = HTTPServer(router: makeRouter(context: context), options: options, metrics: metrics)
         try server.start(host: host, port: port)
