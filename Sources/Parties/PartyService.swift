@@ -230,6 +230,7 @@ public final class PartyService: @unchecked Sendable {
     /// Throws `PartyStoreUnavailableError` while the parties of a store unreachable at start
     /// are not loaded (their answers would be wrong: every party would look absent).
     public func requireLoaded() throws {
+        guard store.isShared else { return }  // the embedded store is loaded at start or not at all
         indexLock.lock()
         let pending = notLoaded
         indexLock.unlock()
