@@ -396,7 +396,8 @@ public final class PartyStore {
                 _ = try db.scalarText("PRAGMA wal_checkpoint(TRUNCATE)")
                 if backup && !refusedAtLoad.isEmpty && FileManager.default.fileExists(atPath: backupPath) {
                     done.append("\(path): kept the backup copy \(backupPath) as it was, not overwritten: \(refusedAtLoad.count) rows of this "
-                        + "store were refused at load and it may hold their good copies (run 'taxipot parties recover' to restore them)")
+                        + "store were refused at load and it may hold their good copies (run 'taxipot parties recover --state-dir "
+                        + "\(StoreCheck.stateDirectory(of: path))' to restore them)")
                 } else if backup {
                     try saveBackup()
                     done.append("\(path): saved a backup copy in \(backupPath)")

@@ -43,7 +43,7 @@ public enum PartyStoreRecovery {
                     loaded = try store.load()
                     if !loaded.rejected.isEmpty { try restoreRefused(store, from: path + PartyStore.backupSuffix, stamp: stamp, into: &report) }
                 } catch {
-                    try? store.close(backup: false)
+                    _ = try? store.close(backup: false)
                     throw error
                 }
                 try store.close(backup: false)
