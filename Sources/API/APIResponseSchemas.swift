@@ -208,8 +208,12 @@ enum ResponseSchemas {
                       "geometry": ["type": "MultiPolygon", "coordinates": [[[[126.95, 37.525], [126.95625, 37.525], [126.95625, 37.53], [126.95, 37.525]]]]]]],
     ]
 
-    static let health: JSONValue = object(["status", "dataset", "uptime_s"], [
-        ("status", ["const": "ok"]),
+    static let health: JSONValue = object(["status", "party_store", "dataset", "uptime_s"], [
+        ("status", ["enum": ["ok", "degraded"], "description": "degraded: the party store cannot be reached (party endpoints may answer 503); the rest is served"]),
+        ("party_store", object(["status", "kind"], [
+            ("status", ["enum": ["ok", "degraded"]]), ("kind", ["enum": ["sqlite", "postgresql"]]),
+            ("reason", ["type": "string", "description": "why it is degraded"]),
+        ])),
         ("dataset", object(["name", "version"], [("name", string), ("version", string)])),
         ("uptime_s", seconds),
         ("coverage", ["type": ["object", "null"], "description": "the served road areas (see /v1/coverage)"]),
@@ -217,7 +221,7 @@ enum ResponseSchemas {
     ])
 
     static let healthExample: JSONValue = [
-        "status": "ok", "dataset": ["name": "seoul-central", "version": "2026-11-30"], "uptime_s": 18.036,
+        "status": "ok", "party_store": ["status": "ok", "kind": "sqlite"], "dataset": ["name": "seoul-central", "version": "2026-11-30"], "uptime_s": 18.036,
         "coverage": ["areas": 1, "nodes": 4624, "by_area": [["area": 0, "nodes": 4624, "bbox": [126.949932, 37.52913, 127.006645, 37.589145]]],
                      "geojson": "/v1/coverage"],
         "circuity": ["method": "route length / straight-line length on the served graph, measured at import", "bands": []],

@@ -14,5 +14,10 @@ public func makeRouter(context: ServiceContext) -> Router {
     registerPlacesEndpoints(router, context)
     registerMapEndpoints(router, context)
     registerPageEndpoints(router, context.configuration)
+    // While a PostgreSQL store that was down at start has not loaded the parties, every party
+    // answer would be wrong (all absent): 503 with Retry-After instead, the rest served.
+    router.guardRoutes(where: { $0.hasPrefix("/v1/parties") || $0.hasPrefix("/v1/clusters") || $0 == "/v1/match" }) { _ in
+        do { try context.parties.requireLoaded() } catch { throw ErrorMapping.http(party: error) }
+    }
     return router
 }

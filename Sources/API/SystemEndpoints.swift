@@ -5,10 +5,15 @@ import JSON
 /// `/health`, `/metrics` and `/openapi.json`.
 func registerSystemEndpoints(_ router: Router, _ context: ServiceContext) {
     let roads = CoverageJSON.healthSummary(context.routeEngine.graph)
-    router.add("GET", "/health", OperationDoc("Liveness, the loaded dataset's name and version, the served road areas and the circuity factors estimates use",
+    router.add("GET", "/health", OperationDoc("Liveness, the party store's state (status degraded with the reason while it cannot be reached), the loaded dataset's name and version, the served road areas and the circuity factors estimates use",
                                               responses: [(200, "The service is up")], responseSchema: ResponseSchemas.health, responseExample: ResponseSchemas.healthExample), cost: .light, cacheable: false) { _ in
-        .json([
-            "status": "ok",
+        let problem = context.parties.storeProblem
+        var store: [(String, JSONValue)] = [("status", .string(problem == nil ? "ok" : "degraded")),
+                                            ("kind", .string(context.parties.isShared ? "postgresql" : "sqlite"))]
+        if let problem { store.append(("reason", .string(problem))) }
+        return .json([
+            "status": .string(problem == nil ? "ok" : "degraded"),
+            "party_store": .object(store),
             "dataset": ["name": .string(context.info.name), "version": .string(context.info.version)],
             "uptime_s": .number((Date().timeIntervalSince(context.startedAt) * 1000).rounded() / 1000),
             "coverage": roads["coverage"] ?? .null,

@@ -96,6 +96,19 @@ public final class Router: @unchecked Sendable {
                             cacheable: cacheable ?? (method == "GET"), handler: handler))
     }
 
+    /// Runs `check` before the handler of every route added so far whose pattern `matches`:
+    /// what it throws is the answer (a guard for a group of routes, such as a store not ready).
+    public func guardRoutes(where matches: (String) -> Bool, _ check: @escaping @Sendable (HTTPRequest) throws -> Void) {
+        routes = routes.map { r in
+            guard matches(r.pattern) else { return r }
+            let handler = r.handler
+            return Route(method: r.method, pattern: r.pattern, segments: r.segments, doc: r.doc, cost: r.cost, cacheable: r.cacheable) { req in
+                try check(req)
+                return try handler(req)
+            }
+        }
+    }
+
     /// The outcome of matching a path.
     public enum Match: Sendable {
         case found(Route, [String: String])

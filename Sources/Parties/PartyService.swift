@@ -106,12 +106,22 @@ public final class PartyService: @unchecked Sendable {
     public var storePath: String { store.location }
     /// Rows of the store refused when loading (damaged on disk or failing validation), one
     /// line each naming the file, the party and the reason. The service starts without them.
-    public let rejectedOnLoad: [String]
+    public var rejectedOnLoad: [String] {
+        indexLock.lock()
+        defer { indexLock.unlock() }
+        return rejected
+    }
     /// What opening the store did that the operator should hear of (a new store created in a
     /// new state folder, an upgraded store), one line each naming the file.
     public let storeNotes: [String]
 
     private let store: any PartyStorage
+    private var rejected: [String]
+    /// Set while a shared store that was unreachable at start has not been loaded yet: why
+    /// (under `indexLock`). The parties are then unknown, and `requireLoaded()` refuses.
+    private var notLoaded: String?
+    /// Set by `close()`: a loader still waiting for the store gives up.
+    private var closing = false
     private var index: PartyIndex
     /// The last change of a shared store applied to the index (under `indexLock`).
     private var appliedChange: Int64
@@ -150,18 +160,82 @@ public final class PartyService: @unchecked Sendable {
         store = storage
         let t = now()
         // Load (which checks the departure index) before purging through that index.
-        let loaded = try store.load(departingAfter: t - options.grace)
-        _ = try store.purge(departingAtOrBefore: t - options.grace)
+        var loaded = PartyStoreSnapshot(parties: [], rejected: [], change: 0)
+        do {
+            loaded = try store.load(departingAfter: t - options.grace)
+            _ = try store.purge(departingAtOrBefore: t - options.grace)
+        } catch let e as PartyStoreUnavailableError where storage.isShared {
+            // An outage at start: serve without parties (503) and load them when it ends.
+            notLoaded = e.message
+        }
         lastPurge = t
-        rejectedOnLoad = loaded.rejected
+        rejected = loaded.rejected
         storeNotes = store.notes
         index = PartyIndex(parties: loaded.parties, radius: options.radius)
         appliedChange = loaded.change
         radius = index.radius
         for p in loaded.parties { expiry.push(p.departAt + options.grace, p.id) }
-        if store.isShared {
-            store.follow(cursor: { [weak self] in self?.currentChange ?? .max },
-                         deliver: { [weak self] batch in self?.apply(batch) })
+        if notLoaded != nil {
+            let loader = Thread { [weak self] in
+                while let service = self, !service.loadWhenBack() { Thread.sleep(forTimeInterval: 0.25) }
+            }
+            loader.name = "party-store-loader"
+            loader.start()
+        } else if store.isShared {
+            startFollowing()
+        }
+    }
+
+    private func startFollowing() {
+        store.follow(cursor: { [weak self] in self?.currentChange ?? .max },
+                     deliver: { [weak self] batch in self?.apply(batch) })
+    }
+
+    /// Loads the parties of a shared store that was unreachable at start, then follows it;
+    /// false while it still cannot be reached.
+    private func loadWhenBack() -> Bool {
+        let t = now()
+        let loaded: PartyStoreSnapshot
+        do {
+            loaded = try store.load(departingAfter: t - options.grace)
+        } catch {
+            indexLock.lock()
+            defer { indexLock.unlock() }
+            notLoaded = "\(error)"
+            return closing
+        }
+        indexLock.lock()
+        guard !closing else { indexLock.unlock(); return true }
+        index = PartyIndex(parties: loaded.parties, radius: options.radius)
+        appliedChange = loaded.change
+        expiry = ExpiryQueue()
+        for p in loaded.parties { expiry.push(p.departAt + options.grace, p.id) }
+        rejected = loaded.rejected
+        notLoaded = nil
+        indexLock.unlock()
+        startFollowing()
+        return true
+    }
+
+    /// Why the party store is not serving normally (the database unreachable, the parties not
+    /// loaded yet), or nil when it is; for `/health`.
+    public var storeProblem: String? {
+        indexLock.lock()
+        let pending = notLoaded
+        indexLock.unlock()
+        if let pending { return "the parties are not loaded yet: the store has not answered since the start (\(pending))" }
+        return store.health.map { "\(store.location): the party database cannot be reached: \($0)" }
+    }
+
+    /// Throws `PartyStoreUnavailableError` while the parties of a store unreachable at start
+    /// are not loaded (their answers would be wrong: every party would look absent).
+    public func requireLoaded() throws {
+        guard store.isShared else { return }  // the embedded store is loaded at start or not at all
+        indexLock.lock()
+        let pending = notLoaded
+        indexLock.unlock()
+        if let pending {
+            throw PartyStoreUnavailableError(message: "\(store.location): the parties are not loaded yet: the party database has not answered since the start (\(pending))")
         }
     }
 
@@ -170,6 +244,9 @@ public final class PartyService: @unchecked Sendable {
     /// throw `PartyStoreError`. Returns what it did, one line each.
     @discardableResult
     public func close(backup: Bool = true) throws -> [String] {
+        indexLock.lock()
+        closing = true
+        indexLock.unlock()
         writeLock.lock()
         for lock in partyLocks { lock.lock() }
         defer {
@@ -307,6 +384,7 @@ public final class PartyService: @unchecked Sendable {
     /// nil) is also only given against an index caught up first, so a replica answers as the
     /// store stands, not as its index last heard. `decide`'s argument: caught up already.
     private func writing<T>(id: String, _ decide: (_ caughtUp: Bool) throws -> T?) throws -> T {
+        try requireLoaded()
         let lock = store.isShared ? partyLocks[Int(UInt(bitPattern: id.hashValue) % UInt(partyLocks.count))] : writeLock
         lock.lock()
         defer { lock.unlock() }

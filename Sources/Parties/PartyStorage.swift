@@ -38,6 +38,13 @@ public protocol PartyStorage: AnyObject, Sendable {
     func follow(cursor: @escaping @Sendable () -> Int64, deliver: @escaping @Sendable (PartyChangeBatch) -> Void)
     /// Stops following and closes the store; returns what it did, one line each.
     func close(backup: Bool) throws -> [String]
+    /// Why the store cannot be reached now (nil: fine), for `/health`.
+    var health: String? { get }
+}
+
+extension PartyStorage {
+    /// A store in this process's own file has no outage to report.
+    public var health: String? { nil }
 }
 
 /// What a store answered a load with.

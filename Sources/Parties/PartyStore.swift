@@ -39,6 +39,10 @@ public final class PartyStore {
     private let purgeStatement: SQLiteStatement
     /// Set when SQLite reported the file damaged during use: later writes are refused.
     private var damage: String?
+    /// The ids of the rows the last `load` refused (damaged or invalid). While there are any,
+    /// `close` keeps the backup copy as it is: it may hold their only good copies, which
+    /// `taxipot parties recover` restores.
+    public private(set) var refusedAtLoad: [String] = []
     private var closed = false
 
     /// Opens (creating it in a new folder) `parties.db` in `stateDirectory`, creating the
@@ -312,6 +316,7 @@ public final class PartyStore {
         let after = instant ?? -Double.infinity
         var out = [Party]()
         var rejected = [String]()
+        var refusedIDs = [String]()
         var tableEntries = IndexEntrySum()
         while try sqlite({ () throws(SQLiteError) in try s.step() }) {
             let departAt = s.double(5)
@@ -320,9 +325,11 @@ public final class PartyStore {
             let shownID = Escaped.excerpt(s.text(0), limit: 80)
             guard let p = PartyStore.party(s) else {
                 rejected.append("\(path): party '\(shownID)' refused: its riders column is not a rider list this store wrote")
+                refusedIDs.append(s.text(0))
                 continue
             }
             guard !s.isNull(11), s.int(11) == PartyStore.rowSum(p) else {
+                refusedIDs.append(p.id)
                 rejected.append("\(path): party '\(shownID)' refused: "
                     + (s.isNull(11) ? "its row has no checksum" : "its row does not match its checksum")
                     + " (damaged on disk, or edited outside taxipot)")
@@ -334,9 +341,11 @@ public final class PartyStore {
                 out.append(p)
             } catch {
                 rejected.append("\(path): party '\(shownID)' refused: \(error.description)")
+                refusedIDs.append(p.id)
             }
         }
         try checkIndex(against: tableEntries)
+        refusedAtLoad = refusedIDs
         return (out, rejected)
     }
 
@@ -371,7 +380,8 @@ public final class PartyStore {
 
     /// Closes the store cleanly: moves the write-ahead log into the file and truncates it
     /// (`wal_checkpoint(TRUNCATE)`), saves the backup copy `parties.db.bak` when `backup`
-    /// (never from a store found damaged) and closes the file, which removes the log.
+    /// (never from a store found damaged, nor over an existing backup while rows refused at
+    /// load remain: see `refusedAtLoad`) and closes the file, which removes the log.
     /// Returns what it did, one line each. The store must not be used afterwards.
     @discardableResult
     public func close(backup: Bool = true) throws -> [String] {
@@ -384,7 +394,11 @@ public final class PartyStore {
         do {
             if damage == nil {
                 _ = try db.scalarText("PRAGMA wal_checkpoint(TRUNCATE)")
-                if backup {
+                if backup && !refusedAtLoad.isEmpty && FileManager.default.fileExists(atPath: backupPath) {
+                    done.append("\(path): kept the backup copy \(backupPath) as it was, not overwritten: \(refusedAtLoad.count) rows of this "
+                        + "store were refused at load and it may hold their good copies (run 'taxipot parties recover --state-dir "
+                        + "\(StoreCheck.stateDirectory(of: path))' to restore them)")
+                } else if backup {
                     try saveBackup()
                     done.append("\(path): saved a backup copy in \(backupPath)")
                 }
@@ -394,6 +408,13 @@ public final class PartyStore {
             throw PartyStoreError(message: e.message)
         }
         return done
+    }
+
+    /// Copies the store as it is (the log included) to a new file at `destination`.
+    func copy(to destination: String) throws {
+        for suffix in ["", "-journal", "-wal", "-shm"] { unlink(destination + suffix) }
+        do { try db.backup(to: destination) } catch { throw PartyStoreError(message: "\(destination): cannot copy the store: \(error.message)") }
+        StoreCheck.syncDirectory(of: destination)
     }
 
     /// Writes the backup under a temporary name, then renames it over the previous one.

@@ -44,7 +44,13 @@ public final class PostgresPartyStore: PartyStorage, @unchecked Sendable {
     private var writer: PostgresConnection?
     private var lastAttempt = 0.0
     private var closed = false
+    /// Whether the schema was created or migrated (false after an outage at start, until the
+    /// first connection).
+    private var migrated = false
     private let lock = NSLock()
+    /// Guards `problem`.
+    private let stateLock = NSLock()
+    private var problem: String?
     /// Writes waiting for the group commit in flight (`commitTogether`), guarded by `queueLock`.
     private let queueLock = NSCondition()
     private var queue: [WriteSlot] = []
@@ -66,13 +72,39 @@ public final class PostgresPartyStore: PartyStorage, @unchecked Sendable {
         // A server that does not answer fails a connection attempt within 2 s, not libpq's
         // default of waiting for ever (an explicit connect_timeout in the URL wins).
         setenv("PGCONNECT_TIMEOUT", "2", 0)
+        let first: PostgresConnection
         do {
-            let c = try PostgresConnection(conninfo: url)
-            notes = try PostgresPartyStore.migrate(c, location: location)
-            writer = c
+            first = try PostgresConnection(conninfo: url)
+        } catch let e {
+            // An outage at start: the replica comes up without its parties, and connects (and
+            // creates or migrates the schema) when the database answers again.
+            notes = ["\(location): the party database cannot be reached (\(e.message)); serving everything but the parties "
+                + "(503 with Retry-After) until it answers, then loading them"]
+            problem = e.message
+            return
+        }
+        do {
+            notes = try PostgresPartyStore.migrate(first, location: location)
+            writer = first
+            migrated = true
         } catch let e as PostgresError {
+            first.close()
             throw PartyStoreError(message: "\(location): \(e.message)")
         }
+    }
+
+    /// Why the database cannot be reached now (nil: it answered at the last contact); the
+    /// writer and the follower set and clear it.
+    public var health: String? {
+        stateLock.lock()
+        defer { stateLock.unlock() }
+        return problem
+    }
+
+    private func setProblem(_ reason: String?) {
+        stateLock.lock()
+        problem = reason
+        stateLock.unlock()
     }
 
     // MARK: Schema
@@ -376,15 +408,29 @@ public final class PostgresPartyStore: PartyStorage, @unchecked Sendable {
             do {
                 writer = try PostgresConnection(conninfo: conninfo)
             } catch {
+                setProblem(error.message)
                 throw PartyStoreUnavailableError(message: "\(location): \(error.message)")
+            }
+            if !migrated {
+                do {
+                    notes += try PostgresPartyStore.migrate(writer!, location: location)
+                    migrated = true
+                } catch let e as PostgresError {
+                    writer?.close()
+                    writer = nil
+                    throw PartyStoreError(message: "\(location): \(e.message)")
+                }
             }
         }
         do {
-            return try body(writer!)
+            let answer = try body(writer!)
+            setProblem(nil)
+            return answer
         } catch let e as PostgresError {
             if e.connectionLost || !(writer?.isOpen ?? false) {
                 writer?.close()
                 writer = nil
+                setProblem("lost the connection: \(e.message)")
                 throw PartyStoreUnavailableError(message: "\(location): lost the connection to the party database: \(e.message)")
             }
             throw PartyStoreError(message: "\(location): \(e.message)")
@@ -435,6 +481,7 @@ public final class PostgresPartyStore: PartyStorage, @unchecked Sendable {
                 while true {
                     let batch = try readChanges(c, after: cursor())
                     deliver(batch)
+                    setProblem(nil)
                     if case .changes(let list) = batch, list.count >= PostgresPartyStore.batchLimit { continue }
                     break
                 }
@@ -443,6 +490,7 @@ public final class PostgresPartyStore: PartyStorage, @unchecked Sendable {
                 // leave their changes unread until the next notification or the half second.
                 _ = try c.awaitNotifications(milliseconds: 500)
             } catch {
+                setProblem(listener == nil ? "\(error)" : "lost the connection: \(error)")
                 listener?.close()
                 listener = nil
                 Thread.sleep(forTimeInterval: pause)

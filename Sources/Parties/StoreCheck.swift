@@ -37,6 +37,7 @@ enum StoreCheck {
                 + "(if this folder never held parties, delete the empty file to start afresh)")
         }
         if let problem = WALCheck.problem(walPath: path + "-wal") { throw damaged(path, problem) }
+        if let problem = LostLogCheck.problem(storePath: path) { throw lostLog(path, problem) }
         return .present
     }
 
@@ -125,6 +126,22 @@ enum StoreCheck {
         }
         return PartyStoreError(message: "\(path): the party store is damaged: \(reason). Refusing to start rather than serve "
             + "or write a damaged store. " + recovery)
+    }
+
+    /// The refusal for a store whose log lost acknowledged writes (`LostLogCheck`): what is
+    /// lost and the two ways on.
+    static func lostLog(_ path: String, _ reason: String) -> PartyStoreError {
+        PartyStoreError(message: "\(path): the party store lost acknowledged writes: \(reason). Refusing to start rather than "
+            + "serve a store without them. If you have the log (a copy or a file-system snapshot), put it back as \(path)-wal and start "
+            + "again. Otherwise run 'taxipot parties recover --state-dir \(stateDirectory(of: path))' to accept the loss: it "
+            + "keeps the log and its index aside (parties.db-wal.lost-*, parties.db-shm.lost-*) and opens the store with what the log still "
+            + "holds; the writes of the lost frames are gone (compare with the clients' records).")
+    }
+
+    /// The state folder holding the store at `path`, as the `--state-dir` of a command.
+    static func stateDirectory(of path: String) -> String {
+        let directory = (path as NSString).deletingLastPathComponent
+        return directory.isEmpty ? "." : directory
     }
 
     /// Makes a rename in `path`'s folder durable.

@@ -12,28 +12,46 @@ import Foundation
 enum WALCheck {
     /// nil when the log is sound (or absent or empty), else what is wrong.
     static func problem(walPath: String) -> String? {
-        guard let f = fopen(walPath, "rb") else { return nil }
+        if case .damaged(let problem) = read(walPath: walPath) { return problem }
+        return nil
+    }
+
+    /// What a log holds, as SQLite would replay it.
+    enum Contents: Equatable {
+        /// No log file.
+        case absent
+        /// A log SQLite replays: its salts (the header's bytes 16..<24, as the `-shm` index
+        /// keeps them; nil for an empty or zeroed log) and the last commit frame it replays (0: none).
+        case sound(salts: [UInt8]?, lastCommit: Int)
+        /// A damaged log: what is wrong.
+        case damaged(String)
+    }
+
+    /// Reads the log at `walPath` frame by frame, checking each against SQLite's checksums.
+    static func read(walPath: String) -> Contents {
+        guard let f = fopen(walPath, "rb") else { return .absent }
         defer { fclose(f) }
         var header = [UInt8](repeating: 0, count: 32)
         let n = fread(&header, 1, 32, f)
-        if n == 0 { return nil }
-        guard n == 32 else { return "its log \(walPath) is cut short inside its 32-byte header" }
+        if n == 0 { return .sound(salts: nil, lastCommit: 0) }
+        guard n == 32 else { return .damaged("its log \(walPath) is cut short inside its 32-byte header") }
         let magic = be32(header, 0)
         guard magic == 0x377F_0682 || magic == 0x377F_0683 else {
-            return header.allSatisfy({ $0 == 0 }) ? nil : "its log \(walPath) does not start with SQLite's log header"
+            return header.allSatisfy({ $0 == 0 }) ? .sound(salts: nil, lastCommit: 0) : .damaged("its log \(walPath) does not start with SQLite's log header")
         }
         let bigEndian = magic & 1 == 1
         let pageSize = Int(be32(header, 8))
         guard pageSize >= 512, pageSize <= 65536, pageSize & (pageSize - 1) == 0 else {
-            return "its log \(walPath) gives an impossible page size (\(pageSize))"
+            return .damaged("its log \(walPath) gives an impossible page size (\(pageSize))")
         }
         var (s0, s1) = checksum(header[0..<24], bigEndian: bigEndian, 0, 0)
         guard s0 == be32(header, 24), s1 == be32(header, 28) else {
-            return "its log \(walPath) has a header that fails its checksum"
+            return .damaged("its log \(walPath) has a header that fails its checksum")
         }
         let salt1 = be32(header, 16), salt2 = be32(header, 20)
         var frame = [UInt8](repeating: 0, count: 24 + pageSize)
         var index = 0
+        var lastCommit = 0
         var broken: Int?  // the first frame SQLite would not replay
         while fread(&frame, 1, frame.count, f) == frame.count {
             index += 1
@@ -44,15 +62,16 @@ enum WALCheck {
                 let (c, d) = checksum(frame[24...], bigEndian: bigEndian, a, b)
                 if current && c == be32(frame, 16) && d == be32(frame, 20) {
                     (s0, s1) = (c, d)
+                    if commit { lastCommit = index }
                     continue
                 }
                 broken = index
             }
             if current && commit, let first = broken {
-                return "its log \(walPath) is damaged at frame \(first): SQLite would silently drop the transactions committed after it (up to frame \(index))"
+                return .damaged("its log \(walPath) is damaged at frame \(first): SQLite would silently drop the transactions committed after it (up to frame \(index))")
             }
         }
-        return nil
+        return .sound(salts: Array(header[16..<24]), lastCommit: lastCommit)
     }
 
     /// A big-endian UInt32 at `offset`.

@@ -32,7 +32,11 @@ struct PartiesCommand: Command {
         deleted), then restores the backup copy saved at the last clean shutdown
         (DIR/parties.db.bak; writes after it are lost) when it passes every check, or else
         copies every row that can still be read and matches its checksum into a new store.
-        A sound store is left alone. Exit: 0 recovered or sound, 1 fatal, 2 rows were refused.
+        A store whose log was cut or deleted after a crash: keeps the log and its index aside
+        (parties.db-wal.lost-*, parties.db-shm.lost-*) and opens it with what the log holds.
+        A sound store with rows refused at load: restores each from the backup copy when the
+        backup's row passes its checksum (the store as it was is copied aside first).
+        Exit: 0 recovered or sound, 1 fatal, 2 rows were refused and not restored.
         """
 
     func run(_ args: [String]) throws -> Int32 {

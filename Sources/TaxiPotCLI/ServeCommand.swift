@@ -55,14 +55,18 @@ struct ServeCommand: Command {
                             replicas started with the same URL serve the same parties, each
                             following the others' writes within milliseconds; the schema is
                             created or migrated at start. While the database is unreachable,
-                            writes answer 503 with Retry-After and reads serve the last state
+                            writes answer 503 with Retry-After, reads serve the last state and
+                            /health says degraded; a replica started while it is away serves
+                            everything but parties (503 with Retry-After) until it answers
         Every option with a value can also come from the environment as TAXIPOT_ and its name in
         capitals with _ for - (TAXIPOT_HOST, TAXIPOT_PORT, TAXIPOT_DATA, TAXIPOT_STATE_DIR,
         TAXIPOT_CORS_ORIGIN, TAXIPOT_LOG_FORMAT, …); a flag wins over its variable.
         Writes to parties need TAXIPOT_WRITE_TOKEN set in the environment.
         The party store (DIR/parties.db) is checked at start: a damaged one is refused with a
-        message saying how to recover ('taxipot parties recover'); rows refused at load are
-        listed on stderr. A missing store is created only in a new state folder.
+        message saying how to recover ('taxipot parties recover'), and so is a store whose log
+        (parties.db-wal) was cut or deleted after a crash; rows refused at load are listed on
+        stderr with how to restore them, and the backup copy is then kept as it was.
+        A missing store is created only in a new state folder.
         SIGTERM or SIGINT finishes in-flight requests, closes the party store (its log merged,
         a backup copy saved as DIR/parties.db.bak), then exits 0.
         """
@@ -125,6 +129,7 @@ struct ServeCommand: Command {
         for refusal in context.parties.rejectedOnLoad { printError("taxipot: \(refusal)") }
         if !context.parties.rejectedOnLoad.isEmpty {
             printError("taxipot: \(context.parties.rejectedOnLoad.count) stored parties refused at load (listed above); serving the other \(context.parties.count)")
+            if !context.parties.isShared { printError("taxipot: " + PartyStoreRecovery.adviceForRefusedRows(stateDirectory: stateDir)) }
         }
         let server = HTTPServer(router: makeRouter(context: context), options: options, metrics: metrics)
         try server.start(host: host, port: port)

@@ -64,6 +64,16 @@ public final class TemporaryPostgres: @unchecked Sendable {
         return out.split(separator: "\n").map(String.init).filter { !$0.isEmpty }
     }
 
+    /// Stops the server at once (an outage), keeping its data for `resume()`.
+    public func pause() throws {
+        try run("pg_ctl", "-D", folder.appendingPathComponent("data").path, "-m", "immediate", "-w", "stop")
+    }
+
+    /// Starts the server `pause()` stopped, on the same port with the same data.
+    public func resume() throws {
+        try run("pg_ctl", "-D", folder.appendingPathComponent("data").path, "-l", folder.appendingPathComponent("log").path, "-w", "-t", "30", "start")
+    }
+
     /// Stops the server at once and removes its folder.
     public func stop() {
         _ = try? run("pg_ctl", "-D", folder.appendingPathComponent("data").path, "-m", "immediate", "-w", "stop")

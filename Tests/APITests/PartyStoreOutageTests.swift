@@ -1,0 +1,59 @@
+import API
+import Foundation
+import Geo
+import HTTPServer
+import JSON
+import Parties
+import TestSupport
+import XCTest
+
+/// Issue 32: a replica over PostgreSQL started while the database is down serves everything
+/// but the parties (503 with Retry-After for them), `/health` says the store is degraded and
+/// why, and the parties are served once the database is back, without a restart.
+final class PartyStoreOutageTests: XCTestCase {
+    func call(_ router: Router, _ method: String, _ path: String, query: [(String, String)] = []) -> (status: Int, json: JSONValue?, headers: [(String, String)]) {
+        let r = router.handle(HTTPRequest(method: method, path: path, query: query.map { (name: $0.0, value: $0.1) }, headers: [:], body: [])).response
+        return (r.status, r.body.isEmpty ? nil : try? JSONParser.parse(r.body), r.headers)
+    }
+
+    func testReplicaStartedDuringAnOutageServesAllButPartiesUntilTheStoreIsBack() throws {
+        let pg = try TemporaryPostgres()
+        defer { pg.stop() }
+        let url = try pg.createDatabase("replica_outage")
+        let config = ServiceConfiguration(dataDir: try TestDataset.directory(), stateDir: TestPaths.temporaryDirectory("outage-state").path,
+                                          writeToken: "t", partyStore: url)
+        let now = Date().timeIntervalSince1970
+        let writer = try PartyService(storage: PostgresPartyStore(url: url))
+        let kept = try writer.save(Party(id: "kept", origin: Coordinate(lon: 126.978, lat: 37.5665), destination: Coordinate(lon: 127.0, lat: 37.55),
+                                         departAt: now + 3600, seatsTotal: 4, seatsTaken: 1)).party
+        try writer.close()
+        try pg.pause()
+
+        let router = API.makeRouter(context: try ServiceContext(configuration: config))
+        let health = call(router, "GET", "/health")
+        XCTAssertEqual(health.status, 200)
+        XCTAssertEqual(health.json?["status"]?.stringValue, "degraded")
+        XCTAssertEqual(health.json?["party_store"]?["status"]?.stringValue, "degraded")
+        XCTAssertEqual(health.json?["party_store"]?["kind"]?.stringValue, "postgresql")
+        XCTAssertNotNil(health.json?["party_store"]?["reason"]?.stringValue)
+        for (path, query) in [("/v1/parties/kept", []), ("/v1/parties", [("near", "126.978,37.5665")]),
+                              ("/v1/clusters", [("bbox", "126.9,37.5,127.1,37.6"), ("zoom", "12")])] as [(String, [(String, String)])] {
+            let r = call(router, "GET", path, query: query)
+            XCTAssertEqual(r.status, 503, path)
+            XCTAssertEqual(r.json?["error"]?["code"]?.stringValue, "storage_unavailable", path)
+            XCTAssertTrue(r.headers.contains { $0.0.lowercased() == "retry-after" }, "\(path): \(r.headers)")
+        }
+        XCTAssertEqual(call(router, "GET", "/v1/coverage").status, 200, "the rest is served")
+
+        try pg.resume()
+        let deadline = Date().addingTimeInterval(20)
+        while call(router, "GET", "/health").json?["status"]?.stringValue != "ok" && Date() < deadline { usleep(50_000) }
+        let back = call(router, "GET", "/health")
+        XCTAssertEqual(back.json?["status"]?.stringValue, "ok")
+        XCTAssertEqual(back.json?["party_store"]?["status"]?.stringValue, "ok")
+        let party = call(router, "GET", "/v1/parties/kept")
+        XCTAssertEqual(party.status, 200)
+        XCTAssertEqual(party.json?["version"]?.intValue, kept.version)
+        XCTAssertEqual(call(router, "GET", "/v1/parties/absent").status, 404)
+    }
+}
