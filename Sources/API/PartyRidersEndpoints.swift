@@ -22,7 +22,7 @@ func registerPartyRidersEndpoints(_ router: Router, parties: PartyService, auth:
                     (410, "departed: the party has left"),
                     (422, "outside_coverage: the party's ride cannot take the rider to drop_off (off the served roads, or no road from the party's origin)"),
                     (503, "storage_unavailable")] + authErrors,
-        responseSchema: APISchemas.party, responseExample: APISchemas.partyOutExample, requestExample: ["rider_id": "minji", "seats": 1, "drop_off": [127.03, 37.5]]
+        responseSchema: APISchemas.party, responseExample: APISchemas.partyOutExample, requestExample: ["rider_id": "minji", "seats": 1, "drop_off": [126.978, 37.5665]]
     )) { req in
         try auth.check(req)
         let id = try partyID(req)
