@@ -264,7 +264,10 @@ enum ResponseSchemas {
 
     static let match: JSONValue = object(["party", "walk_m", "drop_off_order", "detour", "price"], [
         ("party", APISchemas.party), ("walk_m", metres), ("drop_off_order", array(string)),
-        ("detour", object(["added_s", "added_m", "pct"], [("added_s", number), ("added_m", number), ("pct", number)])),
+        ("detour", object(["added_s", "added_m", "pct", "riders"], [
+            ("added_s", number), ("added_m", number), ("pct", number),
+            ("riders", array(object(["rider_id", "added_s", "pct"], [("rider_id", string), ("added_s", number), ("pct", number)]))),
+        ])),
         ("price", object(["solo_krw", "pooled_krw", "saving_krw"], [("solo_krw", won), ("pooled_krw", won), ("saving_krw", won)])),
         ("estimated", estimated),
     ])

@@ -257,6 +257,7 @@ public enum ErrorMapping {
             case .full: HTTPError(status: 409, code: "party_full", message: e.description)
             case .alreadyJoined: HTTPError(status: 409, code: "already_joined", message: e.description)
             case .seatsConflict: HTTPError(status: 409, code: "seats_conflict", message: e.description)
+            case .dropOffNotServed: .unprocessable("outside_coverage", e.description)
             case .versionMismatch: HTTPError(status: 412, code: "version_mismatch", message: e.description)
             }
         case let e as PartyValidationError: PartiesJSON.invalid(e.field, e.message)

@@ -14,12 +14,16 @@ enum PartiesLimits {
 
 /// `/v1/parties…` and `/v1/clusters…` over the service's live parties.
 func registerPartiesEndpoints(_ router: Router, _ context: ServiceContext) {
-    registerPartiesEndpoints(router, parties: context.parties, writeToken: context.configuration.writeToken)
+    registerPartiesEndpoints(router, parties: context.parties, writeToken: context.configuration.writeToken,
+                             dropOffProblem: context.pooling.dropOffProblem)
 }
 
 /// Adds the party and cluster routes served by `parties`. Writes need `Authorization: Bearer
-/// <writeToken>`; with no token (nil or empty) they answer 403.
-public func registerPartiesEndpoints(_ router: Router, parties: PartyService, writeToken: String?) {
+/// <writeToken>`; with no token (nil or empty) they answer 403. `dropOffProblem` (when given)
+/// says why a joining rider's drop-off cannot be served by a party's ride (a 422).
+public func registerPartiesEndpoints(_ router: Router, parties: PartyService, writeToken: String?,
+                                     dropOffProblem: (@Sendable (Party, Coordinate) -> String?)? = nil)
+{
     let auth = WriteAuthorization(token: writeToken)
     let idParam = ParameterDoc("id", in: "path", required: true, "party id: 1–64 characters of A–Z, a–z, 0–9, '_' or '-'",
                                schema: APISchemas.partyID)
@@ -71,7 +75,7 @@ public func registerPartiesEndpoints(_ router: Router, parties: PartyService, wr
         return .noContent
     }
 
-    registerPartyRidersEndpoints(router, parties: parties, auth: auth)
+    registerPartyRidersEndpoints(router, parties: parties, auth: auth, dropOffProblem: dropOffProblem)
 
     router.operation("GET", "/v1/parties", OperationDoc(
         "Live parties near a point, nearest first, then earliest departure (the app's party list)",

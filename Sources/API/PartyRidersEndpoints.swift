@@ -1,10 +1,13 @@
 import HTTPServer
 import JSON
+import Geo
 import Parties
 
 /// `POST /v1/parties/{id}/riders` (join) and `DELETE /v1/parties/{id}/riders/{rider_id}` (leave):
 /// the same token and durability as `PUT /v1/parties/{id}`; checked and written atomically.
-func registerPartyRidersEndpoints(_ router: Router, parties: PartyService, auth: WriteAuthorization) {
+func registerPartyRidersEndpoints(_ router: Router, parties: PartyService, auth: WriteAuthorization,
+                                  dropOffProblem: (@Sendable (Party, Coordinate) -> String?)?)
+{
     let idParam = ParameterDoc("id", in: "path", required: true, "party id", schema: APISchemas.partyID)
     let authErrors: [(Int, String)] = [(401, "unauthorized: missing or wrong 'Authorization: Bearer <token>'"),
                                        (403, "writes_disabled: the server has no TAXIPOT_WRITE_TOKEN")]
@@ -16,13 +19,15 @@ func registerPartyRidersEndpoints(_ router: Router, parties: PartyService, auth:
         responses: [(200, "the party with the rider in it (ETag header: its new version)"),
                     (400, "invalid_id, invalid_json, missing_field, invalid_party (naming the field), unknown_field"),
                     (404, "party_not_found"), (409, "party_full (not enough seats left) or already_joined"),
-                    (410, "departed: the party has left"), (503, "storage_unavailable")] + authErrors,
-        responseSchema: APISchemas.party, responseExample: APISchemas.partyOutExample, requestExample: ["rider_id": "minji", "seats": 1, "drop_off": [127.03, 37.5]]
+                    (410, "departed: the party has left"),
+                    (422, "outside_coverage: the party's ride cannot take the rider to drop_off (off the served roads, or no road from the party's origin)"),
+                    (503, "storage_unavailable")] + authErrors,
+        responseSchema: APISchemas.party, responseExample: APISchemas.partyOutExample, requestExample: ["rider_id": "minji", "seats": 1, "drop_off": [126.978, 37.5665]]
     )) { req in
         try auth.check(req)
         let id = try partyID(req)
         let rider = try PartiesJSON.rider(try req.jsonBody(), field: "rider")
-        let party = try storeCall { try parties.join(partyID: id, rider: rider) }
+        let party = try storeCall { try parties.join(partyID: id, rider: rider, dropOffProblem: dropOffProblem) }
         return .json(PartiesJSON.party(party), headers: [("ETag", PartiesJSON.etag(party))])
     }
 

@@ -15,7 +15,7 @@ func registerPoolingEndpoints(_ router: Router, _ context: ServiceContext) {
 /// Adds the party quote and matching routes served by `pooling`.
 public func registerPoolingEndpoints(_ router: Router, pooling: PoolingEngine) {
     router.operation("GET", "/v1/parties/{id}/quote", OperationDoc(
-        "A party's quote: the route from the origin through the riders' drop-offs in the order that makes the ride shortest in time, then the destination; the metered fare; each rider's share",
+        "A party's quote: the route from the origin through the riders' drop-offs in the order that makes the ride shortest in time (equal times: the earlier-listed rider's drop-off first), then the destination; the metered fare; each rider's share (one per person, docs/FARES.md). The host rides to the destination: a party listing no rider, or whose riders all get off before it, carries its host there as 'organiser' (one person, first among the shares)",
         parameters: [ParameterDoc("id", in: "path", required: true, "party id", schema: APISchemas.partyID),
                      ParameterDoc("split", "equal, by_leg (default: each leg's meter increment among those aboard) or proportional (to each rider's solo fare)", schema: APISchemas.oneOf(SplitPolicy.allCases.map(\.rawValue)))],
         responses: [(200, "{\"party_id\",\"version\",\"route\":{\"distance_m\",\"duration_s\",\"geometry\",\"legs\"},\"stops\":[{\"location\",\"riders\":[rider_id]}],\"drop_off_order\":[rider_id],\"fare\":{…},\"split\":\"by_leg\",\"shares\":[{\"rider_id\",\"seats\",\"krw\",\"solo_krw\"?}],\"region\",\"depart_at\"}"),
@@ -33,7 +33,7 @@ public func registerPoolingEndpoints(_ router: Router, pooling: PoolingEngine) {
     }
 
     router.operation("GET", "/v1/match", OperationDoc(
-        "Open parties a rider could join, best first (most saved, then least detour): within walk_m of the rider's origin, departing within window_min of depart_at (not yet departed), with the seats; the rider's drop-off inserted where it lengthens the party's ride least; parties whose ride would grow by more than max_detour_pct, or that no road reaches, are left out",
+        "Open parties a rider could join, best first (most saved, then least detour): within walk_m of the rider's origin, departing within window_min of depart_at (not yet departed), with the seats; the rider's drop-off inserted where it lengthens the party's ride least while neither the ride nor any rider already aboard (each against their own arrival in the party's current plan) is delayed by more than max_detour_pct; parties where no position qualifies, that no road reaches, or that already list rider_id are left out; detour.riders lists each existing rider's delay",
         parameters: [
             ParameterDoc("origin", required: true, "where the rider is: lon,lat", schema: APISchemas.pointQuery),
             ParameterDoc("destination", required: true, "where the rider goes: lon,lat", schema: APISchemas.pointQuery),
@@ -41,12 +41,12 @@ public func registerPoolingEndpoints(_ router: Router, pooling: PoolingEngine) {
             ParameterDoc("window_min", type: "number", "minutes a party may depart before or after depart_at, 0–1440 (default 30)", schema: APISchemas.number(MatchRequest.windowRange)),
             ParameterDoc("walk_m", type: "number", "farthest walk to a party's origin in metres, 0–5000 (default 800)", schema: APISchemas.number(MatchRequest.walkRange)),
             ParameterDoc("seats", type: "integer", "seats the rider needs, 1–\(Party.maxSeats) (default 1)", schema: APISchemas.integer(1...Party.maxSeats)),
-            ParameterDoc("max_detour_pct", type: "number", "largest growth of the party's ride time in percent, 0–1000 (default 25)", schema: APISchemas.number(MatchRequest.detourRange)),
+            ParameterDoc("max_detour_pct", type: "number", "largest growth in percent, 0–1000 (default 25), of the party's ride time and of each rider's own arrival time (from the departure, in the party's current plan): the rider's drop-off goes where it lengthens the ride least within both", schema: APISchemas.number(MatchRequest.detourRange)),
             ParameterDoc("limit", type: "integer", "matches at most, 1–50 (default 10)", schema: APISchemas.integer(MatchRequest.limitRange)),
             ParameterDoc("rider_id", "the rider's id in drop_off_order (default 'you')", schema: APISchemas.riderID),
             ParameterDoc("estimate", "allow: when the rider's own trip lies outside the served roads (outside_coverage), solo_krw is a straight-line estimate and every match says so in \"estimated\":{\"method\",\"circuity\",\"fare_range_krw\",\"straight_line_m\",\"reason\"} (saving_krw is then estimated too), instead of a 422; parties whose ride cannot take the rider's destination by road are still left out (an uncovered destination matches none). deny (default): a 422 outside_coverage", schema: APISchemas.oneOf(["allow", "deny"])),
         ],
-        responses: [(200, "{\"matches\":[{\"party\":{…},\"walk_m\",\"drop_off_order\":[rider_id],\"detour\":{\"added_s\",\"added_m\",\"pct\"},\"price\":{\"solo_krw\",\"pooled_krw\",\"saving_krw\"}}]}; solo_krw: the rider's metered fare alone; pooled_krw: the rider's by_leg share of the party's ride with the rider in it"),
+        responses: [(200, "{\"matches\":[{\"party\":{…},\"walk_m\",\"drop_off_order\":[rider_id],\"detour\":{\"added_s\",\"added_m\",\"pct\",\"riders\":[{\"rider_id\",\"added_s\",\"pct\"}]},\"price\":{\"solo_krw\",\"pooled_krw\",\"saving_krw\"}}]}; solo_krw: the rider's metered fare alone, priced at the rider's depart_at; pooled_krw: the rider's by_leg share of the party's ride with the rider in it (priced at the party's departure); detour.riders: each rider already in the party (the host first) and how much later they arrive (pct: of their own arrival time in the party's current plan)"),
                     (400, "missing_parameter, invalid_parameter (naming it)"),
                     (404, "no_route: the rider's own trip has no road route"),
                     (422, "outside_coverage: the rider's origin or destination (unless estimate=allow); outside_fare_regions, no_schedule")],
@@ -129,7 +129,8 @@ public enum PoolingJSON {
             "party": PartiesJSON.party(m.party),
             "walk_m": round(m.walkMeters),
             "drop_off_order": .array(m.dropOffOrder.map { .string($0) }),
-            "detour": ["added_s": round(m.addedSeconds), "added_m": round(m.addedMeters), "pct": round(m.detourPercent)],
+            "detour": ["added_s": round(m.addedSeconds), "added_m": round(m.addedMeters), "pct": round(m.detourPercent),
+                       "riders": .array(m.riderDelays.map { ["rider_id": .string($0.riderID), "added_s": round($0.addedSeconds), "pct": round($0.percent)] })],
             "price": ["solo_krw": JSONValue(m.soloKrw), "pooled_krw": JSONValue(m.pooledKrw), "saving_krw": JSONValue(m.savingKrw)],
         ]
         return value.adding(m.soloEstimate.map { ("estimated", FareJSON.estimated($0)) })

@@ -20,9 +20,10 @@ func registerSystemEndpoints(_ router: Router, _ context: ServiceContext) {
             "circuity": roads["circuity"] ?? .null,
         ])
     }
-    router.add("GET", "/metrics", OperationDoc("Prometheus text: requests by route and status, latency histograms, in-flight",
+    router.add("GET", "/metrics", OperationDoc("Prometheus text: requests by route and status, latency histograms, in-flight, match candidates left out by reason",
                                                responses: [(200, "Prometheus text exposition format 0.0.4")]), cost: .light, cacheable: false) { _ in
-        .text(context.metrics.prometheusText() + buildInfo(context) + ProcessMetrics.prometheusText() + partyChange(context),
+        .text(context.metrics.prometheusText() + buildInfo(context) + ProcessMetrics.prometheusText() + partyChange(context)
+                + context.pooling.dropped.prometheusText(),
               contentType: "text/plain; version=0.0.4; charset=utf-8")
     }
     router.add("GET", "/openapi.json", OperationDoc("This API's OpenAPI 3.1 document",

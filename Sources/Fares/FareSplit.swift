@@ -35,12 +35,15 @@ public struct FareSplitError: Error, Sendable, CustomStringConvertible, Equatabl
 /// Splitting one fare between riders (docs/FARES.md, "Splitting one fare between riders").
 ///
 /// Every policy keeps the sum of the shares exactly equal to the total and gives no negative
-/// share. Shares are whole multiples of the rounding unit, except the host's (rider 0), which
-/// also takes what is left below one unit (a toll that is not a multiple of the unit).
-/// The units left after rounding every share down are handed out one each:
-/// - `equal` and `by_leg`: host first, then riders in order, among the riders whose exact share
-///   was rounded down (so nobody gets more than their exact share rounded up);
-/// - `proportional`: largest remainder first, ties to the lower rider index (host first).
+/// share. One share per person: a rider group of n persons pays n persons' shares, each a whole
+/// multiple of the rounding unit, except the host's (rider 0's first person), which also takes
+/// what is left below one unit (a toll that is not a multiple of the unit).
+/// The units left after rounding every person's share down are handed out one each, in the
+/// leftover order: the host first, then the riders in the order they get off (`lastLeg`; at one
+/// stop in rider order), a group's persons together:
+/// - `equal` and `by_leg`: in that order, among the persons whose exact share was rounded down
+///   (so nobody gets more than their exact share rounded up);
+/// - `proportional`: largest remainder first, ties in that order.
 ///
 /// Arithmetic is exact (integers), so the same input always gives the same shares.
 public enum FareSplit {
@@ -66,22 +69,43 @@ public enum FareSplit {
             guard persons <= maxPersons else { throw FareSplitError(message: "a split takes at most \(maxPersons) persons") }
         }
 
+        // One weight per person of each rider group (a group of 2 is two persons of that weight).
         let weights: [Int]
         switch policy {
         case .equal:
-            weights = riders.map(\.count)
+            weights = riders.map { _ in 1 }
         case .proportional:
             for (i, r) in riders.enumerated() where r.soloFareKrw < 0 || r.soloFareKrw > 100_000_000 {
                 throw FareSplitError(message: "rider \(i): solo fare must be from 0 to 100,000,000 won, got \(r.soloFareKrw)")
             }
-            weights = riders.map { $0.count * $0.soloFareKrw }
+            weights = riders.map(\.soloFareKrw)
         case .byLeg:
             weights = try byLegWeights(riders: riders, legKrw: legKrw)
         }
-        if riders.count == 1 { return [totalKrw] }
-        let total = weights.reduce(0, +)
-        return apportion(totalKrw, weights: total > 0 ? weights : riders.map(\.count), unit: roundingKrw,
-                         largestRemainder: policy == .proportional)
+        if riders.count == 1 && riders[0].count == 1 { return [totalKrw] }
+        // One share per person: each rounded on its own, a group's shares summed.
+        var owner: [Int] = [], personWeights: [Int] = []
+        for (i, r) in riders.enumerated() {
+            owner += Array(repeating: i, count: r.count)
+            personWeights += Array(repeating: weights[i], count: r.count)
+        }
+        let weighted = personWeights.contains { $0 > 0 }
+        let perPerson = apportion(totalKrw, weights: weighted ? personWeights : personWeights.map { _ in 1 }, unit: roundingKrw,
+                                largestRemainder: policy == .proportional, priority: leftoverOrder(riders, owner: owner))
+        var shares = [Int](repeating: 0, count: riders.count)
+        for (p, krw) in perPerson.enumerated() { shares[owner[p]] += krw }
+        return shares
+    }
+
+    /// The order in which persons take leftover units: the host's (rider 0) first, then the
+    /// others in the order they get off (by `lastLeg`; at one stop in rider order), a group's
+    /// persons together. `owner[p]`: the rider of person p.
+    static func leftoverOrder(_ riders: [SplitRider], owner: [Int]) -> [Int] {
+        owner.indices.sorted { a, b in
+            let ra = owner[a], rb = owner[b]
+            let ka = (ra == 0 ? 0 : 1, riders[ra].lastLeg, ra, a), kb = (rb == 0 ? 0 : 1, riders[rb].lastLeg, rb, b)
+            return ka < kb
+        }
     }
 
     /// The per-person headline figure: the total ÷ persons, rounded half up to the unit.
@@ -92,8 +116,10 @@ public enum FareSplit {
         return (2 * totalKrw + persons * unit) / (2 * persons * unit) * unit
     }
 
-    /// `by_leg` weights: each person aboard on leg k gets `legKrw[k] / aboard(k)`, scaled by a
-    /// common multiple of the aboard counts so that every weight is a whole number.
+    /// `by_leg` weights, one person of each rider: each person aboard on leg k gets
+    /// `legKrw[k] / aboard(k)`, scaled by a common multiple of the aboard counts so that every
+    /// weight is a whole number. A leg nobody is aboard on is the host's (rider 0 rides to the
+    /// destination).
     static func byLegWeights(riders: [SplitRider], legKrw: [Int]) throws(FareSplitError) -> [Int] {
         guard !legKrw.isEmpty else { throw FareSplitError(message: "a by_leg split needs the meter's per-leg amounts") }
         for (k, a) in legKrw.enumerated() where a < 0 || a > 100_000_000 {
@@ -107,17 +133,21 @@ public enum FareSplit {
         }
         var aboard = [Int](repeating: 0, count: legKrw.count)
         for r in riders { for k in 0...r.lastLeg { aboard[k] += r.count } }
-        for (k, n) in aboard.enumerated() where n == 0 {
-            throw FareSplitError(message: "leg \(k) has nobody aboard: the last rider must get off at the end of the last leg")
-        }
+        // The host rides to the destination: a leg nobody else is aboard on is the host's.
+        let hostOnly = aboard.map { $0 == 0 }
+        for k in aboard.indices where hostOnly[k] { aboard[k] = riders[0].count }
         var common = 1
         for n in Set(aboard) { common = common / gcd(common, n) * n }  // ≤ lcm(1…20) = 232,792,560
-        return riders.map { r in (0...r.lastLeg).reduce(0) { $0 + legKrw[$1] * (common / aboard[$1]) } * r.count }
+        return riders.enumerated().map { i, r in
+            let legs = i == 0 ? Array(0...r.lastLeg) + aboard.indices.filter { $0 > r.lastLeg && hostOnly[$0] } : Array(0...r.lastLeg)
+            return legs.reduce(0) { $0 + legKrw[$1] * (common / aboard[$1]) }
+        }
     }
 
     /// Shares of `total` in proportion to `weights` (not all zero), rounded to `unit` as the
-    /// type's documentation says.
-    static func apportion(_ total: Int, weights: [Int], unit: Int, largestRemainder: Bool) -> [Int] {
+    /// type's documentation says; leftover units go in `priority` order (largest remainder
+    /// first with `largestRemainder`, ties in `priority` order).
+    static func apportion(_ total: Int, weights: [Int], unit: Int, largestRemainder: Bool, priority: [Int]) -> [Int] {
         let units = total / unit, leftover = total % unit
         let sum = weights.reduce(0, +)
         var shares = [Int](repeating: 0, count: weights.count)
@@ -130,9 +160,10 @@ public enum FareSplit {
             remainders[i] = r
             given += q
         }
-        var order = Array(weights.indices).filter { remainders[$0] > 0 }
+        var order = priority.filter { remainders[$0] > 0 }
         if largestRemainder {
-            order.sort { remainders[$0] != remainders[$1] ? remainders[$0] > remainders[$1] : $0 < $1 }
+            let rank = Dictionary(uniqueKeysWithValues: priority.enumerated().map { ($1, $0) })
+            order.sort { remainders[$0] != remainders[$1] ? remainders[$0] > remainders[$1] : rank[$0]! < rank[$1]! }
         }
         for i in order.prefix(units - given) { shares[i] += 1 }
         var out = shares.map { $0 * unit }

@@ -69,6 +69,9 @@ public enum PartyWriteError: Error, Sendable, Equatable, CustomStringConvertible
     case versionMismatch(id: String, current: Int?, expected: String)
     /// A write without a rider list would leave the riders who joined without seats.
     case seatsConflict(id: String, message: String)
+    /// The party's ride cannot take the rider to their drop-off (`reason` says why: off the
+    /// served roads, or no road from the party's origin).
+    case dropOffNotServed(id: String, riderID: String, reason: String)
 
     public var description: String {
         switch self {
@@ -81,6 +84,7 @@ public enum PartyWriteError: Error, Sendable, Equatable, CustomStringConvertible
             current.map { "party '\(id)' is at version \($0), not \(expected): read it again, then retry" }
                 ?? "no live party '\(id)' to match version \(expected)"
         case let .seatsConflict(id, message): "party '\(id)': \(message)"
+        case let .dropOffNotServed(id, rider, reason): "party '\(id)' cannot take rider '\(rider)' to their drop-off: \(reason)"
         }
     }
 }
@@ -330,8 +334,11 @@ public final class PartyService: @unchecked Sendable {
     /// write only if the party is still the one checked, so however many joins race (on however
     /// many replicas), the party is never oversold; the answer comes after the store's commit.
     /// Throws `PartyValidationError` (a bad rider), `PartyWriteError` (`notFound`, `departed`,
-    /// `full`, `alreadyJoined`), `PartyStoreError` or `PartyStoreUnavailableError`.
-    public func join(partyID: String, rider: PartyRider) throws -> Party {
+    /// `full`, `alreadyJoined`, `dropOffNotServed`), `PartyStoreError` or `PartyStoreUnavailableError`.
+    ///
+    /// `dropOffProblem`, when given, is asked about a rider's drop-off with the live party, under
+    /// the lock: a reason it answers refuses the join (`dropOffNotServed`).
+    public func join(partyID: String, rider: PartyRider, dropOffProblem: ((Party, Coordinate) -> String?)? = nil) throws -> Party {
         try rider.validate(field: "rider")
         let t = now()
         return try writing(id: partyID) { _ in
@@ -341,6 +348,9 @@ public final class PartyService: @unchecked Sendable {
             guard !riders.contains(where: { $0.id == rider.id }) else { throw PartyWriteError.alreadyJoined(id: partyID, riderID: rider.id) }
             guard old.seatsLeft >= rider.seats else {
                 throw PartyWriteError.full(id: partyID, seatsLeft: old.seatsLeft, asked: rider.seats)
+            }
+            if let d = rider.dropOff, let reason = dropOffProblem?(old, d) {
+                throw PartyWriteError.dropOffNotServed(id: partyID, riderID: rider.id, reason: reason)
             }
             var p = old
             p.riders = riders + [rider]

@@ -113,6 +113,10 @@ public struct PartyMatch: Sendable, Codable {
     public var addedMeters: Double
     /// `addedSeconds` as a percentage of the party's ride without the rider.
     public var detourPercent: Double
+    /// How much later each rider already in the party (in the ride's rider order, the host
+    /// first) arrives with the rider's drop-off in the ride: each within `maxDetourPercent` of
+    /// their own arrival in the party's current plan.
+    public var riderDelays: [RiderDelay]
     /// The rider's metered fare riding alone from its origin to its destination at `departAt`.
     public var soloKrw: Int
     /// Set when `soloKrw` is a straight-line estimate (the rider's own trip is outside the
@@ -127,9 +131,27 @@ public struct PartyMatch: Sendable, Codable {
     // `soloEstimate` is not part of the JSON form.
     enum CodingKeys: String, CodingKey {
         case party, walkMeters = "walk_meters", dropOffOrder = "drop_off_order"
-        case addedSeconds = "added_seconds", addedMeters = "added_meters", detourPercent = "detour_percent"
+        case addedSeconds = "added_seconds", addedMeters = "added_meters", detourPercent = "detour_percent", riderDelays = "rider_delays"
         case soloKrw = "solo_krw", pooledKrw = "pooled_krw", ride
     }
+}
+
+/// How much later a rider already in a party arrives when a new rider's drop-off is inserted.
+public struct RiderDelay: Sendable, Codable, Equatable {
+    public var riderID: String
+    /// Seconds later than in the party's current plan (0 for those getting off before the new stop).
+    public var addedSeconds: Double
+    /// `addedSeconds` as a percentage of the rider's arrival time (from the departure) in the
+    /// current plan.
+    public var percent: Double
+
+    public init(riderID: String, addedSeconds: Double, percent: Double) {
+        self.riderID = riderID
+        self.addedSeconds = addedSeconds
+        self.percent = percent
+    }
+
+    enum CodingKeys: String, CodingKey { case riderID = "rider_id", addedSeconds = "added_seconds", percent }
 }
 
 /// Where a rider's drop-off goes in a planned ride: before `stops[position]`.
@@ -140,26 +162,56 @@ struct Insertion {
     var toStop: TravelCell
 }
 
+/// `part` as a percentage of `whole`: infinite when `whole` is zero and `part` is not.
+func percent(_ part: Double, of whole: Double) -> Double {
+    whole > 0 ? part / whole * 100 : (part > 0 ? .infinity : 0)
+}
+
 extension RidePlan {
     /// The position that lengthens the ride least (in time, to the millisecond that route
-    /// durations carry; the earliest of equals), given the
+    /// durations carry; the earliest of equals) among those within `maxDetourPercent`, given the
     /// cells from each stop-before (the origin, then `stops[i]`) to the new point and from the
-    /// new point to each stop; nil when no position has both routes.
-    func cheapestInsertion(toNew: (Int) -> TravelCell?, fromNew: (Int) -> TravelCell?) -> Insertion? {
+    /// new point to each stop. A position is within the limit when the ride's time grows by at
+    /// most that share of the plan's, and so does the arrival of everyone getting off at or
+    /// after it (riders get off at every stop of a plan, its host at the last): inserting before
+    /// `stops[j]` delays each of them by the added time, the earliest (`arrivals[j]`) most in
+    /// share. Nil and why when no position qualifies.
+    func cheapestInsertion(maxDetourPercent: Double, toNew: (Int) -> TravelCell?,
+                           fromNew: (Int) -> TravelCell?) -> Result<Insertion, DroppedCandidate>
+    {
         var best: Insertion?
+        var routed = false, withinRide = false
+        let arrivals = self.arrivals, base = duration
         for j in 0..<stops.count {
             guard let a = toNew(j), let b = fromNew(j) else { continue }
+            routed = true
             let added = TravelCell(duration: ((a.duration + b.duration - legs[j].duration) * 1000).rounded() / 1000,
                                    distance: ((a.distance + b.distance - legs[j].distance) * 100).rounded() / 100)
+            guard percent(added.duration, of: base) <= maxDetourPercent else { continue }
+            withinRide = true
+            guard percent(added.duration, of: arrivals[j]) <= maxDetourPercent else { continue }
             if best == nil || added.duration < best!.added.duration { best = Insertion(position: j, added: added, toStop: a) }
         }
-        return best
+        if let best { return .success(best) }
+        return .failure(!routed ? .noRouteToStop : withinRide ? .riderDelay : .partyDetour)
+    }
+
+    /// The delay of each rider of `ride` but the last (the new one, inserted before
+    /// `stops[insertion.position]` of this plan) against their arrival in this plan.
+    func riderDelays(_ ride: PartyRide, _ insertion: Insertion) -> [RiderDelay] {
+        let arrivals = self.arrivals, j = insertion.position
+        return ride.riders.dropLast().map { r in
+            // Riders of stops at or after the new one's moved one stop on.
+            let delayed = r.stop > j, stop = delayed ? r.stop - 1 : r.stop
+            let added = delayed ? insertion.added.duration : 0
+            return RiderDelay(riderID: r.id, addedSeconds: added, percent: percent(added, of: arrivals[stop]))
+        }
     }
 
     /// The ride of `party` (planned as `self`) with a rider of `seats` getting off at `point`
     /// inserted before `stops[position]`.
     func ride(_ party: Party, inserting id: String, seats: Int, at point: Coordinate, position: Int) -> PartyRide {
-        var ride = PartyRide(party: party, order: order)
+        var ride = PartyRide(party: party, order: order, avoiding: id)
         ride.stops.insert(point, at: position)
         ride.riders = ride.riders.map { ($0.id, $0.seats, $0.stop >= position ? $0.stop + 1 : $0.stop) } + [(id, seats, position)]
         return ride

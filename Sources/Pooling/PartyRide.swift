@@ -22,7 +22,13 @@ public struct PartyRide: Sendable {
 
     /// The ride of `party` with its drop-offs in `order` (indices 1…k into
     /// `party.intermediateDropOffs`, as `StopOrder` answers).
-    public init(party: Party, order: [Int]) {
+    ///
+    /// The host rides to the destination: when none of the party's seated riders does (a party
+    /// listing no rider, or riders who all get off before the destination), the ride carries
+    /// its host there as rider 0: one person, id `organiser` (or the first of `organiser-2`,
+    /// `organiser-3`, … no rider of the party nor `avoiding` has), taking none of the party's
+    /// counted seats. So every leg has someone aboard.
+    public init(party: Party, order: [Int], avoiding: String? = nil) {
         let drops = party.intermediateDropOffs
         origin = party.origin
         stops = order.map { drops[$0 - 1] } + [party.destination]
@@ -30,6 +36,12 @@ public struct PartyRide: Sendable {
         riders = party.seatedRiders.map { r in
             let stop = r.dropOff.flatMap { d in d == party.destination ? nil : order.firstIndex { drops[$0 - 1] == d } } ?? last
             return (r.id, r.seats, stop)
+        }
+        if !riders.contains(where: { $0.stop == last }) {
+            let taken = Set(riders.map(\.id) + (avoiding.map { [$0] } ?? []))
+            var id = PartyRider.impliedOrganiserID, n = 1
+            while taken.contains(id) { n += 1; id = "\(PartyRider.impliedOrganiserID)-\(n)" }
+            riders.insert((id, 1, last), at: 0)
         }
         departure = party.departAt
     }
@@ -156,10 +168,11 @@ public struct RidePricer: Sendable {
     /// × seats ÷ aboard) the last rider's share of `ride` can come out, whatever the legs after
     /// its stop `j` add. `FareSplit` hands out `units = ⌊T/u⌋` units (u = `roundingKrw`) by the
     /// weights, whose sum is C·L (L: the legs' amounts summed; each person aboard leg k weighs
-    /// C·amount ÷ aboard(k)), each share rounded down to a unit, so the share is above
-    /// (T − u)·a/L − u ≥ T·a/L − 2u; the meter's total T = L + its rounding (more than −U/2,
-    /// U: the schedule's unit) + tolls (≥ 0), so T·a/L ≥ a − (U/2)·a/L; and a/L is at most
-    /// f = the largest seats ÷ aboard(k) over k ≤ j. Slack: (U/2)·f + 2u, and one won more.
+    /// C·amount ÷ aboard(k)), each person's share rounded down to a unit, so the rider's `seats`
+    /// persons together pay more than (T − u)·a/L − seats·u ≥ T·a/L − (seats + 1)·u; the meter's
+    /// total T = L + its rounding (more than −U/2, U: the schedule's unit) + tolls (≥ 0), so
+    /// T·a/L ≥ a − (U/2)·a/L; and a/L is at most f = the largest seats ÷ aboard(k) over k ≤ j.
+    /// Slack: (U/2)·f + (seats + 1)·u, and one won more.
     static func splitSlack(_ ride: PartyRide, position j: Int, schedule: FareSchedule, roundingKrw: Int) -> Double {
         guard let seats = ride.riders.last?.seats else { return Double(schedule.roundingKrw + 2 * roundingKrw + 1) }
         var share = 0.0
@@ -167,7 +180,7 @@ public struct RidePricer: Sendable {
             let aboard = ride.riders.reduce(0) { $0 + ($1.stop >= k ? $1.seats : 0) }
             share = max(share, aboard > 0 ? min(1, Double(seats) / Double(aboard)) : 1)
         }
-        return Double(schedule.roundingKrw) / 2 * share + Double(2 * roundingKrw + 1)
+        return Double(schedule.roundingKrw) / 2 * share + Double((seats + 1) * roundingKrw + 1)
     }
 
     /// A closer lower bound of what `pooledShare` answers than `leastPooledShare`, with one

@@ -28,6 +28,8 @@ public final class PoolingEngine: Sendable {
     public let parties: PartyService
     public let pricer: RidePricer
     public let planner: RidePlanner
+    /// Candidates left out of match answers, by reason, since the engine started.
+    public let dropped = DroppedCandidateCounts()
     private let now: @Sendable () -> Double
 
     public init(quotes: QuoteEngine, parties: PartyService, times: (any TravelTimes)? = nil,
@@ -65,31 +67,46 @@ public final class PoolingEngine: Sendable {
                                     limit: MatchRequest.maxCandidates).parties
         guard !nearby.isEmpty else { return [] }
 
+        var drops = [Int](repeating: 0, count: DroppedCandidate.allCases.count)
+        func drop(_ reason: DroppedCandidate) { drops[DroppedCandidate.allCases.firstIndex(of: reason)!] += 1 }
+        defer { dropped.add(drops) }
+
         var candidates: [(NearbyParty, PlannedRide)] = []
-        for c in nearby { if let planned = planner.planned(c.party) { candidates.append((c, planned)) } }
+        for c in nearby {
+            if c.party.seatedRiders.contains(where: { $0.id == request.riderID }) {
+                drop(.alreadyInParty)
+            } else if let planned = planner.planned(c.party) {
+                candidates.append((c, planned))
+            } else {
+                drop(.noRide)
+            }
+        }
 
         // Per departure hour, the legs between every candidate's points and the rider's stop
         // (both searches from the rider's stop once, scanned against each party's kept ones).
         var byHour: [Int: [Int]] = [:]
         for (i, c) in candidates.enumerated() { byHour[SeoulTime.hour(c.0.party.departAt), default: []].append(i) }
-        var insertions = [Insertion?](repeating: nil, count: candidates.count)
+        var insertions = [Result<Insertion, DroppedCandidate>](repeating: .failure(.noRouteToStop), count: candidates.count)
         for (_, members) in byHour.sorted(by: { $0.key < $1.key }) {
             let at = candidates[members[0]].0.party.departAt
             let legs = planner.times.insertionLegs(members.map { candidates[$0].1.prepared }, point: request.destination, departAt: at)
             for (i, l) in zip(members, legs) {
-                insertions[i] = candidates[i].1.plan.cheapestInsertion(toNew: { l.toNew[$0] }, fromNew: { l.fromNew[$0] })
+                insertions[i] = candidates[i].1.plan.cheapestInsertion(maxDetourPercent: request.maxDetourPercent,
+                                                                       toNew: { l.toNew[$0] }, fromNew: { l.fromNew[$0] })
             }
         }
 
-        // The candidates within the detour limit, each with a bound of what the rider would save
+        // The candidates within the detour limits, each with a bound of what the rider would save
         // (from a lower bound of the pooled share: no routing).
         let rider = pricer.quotes.routes.snap(request.destination)
         var pending: [PendingMatch] = []
         for (i, (c, planned)) in candidates.enumerated() {
-            guard let ins = insertions[i] else { continue }
-            let base = planned.plan.duration
-            let pct = base > 0 ? ins.added.duration / base * 100 : (ins.added.duration > 0 ? .infinity : 0)
-            guard pct <= request.maxDetourPercent else { continue }
+            let ins: Insertion
+            switch insertions[i] {
+            case .success(let found): ins = found
+            case .failure(let reason): drop(reason); continue
+            }
+            let pct = percent(ins.added.duration, of: planned.plan.duration)
             let ride = planned.plan.ride(c.party, inserting: request.riderID, seats: request.seats, at: request.destination, position: ins.position)
             let least = rider.flatMap { pricer.leastPooledShare(ride, planned: planned, rider: $0, position: ins.position, toStop: ins.toStop) }
             pending.append(PendingMatch(index: i, partyID: c.party.id, insertion: ins, pct: pct, ride: ride, most: least.map { Double(solo) - $0 } ?? .infinity))
@@ -122,12 +139,14 @@ public final class PoolingEngine: Sendable {
             let share = rider.map { pricer.pooledShare(p.ride, planned: planned, rider: $0, position: p.insertion.position, toStop: p.toStop) }
                 ?? (try? pricer.price(p.ride, split: .byLeg))?.shares.last?.krw
             guard let pooled = share else {
+                drop(.noPrice)
                 pending.swapAt(k, pending.count - 1)
                 pending.removeLast()
                 continue
             }
             let m = PartyMatch(party: c.party, walkMeters: c.distance, dropOffOrder: p.ride.dropOffOrder,
                                addedSeconds: p.insertion.added.duration, addedMeters: p.insertion.added.distance, detourPercent: p.pct,
+                               riderDelays: planned.plan.riderDelays(p.ride, p.insertion),
                                soloKrw: solo, soloEstimate: soloEstimate, pooledKrw: pooled, ride: p.ride)
             pending[k].match = m
             pending[k].most = Double(m.savingKrw)
@@ -137,6 +156,15 @@ public final class PoolingEngine: Sendable {
 }
 
 extension PoolingEngine {
+    /// Why `party`'s ride cannot take a rider to `dropOff` (no road within the snapping limit, or
+    /// none from the party's origin), or nil when it can: a join is refused then.
+    @Sendable public func dropOffProblem(_ party: Party, _ dropOff: Coordinate) -> String? {
+        // A problem of the party's own origin is the party's, not the rider's.
+        guard dropOff != party.destination, let problem = pricer.quotes.routes.coverageProblem(from: party.origin, to: dropOff),
+              case .outsideCoverage(.destination, _, _, _, _) = problem else { return nil }
+        return problem.message(naming: { $0 == .origin ? "the party's origin" : "rider.drop_off" })
+    }
+
     /// The rider's solo fare: metered along its route, or (when the trip is outside the served
     /// roads and `allowEstimate`) estimated in a straight line, with the estimate's label.
     func soloFare(_ request: MatchRequest) throws(FareRequestError) -> (Int, QuoteEstimate?) {

@@ -18,6 +18,13 @@ public struct RidePlan: Sendable {
 
     public var duration: Double { legs.reduce(0) { $0 + $1.duration } }
     public var distance: Double { legs.reduce(0) { $0 + $1.distance } }
+
+    /// Seconds from the departure to each stop (`arrivals[i]`: at `stops[i]`), summed in whole
+    /// milliseconds (the unit route durations carry), so no summing order changes them.
+    public var arrivals: [Double] {
+        var ms = 0
+        return legs.map { ms += Int(($0.duration * 1000).rounded()); return Double(ms) / 1000 }
+    }
 }
 
 /// A party's planned ride with what matching keeps beside it until the party's ride changes:

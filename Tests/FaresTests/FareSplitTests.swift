@@ -31,9 +31,50 @@ final class FareSplitTests: XCTestCase {
         XCTAssertEqual(try FareSplit.split(totalKrw: 12_000, riders: group, policy: .byLeg, legKrw: [9000, 3000]), [6000, 6000])
         // The rounded total (with rounding and tolls) is shared in proportion to the leg weights.
         XCTAssertEqual(try FareSplit.split(totalKrw: 12_100, riders: riders, policy: .byLeg, legKrw: [8000, 4040]).reduce(0, +), 12_100)
-        XCTAssertThrowsError(try FareSplit.split(totalKrw: 1000, riders: [SplitRider(lastLeg: 0)], policy: .byLeg, legKrw: [500, 500]))
+        // A leg nobody is aboard on is the host's (rider 0 rides to the destination): never a refusal.
+        XCTAssertEqual(try FareSplit.split(totalKrw: 1000, riders: [SplitRider(lastLeg: 0)], policy: .byLeg, legKrw: [500, 500]), [1000])
         XCTAssertThrowsError(try FareSplit.split(totalKrw: 1000, riders: [SplitRider(lastLeg: 2)], policy: .byLeg, legKrw: [500, 500]))
         XCTAssertThrowsError(try FareSplit.split(totalKrw: 1000, riders: [SplitRider()], policy: .byLeg, legKrw: []))
+    }
+
+    /// A leg with nobody aboard (everyone listed gets off before the destination) is the host's:
+    /// the host (rider 0) takes it whole, and the legs shared before are split as usual.
+    func testByLegLegWithNobodyAboardIsTheHosts() throws {
+        // Host gets off after leg 0, rider 1 after leg 1; leg 2 has nobody: the host's.
+        let riders = [SplitRider(count: 1, lastLeg: 0), SplitRider(count: 1, lastLeg: 1)]
+        XCTAssertEqual(try FareSplit.split(totalKrw: 9000, riders: riders, policy: .byLeg, legKrw: [4000, 2000, 3000]), [5000, 4000])
+        // The same when the host is a group of 2: each of its persons carries half of leg 2.
+        let group = [SplitRider(count: 2, lastLeg: 0), SplitRider(count: 1, lastLeg: 0)]
+        XCTAssertEqual(try FareSplit.split(totalKrw: 6000, riders: group, policy: .byLeg, legKrw: [3000, 3000]), [5000, 1000])
+    }
+
+    /// One share per person: a group's persons are each rounded like anyone else's share, so a
+    /// group of 2 pays two persons' shares of whole units, not one share rounded once for the
+    /// group (which would make its persons pay 145 won each here).
+    func testOneSharePerPersonForGroups() throws {
+        // 1,010 won, 7 persons: 14 units each and 3 left over, for the host and the group's two
+        // persons (next in order): 150, 150 + 150, then 140 each. Rounded once for the group,
+        // it would pay 290 (⌊20.2 units⌋ + 1) and rider 2 one unit more.
+        let riders = [SplitRider(count: 1), SplitRider(count: 2)] + Array(repeating: SplitRider(count: 1), count: 4)
+        let want = [150, 300, 140, 140, 140, 140]
+        XCTAssertEqual(try FareSplit.split(totalKrw: 1010, riders: riders, policy: .equal), want)
+        XCTAssertEqual(try FareSplit.split(totalKrw: 1010, riders: riders, policy: .byLeg, legKrw: [1010]), want)
+        let proportional = riders.map { SplitRider(count: $0.count, soloFareKrw: 5000) }
+        XCTAssertEqual(try FareSplit.split(totalKrw: 1010, riders: proportional, policy: .proportional), want)
+    }
+
+    /// Leftover units go to the host first, then in the order riders get off (`lastLeg`), not
+    /// in the order they are listed.
+    func testLeftoverUnitsGoHostFirstThenInDropOffOrder() throws {
+        // 10,010 won, 3 persons: 333 units each and 2 left over: the host, then rider 2 (off first).
+        let riders = [SplitRider(count: 1, lastLeg: 2), SplitRider(count: 1, lastLeg: 1), SplitRider(count: 1, lastLeg: 0)]
+        XCTAssertEqual(try FareSplit.split(totalKrw: 10_010, riders: riders, policy: .equal), [3340, 3330, 3340])
+        // At one stop, in rider order.
+        let sameStop = [SplitRider(count: 1, lastLeg: 1), SplitRider(count: 1, lastLeg: 0), SplitRider(count: 1, lastLeg: 0)]
+        XCTAssertEqual(try FareSplit.split(totalKrw: 10_010, riders: sameStop, policy: .equal), [3340, 3340, 3330])
+        // Proportional: equal remainders in the same order.
+        let same = riders.map { SplitRider(count: 1, lastLeg: $0.lastLeg, soloFareKrw: 3000) }
+        XCTAssertEqual(try FareSplit.split(totalKrw: 10_010, riders: same, policy: .proportional), [3340, 3330, 3340])
     }
 
     func testProportionalUsesLargestRemainder() throws {

@@ -35,6 +35,8 @@ final class MatchingTests: XCTestCase {
         let pct: Double
         let pooled: Int
         let order: [String]
+        /// Each rider already in the party: their own delay.
+        let delays: [RiderDelay]
     }
 
     /// The references in the order matching must answer: the larger saving (`solo` minus the
@@ -76,33 +78,67 @@ final class MatchingTests: XCTestCase {
         }
     }
 
+    /// Who rides in `p` as planned with the drop-offs `stopsBefore` (then the destination): id,
+    /// seats and stop index, the host riding to the destination (an implied `organiser`, one
+    /// person, first, when no seated rider does).
+    func riders(_ p: Party, stopsBefore: [Coordinate], newRider: String) -> [(String, Int, Int)] {
+        var riders: [(String, Int, Int)] = p.seatedRiders.map { rider in
+            var stop = stopsBefore.count
+            if let d = rider.dropOff, d != p.destination, let i = stopsBefore.firstIndex(of: d) { stop = i }
+            return (rider.id, rider.seats, stop)
+        }
+        if !riders.contains(where: { $0.2 == stopsBefore.count }) {
+            let taken = Set(riders.map(\.0) + [newRider])
+            var id = "organiser", n = 1
+            while taken.contains(id) { n += 1; id = "organiser-\(n)" }
+            riders.insert((id, 1, stopsBefore.count), at: 0)
+        }
+        return riders
+    }
+
+    /// Seconds from the departure to the end of each leg of `route`, in whole milliseconds.
+    func arrivals(_ route: RouteResult) -> [Int] {
+        var t = 0
+        return route.legs.map { t += ms($0.durationSeconds); return t }
+    }
+
     func reference(_ w: World, _ r: MatchRequest, _ p: Party) throws -> Reference? {
+        // A rider already in the party is not offered it.
+        if p.seatedRiders.contains(where: { $0.id == r.riderID }) { return nil }
         let drops = p.intermediateDropOffs
         var base: (order: [Int], route: RouteResult)?
+        // Permutations in lexicographic order; equal times (in whole milliseconds) keep the first.
         for perm in permutations(Array(drops.indices)) {
             guard let route = routeOrNil(w, p.origin, perm.map { drops[$0] } + [p.destination], p.departAt) else { return nil }
-            if base == nil || route.durationSeconds < base!.route.durationSeconds { base = (perm, route) }
+            if base == nil || ms(route.durationSeconds) < ms(base!.route.durationSeconds) { base = (perm, route) }
         }
         guard let base else { return nil }
-        var best: (j: Int, route: RouteResult)?
+        let stopsBefore = base.order.map { drops[$0] }
+        let before = riders(p, stopsBefore: stopsBefore, newRider: r.riderID)
+        let baseArrivals = arrivals(base.route)
+        var best: (j: Int, route: RouteResult, delays: [RiderDelay])?
         for j in 0...drops.count {
-            var stops = base.order.map { drops[$0] } + [p.destination]
+            var stops = stopsBefore + [p.destination]
             stops.insert(r.destination, at: j)
             guard let route = routeOrNil(w, p.origin, stops, p.departAt) else { continue }
+            // Within the limit: the whole ride, and each rider aboard against their own arrival.
+            let added = Double(ms(route.durationSeconds) - ms(base.route.durationSeconds)) / 1000
+            guard added / base.route.durationSeconds * 100 <= r.maxDetourPercent else { continue }
+            let newArrivals = arrivals(route)
+            let delays = before.map { id, _, stop in
+                let old = baseArrivals[stop], new = newArrivals[stop >= j ? stop + 1 : stop]
+                let delay = Double(new - old) / 1000
+                return RiderDelay(riderID: id, addedSeconds: delay, percent: old > 0 ? delay / (Double(old) / 1000) * 100 : (delay > 0 ? .infinity : 0))
+            }
+            guard delays.allSatisfy({ $0.percent <= r.maxDetourPercent }) else { continue }
             // Durations carry whole milliseconds: equal ones are ties, the earliest position wins.
-            if best == nil || ms(route.durationSeconds) < ms(best!.route.durationSeconds) { best = (j, route) }
+            if best == nil || ms(route.durationSeconds) < ms(best!.route.durationSeconds) { best = (j, route, delays) }
         }
         guard let best else { return nil }
         let added = Double(ms(best.route.durationSeconds) - ms(base.route.durationSeconds)) / 1000
         let pct = added / base.route.durationSeconds * 100
-        guard pct <= r.maxDetourPercent else { return nil }
         // Who gets off where in the new ride, and the by-leg split of its metered fare.
-        let stopsBefore = base.order.map { drops[$0] }
-        var riders: [(String, Int, Int)] = p.seatedRiders.map { rider in
-            var stop = stopsBefore.count
-            if let d = rider.dropOff, d != p.destination, let i = stopsBefore.firstIndex(of: d) { stop = i }
-            return (rider.id, rider.seats, stop >= best.j ? stop + 1 : stop)
-        }
+        var riders = before.map { ($0.0, $0.1, $0.2 >= best.j ? $0.2 + 1 : $0.2) }
         riders.append((r.riderID, r.seats, best.j))
         var fare = try referenceFare(w, best.route, origin: p.origin, at: p.departAt)
         if fare.legKrw.count < stopsBefore.count + 2 { fare.legKrw += Array(repeating: 0, count: stopsBefore.count + 2 - fare.legKrw.count) }
@@ -110,7 +146,7 @@ final class MatchingTests: XCTestCase {
                                          policy: .byLeg, roundingKrw: 10, legKrw: fare.legKrw)
         let order = riders.enumerated().sorted { ($0.element.2, $0.offset) < ($1.element.2, $1.offset) }.map(\.element.0)
         return Reference(id: p.id, added: added, addedM: best.route.distanceMeters - base.route.distanceMeters, pct: pct,
-                         pooled: shares.last!, order: order)
+                         pooled: shares.last!, order: order, delays: best.delays)
     }
 
     // MARK: - Tests
@@ -128,6 +164,11 @@ final class MatchingTests: XCTestCase {
             let extra = Int.random(in: 0..<10, using: &rng)
             if extra >= 5 { riders.append(PartyRider(id: "a\(i)", seats: 1, dropOff: node())) }
             if extra >= 8 { riders.append(PartyRider(id: "b\(i)", seats: 1, dropOff: extra == 9 ? destination : node())) }
+            // No rider listed (the host implied, riding to the destination); an organiser who gets
+            // off before the destination; the asking rider already aboard.
+            if i % 11 == 0 { riders = [] }
+            if i % 11 == 1 { riders[0].dropOff = node() }
+            if i % 23 == 2 && riders.reduce(0, { $0 + $1.seats }) < 4 { riders.append(PartyRider(id: "me", seats: 1)) }
             let p = Party(id: "m\(i)", origin: origin, destination: destination,
                           departAt: (Self.now + Double.random(in: -600...7200, using: &rng)).rounded(), seatsTotal: 4, riders: riders)
             if p.departAt > Self.now - 1200 { all.append(p) }
@@ -178,6 +219,12 @@ final class MatchingTests: XCTestCase {
                 XCTAssertEqual(g.soloKrw, solo)
                 XCTAssertEqual(g.pooledKrw, e.pooled, "rider \(k) party \(e.id)")
                 XCTAssertEqual(g.dropOffOrder, e.order)
+                XCTAssertEqual(g.riderDelays.map(\.riderID), e.delays.map(\.riderID), "rider \(k) party \(e.id)")
+                for (gd, ed) in zip(g.riderDelays, e.delays) {
+                    XCTAssertEqual(gd.addedSeconds, ed.addedSeconds, accuracy: 1e-3, "rider \(k) party \(e.id) \(ed.riderID)")
+                    XCTAssertEqual(gd.percent, ed.percent, accuracy: 1e-3, "rider \(k) party \(e.id) \(ed.riderID)")
+                    XCTAssertLessThanOrEqual(gd.percent, r.maxDetourPercent)
+                }
                 XCTAssertEqual(g.walkMeters, r.origin.distance(to: g.party.origin), accuracy: 1e-9)
             }
             compared += 1
@@ -249,6 +296,11 @@ final class MatchingTests: XCTestCase {
             for (g, e) in zip(got, want) where g.party.id == e.id {
                 XCTAssertEqual(g.pooledKrw, e.pooled, "rider \(k) party \(e.id)")
                 XCTAssertEqual(g.addedSeconds, e.added, accuracy: 1e-3)
+                XCTAssertEqual(g.riderDelays.map(\.riderID), e.delays.map(\.riderID))
+                for (gd, ed) in zip(g.riderDelays, e.delays) {
+                    XCTAssertEqual(gd.addedSeconds, ed.addedSeconds, accuracy: 1e-3, "rider \(k) party \(e.id) \(ed.riderID)")
+                    XCTAssertEqual(gd.percent, ed.percent, accuracy: 1e-3)
+                }
             }
             compared += 1
             listed += got.count

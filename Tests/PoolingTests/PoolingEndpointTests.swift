@@ -51,6 +51,27 @@ final class PoolingEndpointTests: XCTestCase {
 
         XCTAssertEqual(get(router, "/v1/match", [("origin", "126.98,37.57"), ("destination", "126.97,37.55"), ("estimate", "maybe")]).status, 400)
 
+        // The organiser's flow (issue 35): a party created without riders, one join with a
+        // drop-off, then its by-leg quote (was a 500 "leg 1 has nobody aboard"); the party is matched.
+        try context.parties.put(Party(id: "http-open", origin: o, destination: d, departAt: depart, seatsTotal: 4, seatsTaken: 0))
+        _ = try context.parties.join(partyID: "http-open", rider: PartyRider(id: "kim", dropOff: Coordinate(lon: 126.9780, lat: 37.5665)))
+        let open = get(router, "/v1/parties/http-open/quote")
+        XCTAssertEqual(open.status, 200, "\(String(describing: open.json))")
+        XCTAssertEqual(open.json?["shares"]?.arrayValue?.compactMap { $0["rider_id"]?.stringValue }, ["organiser", "kim"])
+        func matches(_ rider: String) -> [JSONValue] {
+            get(router, "/v1/match", [("origin", "\(near.lon),\(near.lat)"), ("destination", "126.9760,37.5600"),
+                                      ("depart_at", SeoulTime.format(depart)), ("max_detour_pct", "1000"), ("rider_id", rider)]).json?["matches"]?.arrayValue ?? []
+        }
+        // kim is in both parties: neither is offered to kim; lee is offered both, each match
+        // listing its riders' delays (the implied host first).
+        XCTAssertEqual(matches("kim").count, 0)
+        let lee = matches("lee")
+        XCTAssertEqual(Set(lee.compactMap { $0["party"]?["id"]?.stringValue }), ["http-1", "http-open"])
+        let openMatch = lee.first { $0["party"]?["id"]?.stringValue == "http-open" }
+        XCTAssertEqual(openMatch?["detour"]?["riders"]?.arrayValue?.compactMap { $0["rider_id"]?.stringValue }, ["organiser", "kim"])
+        let metrics = router.handle(HTTPRequest(method: "GET", path: "/metrics")).response
+        XCTAssertTrue(String(decoding: metrics.body, as: UTF8.self).contains("taxipot_match_candidates_dropped_total{reason=\"already_in_party\"} 2\n"))
+
         let doc = OpenAPIDocument.build(router: router, dataset: context.info)
         for (path, method) in [("/v1/match", "get"), ("/v1/parties/{id}/quote", "get"), ("/v1/parties/{id}/riders", "post"),
                                ("/v1/parties/{id}/riders/{rider_id}", "delete")] {
