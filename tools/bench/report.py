@@ -364,8 +364,15 @@ def main():
     w("- `tools/bench/setup` installs the peers from Debian and PyPI into tools/bench/.peers (git-ignored); "
       "`tools/bench/inputs.py` writes the shared inputs from fixed seeds; each `tools/bench/peer_*.py` and "
       "`taxipot-bench` print JSON records; `tools/bench/report.py` writes this file.")
-    w("- Latency percentiles are nearest-rank over one pass of the query set; the pass is repeated (runs) "
-      "and the median of the per-pass percentiles is shown. HTTP round trips use the same raw-socket "
+    w("- Latency percentiles are nearest-rank over the successful answers of one pass of the query set (a failed "
+      "request is counted in the figure's errors, never timed into a percentile); the pass is repeated (runs) "
+      "and the median of the per-pass percentiles is shown. Warm-ups run on other inputs than the timed ones "
+      "(other pairs, the swapped table, other viewports, other riders), so no answer kept by a warm-up is timed.")
+    w("- Every target requires zero errors (failed answers, non-2xx answers, a non-zero exit in a timed run, "
+      "non-finite outputs): a row with errors is missed whatever its figure. A target with no figure, or with "
+      "no figure of the peer it compares with, is \"not measured ❌\" and counts as missed.")
+    w("- Cores: ours uses every core of the machine where its conditions say so; pyproj and cs2cs run one "
+      "thread, as their users run them; the ratio column names the difference. HTTP round trips use the same raw-socket "
       "keep-alive client for both servers. wrk: 64 connections, 2 threads, on the same 2 cores as the server.")
     w("- Peak memory is the maximum resident set size from `/usr/bin/time -v`. One-off preparations "
       "(imports, OSRM extract/contract) run once per benchmark run and say so (runs = 1).")
