@@ -27,8 +27,8 @@ def main():
     # the timed viewports (pysupercluster keeps nothing between queries; ours keeps tiles).
     warm = read_views("viewports_warmup.csv")
     timed = read_views("viewports.csv")
-    size = len(timed) // runs
-    blocks = [timed[r * size:(r + 1) * size] for r in range(runs)]
+    per_run = len(timed) // runs
+    blocks = [timed[r * per_run:(r + 1) * per_run] for r in range(runs)]
     impl = "pysupercluster 0.7.7"
     results = []
     sizes = [100_000] if benchlib.QUICK else [100_000, 1_000_000]
@@ -57,11 +57,11 @@ def main():
             counts.append(total / len(views))
         qc = ("%s; %d phone viewports (412x915 px) at zooms 6-16 a run, each run its own (%d in all), none seen by "
               "the warm-up (%d other viewports), mean %.0f features per answer") % (
-            cond, size, size * runs, len(warm), sum(counts) / len(counts))
+            cond, per_run, per_run * runs, len(warm), sum(counts) / len(counts))
         results.append(benchlib.record("clusters.%s.query_p50" % label, "peer", impl, "viewport query p50", "µs",
-                                       "lower", p50s, size * runs, qc))
+                                       "lower", p50s, per_run * runs, qc))
         results.append(benchlib.record("clusters.%s.query_p99" % label, "peer", impl, "viewport query p99", "µs",
-                                       "lower", p99s, size * runs, qc))
+                                       "lower", p99s, per_run * runs, qc))
         results.append(benchlib.record("clusters.%s.update_us" % label, "peer", impl, "one insert or delete", "µs",
                                        "lower", [x * 1e6 for x in secs], size,
                                        "static index: an insert or delete is a full rebuild (= build time)"))
