@@ -70,9 +70,10 @@ def osrm_paths(points):
 
 def ours_paths(points):
     """n -> (the timed table's path, the warm-up's: sources and destinations swapped)."""
-    path = "/v1/table?sources=%s&destinations=%s&depart_at=" + urllib.parse.quote(DEPART_AT) + "&annotations=duration,distance"
-    return {n: (path % (coords(points[:n]), coords(points[n:2 * n])), path % (coords(points[n:2 * n]), coords(points[:n])))
-            for n in SIZES}
+    def path(sources, destinations):
+        return "/v1/table?sources=%s&destinations=%s&depart_at=%s&annotations=duration,distance" % (
+            coords(sources), coords(destinations), urllib.parse.quote(DEPART_AT))
+    return {n: (path(points[:n], points[n:2 * n]), path(points[n:2 * n], points[:n])) for n in SIZES}
 
 
 def measure(client, paths, side, impl, conditions, ok_marker):
