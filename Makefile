@@ -65,6 +65,7 @@ test: deps
 	swift build --build-tests
 	@$(MAKE) --no-print-directory derived BIN=$(DEBUG_BIN)
 	swift test --skip-build
+	python3 -m unittest discover -s tools/bench -p 'test_*.py'
 	bash tools/systemd/verify $(DEBUG_BIN)
 	bash tools/contract/run $(DEBUG_BIN)
 	@$(MAKE) --no-print-directory fuzz BIN=$(DEBUG_BIN)

@@ -44,6 +44,11 @@ struct BenchRecord {
     /// Items per run.
     var n: Int
     var conditions: String
+    /// Failed items over the timed runs (errors, non-2xx answers, non-finite outputs): a target
+    /// requires none (tools/bench/report.py judges a record with errors as missed).
+    var errors = 0
+    /// The cores the figure used, when it says (the report names a difference from the peer's).
+    var cores: Int? = nil
     var extra: [(String, JSONValue)] = []
 
     var json: JSONValue {
@@ -52,8 +57,9 @@ struct BenchRecord {
             ("key", .string(key)), ("side", "ours"), ("impl", .string(impl)), ("metric", .string(metric)),
             ("unit", .string(unit)), ("better", .string(better)), ("median", .number(st.median)),
             ("min", .number(st.min)), ("max", .number(st.max)), ("runs", JSONValue(samples.count)),
-            ("n", JSONValue(n)), ("conditions", .string(conditions)),
+            ("n", JSONValue(n)), ("errors", JSONValue(errors)), ("conditions", .string(conditions)),
         ]
+        if let cores { members.append(("cores", JSONValue(cores))) }
         members += extra
         return .object(members)
     }
@@ -134,19 +140,44 @@ func readRoutePairs(_ ctx: BenchContext) throws -> [(Coordinate, Coordinate)] {
     }
 }
 
-/// Latency rounds over `items`: per round p50 and p99 in µs of `body(item)`, after one warm-up pass.
-func latencyRounds<T>(_ items: [T], rounds: Int, warmup: Int? = nil, _ body: (T) throws -> Void) rethrows -> (p50: [Double], p99: [Double]) {
-    for item in items.prefix(warmup ?? items.count) { try body(item) }
-    var p50: [Double] = [], p99: [Double] = []
-    var lat = [Double](repeating: 0, count: items.count)
-    for _ in 0..<rounds {
-        for (i, item) in items.enumerated() {
-            let t0 = nowNanos()
-            try body(item)
-            lat[i] = Double(nowNanos() - t0) / 1000
-        }
-        p50.append(percentile(lat, 50))
-        p99.append(percentile(lat, 99))
+/// The latencies of one pass, in µs: a failed call is counted, never inside a percentile (a call
+/// that fails early would pull the percentile down and flatter the figure).
+struct PassLatencies {
+    private(set) var succeeded: [Double] = []
+    private(set) var failures = 0
+
+    mutating func add(_ micros: Double, ok: Bool) {
+        if ok { succeeded.append(micros) } else { failures += 1 }
     }
-    return (p50, p99)
+
+    /// Nearest-rank percentile of the successful calls; NaN when none succeeded (not measured).
+    func percentile(_ p: Double) -> Double { TaxiPotBench.percentile(succeeded, p) }
+}
+
+/// Per-round p50 and p99 (µs) of the successful calls, and the failed calls over all rounds.
+struct LatencyRounds {
+    var p50: [Double] = []
+    var p99: [Double] = []
+    var failures = 0
+}
+
+/// Latency rounds over `items`: per round the p50 and p99 in µs of the calls of `body` that
+/// succeeded (returned true); failed calls are counted (`failures`, over all rounds) and left out
+/// of every percentile. `warmup` runs first, untimed: give it other inputs than `items` (the timed
+/// set is never what the warm-up saw, so no answer kept by a warm-up is timed).
+func latencyRounds<T>(_ items: [T], rounds: Int, warmup: [T] = [], _ body: (T) -> Bool) -> LatencyRounds {
+    for item in warmup { _ = body(item) }
+    var out = LatencyRounds()
+    for _ in 0..<rounds {
+        var pass = PassLatencies()
+        for item in items {
+            let t0 = nowNanos()
+            let ok = body(item)
+            pass.add(Double(nowNanos() - t0) / 1000, ok: ok)
+        }
+        out.p50.append(pass.percentile(50))
+        out.p99.append(pass.percentile(99))
+        out.failures += pass.failures
+    }
+    return out
 }

@@ -28,21 +28,24 @@ enum RoutingBench {
             : "ALT A* (\(engine.graph.landmarkCount) landmarks)"
     }
 
-    /// Route p50/p99 over `pairs`, full results (geometry, legs, names) as the HTTP answer needs.
+    /// Route p50/p99 over `pairs` (failed routes counted, never timed into a percentile), full
+    /// results (geometry, legs, names) as the HTTP answer needs, after a warm-up over other pairs
+    /// of the same graph.
     static func measure(_ engine: RouteEngine, _ pairs: [(Coordinate, Coordinate)], rounds: Int,
                         metric: RouteMetric = .time) -> (p50: [Double], p99: [Double], failures: Int, settled: Double)
     {
-        var failures = 0
-        var settled = 0
+        var settled = 0, answered = 0
+        let warmup = randomPairs(engine.graph, count: pairs.count, seed: 17)
+        let m = latencyRounds(pairs, rounds: rounds, warmup: warmup) { pair in
+            (try? engine.route(RouteRequest(from: pair.0, to: pair.1, departAt: departAt, metric: metric))) != nil
+        }
         for (a, b) in pairs {
-            do {
-                settled += try engine.route(RouteRequest(from: a, to: b, departAt: departAt, metric: metric)).settledNodes
-            } catch { failures += 1 }
+            if let r = try? engine.route(RouteRequest(from: a, to: b, departAt: departAt, metric: metric)) {
+                settled += r.settledNodes
+                answered += 1
+            }
         }
-        let (p50, p99) = latencyRounds(pairs, rounds: rounds, warmup: 0) { pair in
-            _ = try? engine.route(RouteRequest(from: pair.0, to: pair.1, departAt: departAt, metric: metric))
-        }
-        return (p50, p99, failures, Double(settled) / Double(max(1, pairs.count)))
+        return (m.p50, m.p99, m.failures, Double(settled) / Double(max(1, answered)))
     }
 
     /// Central Seoul (DATA/build/seoul.graph).
@@ -58,14 +61,14 @@ enum RoutingBench {
             pairs.count, ctx.runs, engine.graph.nodeCount, engine.graph.edgeCount, engine.graph.landmarkCount,
             loadSeconds * 1000, m.settled, m.failures)
         ctx.add(BenchRecord(key: "routing.inprocess.p50", impl: "taxipot RouteEngine", metric: "route p50", unit: "µs",
-                            better: "lower", samples: m.p50, n: pairs.count, conditions: cond))
+                            better: "lower", samples: m.p50, n: pairs.count, conditions: cond, errors: m.failures))
         ctx.add(BenchRecord(key: "routing.inprocess.p99", impl: "taxipot RouteEngine", metric: "route p99", unit: "µs",
-                            better: "lower", samples: m.p99, n: pairs.count, conditions: cond))
+                            better: "lower", samples: m.p99, n: pairs.count, conditions: cond, errors: m.failures))
         let d = measure(engine, pairs, rounds: ctx.runs, metric: .distance)
         ctx.add(BenchRecord(key: "routing.inprocess.distance_p50", impl: "taxipot RouteEngine", metric: "route p50 (metric=distance)",
                             unit: "µs", better: "lower", samples: d.p50, n: pairs.count,
-                            conditions: String(format: "as above with metric=distance (ALT A*, %d landmarks); %.0f nodes settled on average",
-                                                  engine.graph.landmarkCount, d.settled)))
+                            conditions: String(format: "as above with metric=distance (ALT A*, %d landmarks); %.0f nodes settled on average; %d failed",
+                                                  engine.graph.landmarkCount, d.settled, d.failures), errors: d.failures))
     }
 
     /// A synthetic city's graph: `--graph FILE --label L` (built by cli_bench.py synth).
@@ -83,9 +86,9 @@ enum RoutingBench {
             pairs.count, ctx.runs, engine.graph.nodeCount, engine.graph.edgeCount, loadSeconds * 1000,
             m.settled, m.failures)
         ctx.add(BenchRecord(key: "routing.synth.\(label).route_p50", impl: "taxipot RouteEngine", metric: "route p50", unit: "µs",
-                            better: "lower", samples: m.p50, n: pairs.count, conditions: cond))
+                            better: "lower", samples: m.p50, n: pairs.count, conditions: cond, errors: m.failures))
         ctx.add(BenchRecord(key: "routing.synth.\(label).route_p99", impl: "taxipot RouteEngine", metric: "route p99", unit: "µs",
-                            better: "lower", samples: m.p99, n: pairs.count, conditions: cond))
+                            better: "lower", samples: m.p99, n: pairs.count, conditions: cond, errors: m.failures))
         if let q = RoutingBenchmark.hierarchyQueryTimes(engine, count: pairs.count, seed: 13, hour: SeoulTime.hour(departAt), rounds: ctx.runs) {
             ctx.add(BenchRecord(key: "routing.synth.\(label).ch_query_p50", impl: "taxipot RouteEngine", metric: "CH query alone p50", unit: "µs",
                                 better: "lower", samples: q.p50, n: pairs.count,

@@ -41,12 +41,25 @@ def percentile(values, p):
     return s[k]
 
 
-def record(key, side, impl, metric, unit, better, samples, n, conditions, **extra):
-    """A result record from per-run samples (warm-ups already excluded)."""
+def pass_percentiles(timed, ps=(50, 99)):
+    """Percentiles of one pass of (latency, ok) pairs over the successful calls only, and the
+    count of failed ones: a failed request is never inside a latency (it fails early and would
+    pull the percentile down). NaN for every percentile when none succeeded."""
+    good = [t for t, ok in timed if ok]
+    failed = len(timed) - len(good)
+    return [percentile(good, p) if good else float("nan") for p in ps], failed
+
+
+def record(key, side, impl, metric, unit, better, samples, n, conditions, errors=0, **extra):
+    """A result record from per-run samples (warm-ups already excluded). `errors`: failed items
+    over the timed runs (errors, non-2xx answers, a non-zero exit, non-finite outputs); a target
+    requires none (report.py judges a record with errors as missed)."""
+    finite = [x for x in samples if x == x]
     r = {
         "key": key, "side": side, "impl": impl, "metric": metric, "unit": unit,
-        "better": better, "median": statistics.median(samples), "min": min(samples),
-        "max": max(samples), "runs": len(samples), "n": n, "conditions": conditions,
+        "better": better, "median": statistics.median(finite) if finite else None,
+        "min": min(finite) if finite else None, "max": max(finite) if finite else None,
+        "runs": len(finite), "n": n, "errors": errors, "conditions": conditions,
     }
     r.update(extra)
     return r

@@ -115,22 +115,26 @@ def free_port():
     return port
 
 
-def latency_rounds(client, paths, rounds, warmup=True):
-    """Per-round p50/p99 (µs) of GET round trips over `paths`; returns (p50s, p99s, last bodies)."""
-    if warmup:
-        for p in paths[: min(len(paths), 200)]:
-            client.get(p)
-    p50s, p99s, bodies = [], [], []
+def latency_rounds(client, paths, rounds, warmup_paths=(), ok=lambda status, body: 200 <= status < 300):
+    """Per-round p50/p99 (µs) of GET round trips over `paths`, of the answers that `ok` accepts
+    only (a failed request is counted, never inside a latency), after an untimed warm-up over
+    `warmup_paths` (give other paths than the timed ones). Returns (p50s, p99s, last round's
+    (status, body) pairs, failed requests over all rounds)."""
+    for p in warmup_paths:
+        client.get(p)
+    p50s, p99s, bodies, failed = [], [], [], 0
     for _ in range(rounds):
-        lat = []
+        timed = []
         bodies = []
         for p in paths:
             status, body, ns = client.get(p)
-            lat.append(ns / 1000.0)
+            timed.append((ns / 1000.0, ok(status, body)))
             bodies.append((status, body))
-        p50s.append(benchlib.percentile(lat, 50))
-        p99s.append(benchlib.percentile(lat, 99))
-    return p50s, p99s, bodies
+        (p50, p99), f = benchlib.pass_percentiles(timed)
+        p50s.append(p50)
+        p99s.append(p99)
+        failed += f
+    return p50s, p99s, bodies, failed
 
 
 def stop(proc):

@@ -52,11 +52,18 @@ def put_file(path, prefix, n):
 MARKER_SPOTS = 1600  # 40 x 40 spots 0.001 degrees apart (about 100 m) in each run's own block
 
 
+def failed_writes(doc):
+    """Writes of one wrk run that were not acknowledged (non-2xx, broken, timed out)."""
+    return doc["requests"] - doc["ok"] + doc["errors_connect"] + doc["errors_read"] + doc["errors_write"] + doc["errors_timeout"]
+
+
 def lag_probe(writer, reader, stop, lags, unseen, tag, run):
     """Markers on spots no other marker (of this run or an earlier one, all still live) or write
     uses: a marker on the spot of an earlier one would be shown inside a cluster with it, never
     alone, and count as never seen (the 5 s of markers 'missed' on replica B in the first full
-    bench were exactly that: B held them, as a cluster of two or three at zoom 18)."""
+    bench were exactly that: B held them, as a cluster of two or three at zoom 18).
+    A marker whose PUT failed, or that was not seen within 5 s, is a failure (in `unseen`), never
+    a lag."""
     i = 0
     while not stop.is_set() and i < MARKER_SPOTS:
         lon, lat = 127.05 + run * 0.05 + (i % 40) * 0.001, 37.60 + (i // 40) * 0.001
@@ -64,6 +71,7 @@ def lag_probe(writer, reader, stop, lags, unseen, tag, run):
         i += 1
         status = writer.request("PUT", "/v1/parties/" + pid, party_body(lon, lat))[0]
         if status not in (200, 201):
+            unseen.append(pid)
             continue
         t0 = time.perf_counter()
         while pid not in cluster_ids(reader, lon, lat, d=0.0002):
@@ -71,14 +79,15 @@ def lag_probe(writer, reader, stop, lags, unseen, tag, run):
                 unseen.append(pid)
                 break
             time.sleep(0.002)
-        lags.append((time.perf_counter() - t0) * 1000)
+        else:
+            lags.append((time.perf_counter() - t0) * 1000)
         time.sleep(0.02)
 
 
 def measure(name, writer, reader, work, seconds, runs):
     url = "http://127.0.0.1:%d" % writer.port
     rates, paced_rates, lags, unseen = [], [], [], []
-    total = 0
+    total, failed = 0, 0
     for run in range(runs + 1):  # the first is a warm-up
         path = os.path.join(work, "%s-puts-%d.tsv" % (name, run))
         put_file(path, "%s%d-" % (name, run), 40000)
@@ -87,6 +96,7 @@ def measure(name, writer, reader, work, seconds, runs):
             continue
         rates.append(doc["ok"] / (doc["duration_us"] / 1e6))
         total += doc["ok"]
+        failed += failed_writes(doc)
     for run in range(runs):
         path = os.path.join(work, "%s-paced-%d.tsv" % (name, run))
         put_file(path, "%s-paced%d-" % (name, run), 40000)
@@ -97,7 +107,8 @@ def measure(name, writer, reader, work, seconds, runs):
         stop.set()
         probe.join()
         paced_rates.append(doc["ok"] / (doc["duration_us"] / 1e6))
-    return rates, total, paced_rates, lags, unseen
+        failed += failed_writes(doc)
+    return rates, total, failed, paced_rates, lags, unseen
 
 
 def main():
@@ -129,18 +140,23 @@ def main():
         figures["sqlite"] = measure("sqlite", lite, lite, work, args.seconds, runs)
         figures["postgresql"] = measure("postgresql", a, b, work, args.seconds, runs)
         impl = {"sqlite": "taxipot serve, embedded SQLite", "postgresql": "taxipot serve ×2, PostgreSQL %s" % os.path.basename(os.path.dirname(pg.bindir))}
-        for store, (rates, total, paced, lags, unseen) in figures.items():
-            cond_w = ("PUT of new parties on one server (%s), wrk 64 connections, 2 threads, %d runs x %d s; %d writes acknowledged, each committed" % (
-                "replica A of two on one PostgreSQL, synchronous_commit=on" if store == "postgresql" else "synchronous=FULL", runs, args.seconds, total))
+        for store, (rates, total, failed, paced, lags, unseen) in figures.items():
+            cond_w = ("PUT of new parties on one server (%s), wrk 64 connections, 2 threads, %d runs x %d s; %d writes acknowledged, each committed; "
+                      "%d writes not acknowledged (in these and the paced runs)" % (
+                "replica A of two on one PostgreSQL, synchronous_commit=on" if store == "postgresql" else "synchronous=FULL", runs, args.seconds, total, failed))
             where = "replica B's /v1/clusters after a PUT on replica A" if store == "postgresql" else "the server's own /v1/clusters after its PUT"
             cond_l = ("%s, under paced writes of %s PUTs/s (median of %d runs x %d s; wrk 64 connections, 50 ms apart); %d markers, lag from the PUT's 2xx to the first "
-                      "/v1/clusters answer showing it (polled every 2 ms; %d not seen within 5 s, counted as 5 s)" % (
+                      "/v1/clusters answer showing it (polled every 2 ms; %d markers failed: PUT not acknowledged or not seen within 5 s, left out of the lags)" % (
                           where, "{:,.0f}".format(sorted(paced)[len(paced) // 2]), runs, args.seconds, len(lags), len(unseen)))
             results += [
-                benchlib.record("parties.store.%s.writes" % store, "ours", impl[store], "party writes/s", "writes/s", "higher", rates, total, cond_w),
-                benchlib.record("parties.store.%s.lag.p50" % store, "ours", impl[store], "cluster-view lag p50", "ms", "lower", [benchlib.percentile(lags, 50)], len(lags), cond_l),
-                benchlib.record("parties.store.%s.lag.p99" % store, "ours", impl[store], "cluster-view lag p99", "ms", "lower", [benchlib.percentile(lags, 99)], len(lags), cond_l),
-                benchlib.record("parties.store.%s.paced" % store, "ours", impl[store], "paced write rate during the lag runs", "writes/s", "higher", paced, len(paced), cond_l),
+                benchlib.record("parties.store.%s.writes" % store, "ours", impl[store], "party writes/s", "writes/s", "higher", rates, total, cond_w,
+                                errors=failed),
+                benchlib.record("parties.store.%s.lag.p50" % store, "ours", impl[store], "cluster-view lag p50", "ms", "lower",
+                                [benchlib.percentile(lags, 50) if lags else float("nan")], len(lags), cond_l, errors=len(unseen)),
+                benchlib.record("parties.store.%s.lag.p99" % store, "ours", impl[store], "cluster-view lag p99", "ms", "lower",
+                                [benchlib.percentile(lags, 99) if lags else float("nan")], len(lags), cond_l, errors=len(unseen)),
+                benchlib.record("parties.store.%s.paced" % store, "ours", impl[store], "paced write rate during the lag runs", "writes/s", "higher", paced, len(paced), cond_l,
+                                errors=failed),
             ]
         benchlib.emit(results, [])
     finally:

@@ -1,0 +1,110 @@
+"""Tests of report.py (run by `make test`): a target with no figure, no peer figure, failed
+answers or NaN outputs counts as missed, and the README block counts it.
+
+    python3 -m unittest discover -s tools/bench -p 'test_*.py'
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPORT = os.path.join(HERE, "report.py")
+
+
+def rec(key, side, median, unit="M points/s", better="higher", n=1_000_000, impl=None, errors=0, **extra):
+    r = {"key": key, "side": side, "impl": impl or ("taxipot" if side == "ours" else "pyproj 3.7.2 (PROJ 9.5.1)"),
+         "metric": "m", "unit": unit, "better": better, "median": median, "min": median, "max": median,
+         "runs": 5, "n": n, "errors": errors, "conditions": "c"}
+    r.update(extra)
+    return r
+
+
+README = "# x\n\n<!-- bench:start -->\nold\n<!-- bench:end -->\n\ntail\n"
+
+
+class ReportTests(unittest.TestCase):
+    def run_report(self, records, raw=None):
+        """Runs report.py over one results file; returns (BENCHMARKS.md text, README text)."""
+        with tempfile.TemporaryDirectory() as d:
+            results = os.path.join(d, "results")
+            os.makedirs(results)
+            with open(os.path.join(results, "step.json"), "w") as f:
+                f.write(raw if raw is not None else json.dumps({"results": records, "notes": []}))
+            readme = os.path.join(d, "README.md")
+            with open(readme, "w") as f:
+                f.write(README)
+            out = os.path.join(d, "BENCHMARKS.md")
+            subprocess.run([sys.executable, REPORT, results, out, "--mode", "full", "--readme", readme],
+                           check=True, capture_output=True)
+            with open(out) as f, open(readme) as g:
+                return f.read(), g.read()
+
+    @staticmethod
+    def row(text, figure):
+        return next(line for line in text.splitlines() if line.startswith("| ") and ("| %s" % figure) in line)
+
+    def test_a_target_with_no_figure_is_not_measured_and_missed(self):
+        # the clusters restart figure failed this run: its row stays, missed, and the README counts it
+        md, readme = self.run_report([rec("clusters.1m.update_us", "ours", 1.0, unit="µs", better="lower"),
+                                      rec("clusters.1m.update_us", "peer", 500.0, unit="µs", better="lower")])
+        self.assertIn("not measured ❌", self.row(md, "1M parties: restart (reload from SQLite)"))
+        self.assertIn("✅", self.row(md, "1M parties: one insert or delete"))
+        clusters = self.row(readme, "Clusters")
+        self.assertNotIn("✅", clusters.split("|")[2])
+        self.assertIn("1 of ", clusters)
+
+    def test_a_target_with_no_peer_figure_is_not_measured(self):
+        md, readme = self.run_report([rec("coordinates.5179", "ours", 40.0)])
+        self.assertIn("not measured (no peer figure) ❌", self.row(md, "WGS84 → UTM-K (5179), 1M points"))
+        self.assertIn("0 of ", self.row(readme, "Coordinates"))
+
+    def test_no_difference_from_proj_when_nothing_was_compared(self):
+        md, _ = self.run_report([rec("coordinates.5179", "ours", 40.0), rec("coordinates.5179", "peer", 5.0)])
+        row = self.row(md, "largest difference from PROJ, 1M points")
+        self.assertIn("not measured ❌", row)
+        self.assertNotIn("| 0 m", row)
+
+    def test_our_nan_outputs_count_as_failures(self):
+        md, readme = self.run_report([rec("coordinates.deviation", "ours", 0.0005, unit="m", better="lower", errors=12)])
+        row = self.row(md, "largest difference from PROJ, 1M points")
+        self.assertIn("❌ (12 errors)", row)
+        self.assertNotIn("✅", row)
+
+    def test_a_figure_that_is_nan_is_not_measured(self):
+        # every request failed: the percentile of no successful answer is NaN (JSON NaN or null)
+        for median in ("NaN", "null"):
+            raw = json.dumps({"results": [rec("pooling.match.p50", "ours", 0.0, unit="ms", better="lower", errors=500)],
+                              "notes": []}).replace('"median": 0.0', '"median": %s' % median)
+            md, _ = self.run_report(None, raw=raw)
+            row = self.row(md, "10,000 open parties: match p50, in-process")
+            self.assertIn("not measured ❌", row, median)
+            self.assertNotIn("nan", row.lower())
+
+    def test_failed_answers_miss_a_target_the_figure_meets(self):
+        md, readme = self.run_report([rec("http.places.rps", "ours", 9000.0, unit="req/s", errors=3),
+                                      rec("http.places.rps", "ceiling", 90000.0, unit="req/s")])
+        self.assertIn("❌ (3 errors)", self.row(md, "GET /v1/places"))
+        self.assertIn("0 of 2 ❌", self.row(readme, "HTTP"))  # and the gzip target, not measured
+
+    def test_the_headline_says_when_ours_uses_every_core_and_the_peer_one_thread(self):
+        _, readme = self.run_report([rec("coordinates.5179", "ours", 40.0, cores=2),
+                                     rec("coordinates.5179", "peer", 5.0, cores=1)])
+        self.assertIn("ours on 2 cores, the peer on 1 thread", self.row(readme, "Coordinates"))
+
+    def test_cold_and_after_a_write_stand_beside_the_clusters_query(self):
+        md, _ = self.run_report([rec("clusters.1m.query_p50", "ours", 40.0, unit="µs", better="lower"),
+                                 rec("clusters.1m.query_p50", "peer", 9.0, unit="µs", better="lower"),
+                                 rec("clusters.1m.query_cold_p50", "ours", 89.0, unit="µs", better="lower"),
+                                 rec("clusters.1m.query_after_write_p50", "ours", 20.0, unit="µs", better="lower")])
+        row = self.row(md, "1M parties: viewport query p50")
+        self.assertIn("no tile kept: 89.0 µs", row)
+        self.assertIn("right after a write in view: 20.0 µs", row)
+        self.assertIn("❌", row)
+        self.assertNotIn("query_cold_p50", md)  # not repeated under "Other figures"
+
+
+if __name__ == "__main__":
+    unittest.main()
