@@ -44,12 +44,12 @@ public func registerPoolingEndpoints(_ router: Router, pooling: PoolingEngine) {
             ParameterDoc("max_detour_pct", type: "number", "largest growth of the party's ride time in percent, 0–1000 (default 25)", schema: APISchemas.number(MatchRequest.detourRange)),
             ParameterDoc("limit", type: "integer", "matches at most, 1–50 (default 10)", schema: APISchemas.integer(MatchRequest.limitRange)),
             ParameterDoc("rider_id", "the rider's id in drop_off_order (default 'you')", schema: APISchemas.riderID),
-            ParameterDoc("estimate", "allow: when the rider's own trip lies outside the served roads (outside_coverage), solo_krw is a straight-line estimate and every match says so in \"estimated\":{\"method\",\"circuity\",\"fare_range_krw\",\"straight_line_m\",\"reason\"} (saving_krw is then estimated too), instead of a 422; parties whose ride cannot take the rider's destination by road are still left out (an uncovered destination matches none). deny (default): a 422 outside_coverage", schema: APISchemas.oneOf(["allow", "deny"])),
+            ParameterDoc("estimate", "allow: when the rider's own trip lies outside the served roads (outside_coverage), solo_krw is a straight-line estimate and every match says so in \"estimated\":{\"method\",\"circuity\",\"fare_range_krw\",\"straight_line_m\",\"reason\"} (saving_krw is then estimated too), instead of a 422 (within South Korea and up to 1,000 km: beyond, 422 outside_estimate_range); parties whose ride cannot take the rider's destination by road are still left out (an uncovered destination matches none). deny (default): a 422 outside_coverage", schema: APISchemas.oneOf(["allow", "deny"])),
         ],
         responses: [(200, "{\"matches\":[{\"party\":{…},\"walk_m\",\"drop_off_order\":[rider_id],\"detour\":{\"added_s\",\"added_m\",\"pct\"},\"price\":{\"solo_krw\",\"pooled_krw\",\"saving_krw\"}}]}; solo_krw: the rider's metered fare alone; pooled_krw: the rider's by_leg share of the party's ride with the rider in it"),
                     (400, "missing_parameter, invalid_parameter (naming it)"),
                     (404, "no_route: the rider's own trip has no road route"),
-                    (422, "outside_coverage: the rider's origin or destination (unless estimate=allow); outside_fare_regions, no_schedule")],
+                    (422, "outside_coverage: the rider's origin or destination (unless estimate=allow); outside_estimate_range: estimate=allow for a point outside South Korea (124.5–132.0°E, 33.0–38.7°N) or an estimated trip over 1,000 km; outside_fare_regions, no_schedule")],
         responseSchema: ResponseSchemas.matches, responseExample: ["matches": []]
     )) { _, query in
         func point(_ name: String) throws(HTTPError) -> Coordinate {

@@ -55,7 +55,9 @@ struct BatchCommand: Command {
         --estimate: a row with a point outside the served roads (outside_coverage) gets a
         straight-line estimate (distance × the graph's circuity, duration from the traffic
         profile, the meter's fare) instead of an error, and the output gains the columns
-        estimated (true/false), fare_low_krw and fare_high_krw before error.
+        estimated (true/false), fare_low_krw and fare_high_krw before error. Estimates cover
+        South Korea (124.5-132.0°E, 33.0-38.7°N) and routes up to 1,000 km: a row beyond fails
+        with outside_estimate_range.
 
         Only result rows go to standard output, in input order; the progress and the summary go
         to standard error. Without a header line an empty input is no error (no rows, exit 0).
