@@ -102,7 +102,15 @@ public final class BatchRunner {
         } catch let e as ByteStreamError {
             throw BatchError(e.message)
         }
-        schema = try BatchSchema(header: header.fields, chosen: chosenColumns)
+        do {
+            schema = try BatchSchema(header: header.fields, chosen: chosenColumns)
+        } catch let e as BatchError {
+            // Columns not found in a header that is not text: the encoding is the problem to report.
+            guard let i = header.firstInvalidField else { throw e }
+            throw BatchError("line \(header.line), column \(i + 1): the header holds bytes that are not text in the input's encoding "
+                + "(\(convertedEncoding ? "CP949" : "UTF-8")), so its columns cannot be found: pass --encoding with the file's encoding, "
+                + "or save it again as UTF-8")
+        }
     }
 
     /// The output header (CSV) or the keys of each object (JSON Lines).
