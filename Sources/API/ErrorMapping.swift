@@ -144,7 +144,8 @@ public enum ErrorMapping {
     // MARK: Fares, quotes, parties' prices, matching
 
     /// 400 for bad input (and unknown region or class), 422 for what cannot be priced (no
-    /// schedule, outside the fare regions, outside the served roads), 404 for no route or no
+    /// schedule, outside the fare regions, outside the served roads, an estimate beyond its
+    /// range), 404 for no route or no
     /// party, 500 for the engine's own failures. `points`: how the endpoint names route points.
     public static func http(_ e: FareRequestError, points: PointNames) -> HTTPError {
         if case .route(let r) = e { return http(r, points: points) }
@@ -156,6 +157,7 @@ public enum ErrorMapping {
         case .schedule(.beforeOldestSchedule): (422, "no_schedule")
         case .outsideFareRegions: (422, "outside_fare_regions")
         case .noScheduleForRegion: (422, "no_schedule")
+        case .outsideEstimateRange: (422, "outside_estimate_range")
         case .invalidTrip: (400, "invalid_trip")
         case .invalidSplit: (400, "invalid_split")
         case .route: (500, "internal_error")  // answered above

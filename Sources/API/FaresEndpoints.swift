@@ -75,7 +75,7 @@ public func registerQuoteEndpoint(_ router: Router, quotes: QuoteEngine) {
             "rounding": ["type": "integer", "enum": [10, 100], "description": "share rounding unit in won (default 10)"],
             "toll_krw": ["type": "integer", "minimum": 0, "maximum": .number(Double(FareRequest.maxTollKrw)), "description": "tolls, passed through (default 0)"],
             "estimate": ["type": "string", "enum": ["allow", "deny"],
-                         "description": "allow: a point outside the served roads gets a straight-line estimate labelled \"estimated\" instead of a 422 (default deny; also ?estimate=allow)"],
+                         "description": "allow: a point outside the served roads gets a straight-line estimate labelled \"estimated\" instead of a 422, within South Korea and up to 1,000 km (beyond: 422 outside_estimate_range) (default deny; also ?estimate=allow)"],
         ],
     ])
     let doc = OperationDoc(
@@ -85,7 +85,7 @@ public func registerQuoteEndpoint(_ router: Router, quotes: QuoteEngine) {
         responses: [(200, "route, fare breakdown (parts add up to total_krw), one share per rider, per_person_krw"),
                     (400, "bad input (names the field); unknown taxi_class lists the allowed values"),
                     (404, "no road route between the points"),
-                    (422, "outside_coverage (a point outside the served roads, unless estimate=allow), an origin outside the fare regions, no schedule for depart_at, or riders left out whose default (1 + the drop-offs' riders) is over \(FareRequest.riderRange.upperBound)")],
+                    (422, "outside_coverage (a point outside the served roads, unless estimate=allow), outside_estimate_range (estimate=allow for a point outside South Korea, 124.5–132.0°E 33.0–38.7°N, or an estimated route over 1,000 km), an origin outside the fare regions, no schedule for depart_at, or riders left out whose default (1 + the drop-offs' riders) is over \(FareRequest.riderRange.upperBound)")],
         responseSchema: ResponseSchemas.quoteAnswer, responseExample: ResponseSchemas.quoteExample,
         requestExample: ["origin": ["lon": 126.97, "lat": 37.56], "destination": ["lon": 126.99, "lat": 37.57],
                          "drop_offs": [["lon": 126.98, "lat": 37.565]], "riders": 2])

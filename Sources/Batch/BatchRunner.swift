@@ -27,9 +27,6 @@ public struct BatchOptions: Sendable {
     public var placeColumns = false
     /// CSV (default) or JSON Lines (one object per row, no header line).
     public var format = BatchOutputFormat.csv
-    /// Rows already written by an interrupted run (`--resume`): that many input rows are skipped
-    /// and no header is written, so the output continues where it stopped.
-    public var resumeAfterRows: Int? = nil
     /// The input's field separator (a comma by default); the output is always comma-separated.
     public var delimiter: UInt8 = 0x2C
 
@@ -67,9 +64,13 @@ public final class BatchRunner {
     public let schema: BatchSchema
     public let options: BatchOptions
     /// False when the input has no header line (`columns` given): the output has none either,
-    /// so the outputs of consecutive pieces of one input concatenate (Spark's `RDD.pipe`).
-    public let writesHeader: Bool
+    /// so the outputs of consecutive pieces of one input concatenate (Spark's `RDD.pipe`); and
+    /// when a resumed run continues an output that has its header (`resume(after:)`).
+    public private(set) var writesHeader: Bool
     private let reader: CSVReader
+    /// An input record read by `resume(after:)` for a row the earlier run had not finished:
+    /// the first one `run` estimates.
+    private var unfinished: CSVRecord?
 
     /// Reads the header from `source` (already UTF-8; see `InputEncoding.decoding`).
     /// Throws `BatchError` for an empty input, an unreadable header or missing columns.
@@ -90,7 +91,7 @@ public final class BatchRunner {
             schema = try BatchSchema(header: columns, chosen: chosenColumns)
             return
         }
-        writesHeader = options.format == .csv && options.resumeAfterRows == nil
+        writesHeader = options.format == .csv
         let header: CSVRecord
         do {
             guard let h = try reader.next() else { throw BatchError("the input is empty: it has no header row") }
@@ -101,12 +102,48 @@ public final class BatchRunner {
         } catch let e as ByteStreamError {
             throw BatchError(e.message)
         }
-        schema = try BatchSchema(header: header.fields, chosen: chosenColumns)
+        do {
+            schema = try BatchSchema(header: header.fields, chosen: chosenColumns)
+        } catch let e as BatchError {
+            // Columns not found in a header that is not text: the encoding is the problem to report.
+            guard let i = header.firstInvalidField else { throw e }
+            throw BatchError("line \(header.line), column \(i + 1): the header holds bytes that are not text in the input's encoding "
+                + "(\(convertedEncoding ? "CP949" : "UTF-8")), so its columns cannot be found: pass --encoding with the file's encoding, "
+                + "or save it again as UTF-8")
+        }
     }
 
     /// The output header (CSV) or the keys of each object (JSON Lines).
     public var outputColumns: [String] {
         schema.outputColumns(withEstimates: options.estimateColumns, withPlaces: options.placeColumns)
+    }
+
+    var layout: OutputLayout { OutputLayout(format: options.format, columns: outputColumns, inputCount: schema.inputColumns.count) }
+
+    /// The line end of output rows: as the option says, else as the input's first line.
+    private var lineEnd: [UInt8] { CSVWriter(crlf: options.crlf ?? reader.usesCRLF).lineEnd }
+
+    /// The header line as `run` writes it (with the byte-order mark when it writes one).
+    private var headerBytes: [UInt8] {
+        var head: [UInt8] = (options.writeByteOrderMark ?? reader.hadByteOrderMark) ? [0xEF, 0xBB, 0xBF] : []
+        CSVWriter(crlf: options.crlf ?? reader.usesCRLF).appendRecord(outputColumns, to: &head)
+        return head
+    }
+
+    /// Continues an interrupted run whose output so far is `existing` (`--resume`): call before
+    /// `run`, then append what `run` writes after the first `keptBytes` of the file.
+    ///
+    /// Every complete row of `existing` must be what this run writes for the input row at its
+    /// place (its input columns those of that row, its results parsing as this run's, the same
+    /// line ends), and the output no longer than the input; the input rows it holds are read
+    /// here and skipped. A last row cut short is the one the run was writing: it is dropped and
+    /// estimated again. Throws `BatchError` naming the output's line otherwise, and changes nothing.
+    public func resume(after existing: [UInt8]) throws -> BatchResume {
+        let found = try ResumeCheck(bytes: existing, layout: layout, header: writesHeader ? { self.headerBytes } : nil,
+                                    lineEnd: { self.lineEnd }, nextInput: { try self.reader.next() }).scan()
+        unfinished = found.unfinished
+        if found.resume.keptBytes > 0 { writesHeader = false }
+        return found.resume
     }
 
     /// Processes every row with `estimator`, writing the output CSV to `sink`.
@@ -120,19 +157,15 @@ public final class BatchRunner {
     {
         let start = ContinuousClock.now
         let writer = CSVWriter(crlf: options.crlf ?? reader.usesCRLF)
-        if writesHeader {
-            var head: [UInt8] = (options.writeByteOrderMark ?? reader.hadByteOrderMark) ? [0xEF, 0xBB, 0xBF] : []
-            writer.appendRecord(outputColumns, to: &head)
-            try sink.write(head)
-        }
+        if writesHeader { try sink.write(headerBytes) }
 
         let pipeline = ChunkPipeline(maxChunksInFlight: options.maxChunksInFlight)
         let readerThread = DispatchGroup()
         let workerThreads = DispatchGroup()
-        let readJob = ReadJob(reader: reader, pipeline: pipeline, options: options)
+        let readJob = ReadJob(reader: reader, first: unfinished, pipeline: pipeline, options: options)
+        unfinished = nil
         let rowJob = RowJob(parser: RowParser(schema: schema, defaultDepartAt: options.defaultDepartAt),
-                            estimator: estimator, writer: writer, schema: schema, options: options,
-                            outputColumns: outputColumns)
+                            estimator: estimator, writer: writer, schema: schema, options: options, layout: layout)
         startThread("batch-reader", readerThread) { readJob.run() }
         for i in 0..<options.workers {
             startThread("batch-worker-\(i)", workerThreads) { rowJob.run(pipeline) }
@@ -203,13 +236,16 @@ public final class BatchRunner {
 /// The reader thread: parses records into chunks and submits them.
 private final class ReadJob: @unchecked Sendable {
     let reader: CSVReader
+    /// A record read before the run (`BatchRunner.resume(after:)`), estimated first.
+    let first: CSVRecord?
     let pipeline: ChunkPipeline
     let options: BatchOptions
     /// Why reading stopped before the end of the input, if it did.
     private(set) var error: String?
 
-    init(reader: CSVReader, pipeline: ChunkPipeline, options: BatchOptions) {
+    init(reader: CSVReader, first: CSVRecord?, pipeline: ChunkPipeline, options: BatchOptions) {
         self.reader = reader
+        self.first = first
         self.pipeline = pipeline
         self.options = options
     }
@@ -228,11 +264,13 @@ private final class ReadJob: @unchecked Sendable {
             bytes = 0
             return pipeline.submit(chunk)
         }
+        var first = self.first
+        func next() throws -> CSVRecord? {
+            if let f = first { first = nil; return f }
+            return try reader.next()
+        }
         do {
-            for _ in 0..<(options.resumeAfterRows ?? 0) {
-                guard try reader.next() != nil else { break }
-            }
-            while let record = try reader.next() {
+            while let record = try next() {
                 records.append(record)
                 bytes += record.byteCount
                 if records.count >= options.chunkRows || bytes >= options.chunkBytes {
@@ -251,36 +289,24 @@ private final class RowJob: Sendable {
     let parser: RowParser
     let estimator: any TripEstimator
     let writer: CSVWriter
+    let layout: OutputLayout
     let columnCount: Int
     let estimateColumns: Bool
     let placeColumns: (origin: Bool, destination: Bool)?
-    let format: BatchOutputFormat
     /// The result columns' count (all but `error`), empty on a failed row.
     let resultCount: Int
-    /// JSON Lines: each key, already written as `"key":`, and whether its value is a number.
-    let jsonKeys: [[UInt8]]
-    let jsonNumeric: [Bool]
 
     init(parser: RowParser, estimator: any TripEstimator, writer: CSVWriter, schema: BatchSchema, options: BatchOptions,
-         outputColumns: [String])
+         layout: OutputLayout)
     {
         self.parser = parser
         self.estimator = estimator
         self.writer = writer
+        self.layout = layout
         columnCount = schema.inputColumns.count
         estimateColumns = options.estimateColumns
         placeColumns = options.placeColumns ? (schema.originPlace != nil, schema.destinationPlace != nil) : nil
-        format = options.format
-        resultCount = outputColumns.count - columnCount - 1
-        jsonKeys = outputColumns.map { name in
-            var key: [UInt8] = []
-            JSONLine.appendString(name, to: &key)
-            key.append(0x3A)
-            return key
-        }
-        let numeric: Set<String> = ["distance_m", "duration_s", "fare_krw", "per_person_krw", "night_krw", "fare_low_krw",
-                                    "fare_high_krw", "origin_place_lon", "origin_place_lat", "dest_place_lon", "dest_place_lat"]
-        jsonNumeric = outputColumns.enumerated().map { i, name in i >= schema.inputColumns.count && numeric.contains(name) }
+        resultCount = layout.columns.count - columnCount - 1
     }
 
     func run(_ pipeline: ChunkPipeline) {
@@ -317,7 +343,7 @@ private final class RowJob: Sendable {
                 results += repeatElement("", count: resultCount)
                 errorText = error.description
             }
-            switch format {
+            switch layout.format {
             case .csv: appendCSV(record, results, errorText, to: &out)
             case .jsonl: appendJSON(record, results, errorText, to: &out)
             }
@@ -326,44 +352,37 @@ private final class RowJob: Sendable {
                            inputOffset: chunk.inputOffset, bytes: out, okRows: ok, failures: failures)
     }
 
-    /// The input fields (as many as the header has; a short row is padded), the results, the error.
+    /// The input fields (`OutputLayout.appendInput`), the results, the error.
     private func appendCSV(_ record: CSVRecord, _ results: [String], _ errorText: String, to out: inout [UInt8]) {
-        for i in 0..<columnCount {
-            if i > 0 { out.append(0x2C) }
-            if i < record.fields.count { CSVWriter.appendField(record.fields[i], to: &out) }
-        }
+        layout.appendInput(record, to: &out)
         for c in results {
-            out.append(0x2C)
             CSVWriter.appendField(c, to: &out)
+            out.append(0x2C)
         }
-        out.append(0x2C)
         CSVWriter.appendField(errorText, to: &out)
         out.append(contentsOf: writer.lineEnd)
     }
 
-    /// One JSON object: input fields as strings, numeric results as numbers, empty values as null.
+    /// One JSON object: input fields as strings, numeric results as numbers, empty results as null.
     private func appendJSON(_ record: CSVRecord, _ results: [String], _ errorText: String, to out: inout [UInt8]) {
-        out.append(0x7B)
-        var k = 0
-        func value(_ text: String?, numeric: Bool) {
-            if k > 0 { out.append(0x2C) }
-            out.append(contentsOf: jsonKeys[k])
-            if let text, !text.isEmpty || k < columnCount {
-                if numeric {
-                    out.append(contentsOf: text.utf8)
-                } else if k >= columnCount, text == "true" || text == "false" {
-                    out.append(contentsOf: text.utf8)
-                } else {
-                    JSONLine.appendString(text, to: &out)
-                }
-            } else {
+        layout.appendInput(record, to: &out)
+        var k = columnCount
+        func value(_ text: String) {
+            out.append(contentsOf: layout.jsonKeys[k])
+            if text.isEmpty {
                 out.append(contentsOf: "null".utf8)
+            } else if layout.numeric[k] || text == "true" || text == "false" {
+                out.append(contentsOf: text.utf8)
+            } else {
+                JSONLine.appendString(text, to: &out)
             }
             k += 1
         }
-        for i in 0..<columnCount { value(i < record.fields.count ? record.fields[i] : nil, numeric: false) }
-        for c in results { value(c, numeric: jsonNumeric[k]) }
-        value(errorText, numeric: false)
+        for c in results {
+            value(c)
+            out.append(0x2C)
+        }
+        value(errorText)
         out.append(0x7D)
         out.append(0x0A)
     }

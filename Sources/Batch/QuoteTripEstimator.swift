@@ -79,6 +79,7 @@ public struct QuoteTripEstimator: TripEstimator {
         case .schedule(.unknownTaxiClass): code = .unknownTaxiClass
         case .schedule(.beforeOldestSchedule), .noScheduleForRegion: code = .noSchedule
         case .outsideFareRegions, .schedule(.unknownRegion): code = .outsideFareRegions
+        case .outsideEstimateRange: code = .outsideEstimateRange
         case .invalidSplit: code = .unknownSplit
         case .invalid(.riders, _), .conflicting(.riders, _): code = .badRiders
         case .invalid(.departure, _): code = .badDate

@@ -134,6 +134,9 @@ public enum RowErrorCode: String, Sendable, CaseIterable, Comparable {
     /// A point outside the served road network (no road near it, or in an area no road joins
     /// to the other point's); `--estimate` prices such rows instead.
     case outsideCoverage = "outside_coverage"
+    /// `--estimate` was asked for a row beyond an estimate's range: a point outside South Korea,
+    /// or an estimated route over 1,000 km.
+    case outsideEstimateRange = "outside_estimate_range"
     /// No fare schedule covers the departure (its date, or the region's taxi class).
     case noSchedule = "no_schedule"
     /// The origin lies in no fare region.

@@ -32,6 +32,12 @@ public enum CSVError: Error, Equatable, CustomStringConvertible, Sendable {
     /// The input's encoding cannot be told from its bytes: the first byte that is not UTF-8 is on
     /// `line`, field `column` (1-based); the message names the `--encoding` values to try.
     case undetectableEncoding(line: Int, column: Int)
+    /// The input reads as CP949 (EUC-KR), from `cp949Line` on, except `line`, which is not CP949
+    /// from field `column` (1-based) on: a row pasted in another encoding (often UTF-8).
+    case mixedEncoding(line: Int, column: Int, cp949Line: Int)
+    /// The input starts with a UTF-8 byte-order mark, but the text after it is not UTF-8 from
+    /// `line`, field `column` on (a CP949 export with a mark put before it, for one).
+    case notUTF8AfterByteOrderMark(line: Int, column: Int)
     /// The bytes are not valid in the encoding named by `--encoding` (or detected).
     case conversionFailed(String)
 
@@ -42,6 +48,12 @@ public enum CSVError: Error, Equatable, CustomStringConvertible, Sendable {
         case .undetectableEncoding(let line, let column):
             return "line \(line), column \(column): the text is neither UTF-8 nor CP949 (EUC-KR); "
                 + "if it is a Korean Excel export pass --encoding cp949, if it is UTF-8 with damaged bytes pass --encoding utf-8"
+        case let .mixedEncoding(line, column, cp949Line):
+            return "line \(line), column \(column): this line is not CP949 (EUC-KR), the encoding of the file's other lines "
+                + "(line \(cp949Line) is CP949); it may be UTF-8 pasted in: save the whole file in one encoding"
+        case let .notUTF8AfterByteOrderMark(line, column):
+            return "line \(line), column \(column): the file starts with a UTF-8 byte-order mark, but its text is not UTF-8 "
+                + "from here on (a CP949 / EUC-KR export with a mark?): save it again as UTF-8, or as CP949 without the mark"
         case .conversionFailed(let why):
             return why
         }

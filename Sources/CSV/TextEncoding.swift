@@ -63,15 +63,52 @@ public enum InputEncoding: String, Sendable, CaseIterable {
             chunks.append(chunk)
         }
         let replay = ReplaySource(chunks: chunks, then: source)
-        if head.starts(with: [0xEF, 0xBB, 0xBF]) { return (replay, .utf8) }
+        if head.starts(with: [0xEF, 0xBB, 0xBF]) {
+            // A mark says UTF-8; text that is not (beyond a damaged byte or two) is refused here,
+            // naming where, rather than read as a header of replacement characters.
+            let scan = UTF8Scan(Array(head.dropFirst(3)), truncated: !ended)
+            guard let bad = scan.firstInvalid, scan.multiByteCharacters < 8 * scan.invalidBytes else { return (replay, .utf8) }
+            let (line, column) = Self.position(of: bad + 3, in: head)
+            throw CSVError.notUTF8AfterByteOrderMark(line: line, column: column)
+        }
         let scan = UTF8Scan(head, truncated: !ended)
         guard let bad = scan.firstInvalid else { return (replay, .utf8) }
         if scan.multiByteCharacters >= 8 * scan.invalidBytes { return (replay, .utf8) }
         if (try? IconvSource.convertsCleanly(head, from: "CP949", truncated: !ended)) == true {
             return (try IconvSource(wrapping: replay, from: "CP949"), .cp949)
         }
+        if let mixed = Self.lineBreakingCP949(head, truncated: !ended) { throw mixed }
         let (line, column) = Self.position(of: bad, in: head)
         throw CSVError.undetectableEncoding(line: line, column: column)
+    }
+
+    /// For bytes that are neither UTF-8 nor CP949 throughout: when more lines read as CP949 only
+    /// than as UTF-8 only, the file is CP949 and the first line that is not is the one to name
+    /// (`mixedEncoding`, with the column of its first byte iconv refuses); else nil.
+    static func lineBreakingCP949(_ head: [UInt8], truncated: Bool) -> CSVError? {
+        var cp949Only = 0, utf8Only = 0
+        var firstCP949: Int?, breaking: (start: Int, bytes: ArraySlice<UInt8>)?
+        var start = 0
+        while start < head.count {
+            let end = head[start...].firstIndex(of: 0x0A) ?? head.count
+            let line = head[start..<end]
+            let open = truncated && end == head.count  // the last line may be cut mid-character
+            let utf8 = UTF8Scan(Array(line), truncated: open).firstInvalid == nil
+            let cp949 = (try? IconvSource.convertsCleanly(Array(line), from: "CP949", truncated: open)) == true
+            if cp949 && !utf8 { cp949Only += 1; firstCP949 = firstCP949 ?? start }
+            if utf8 && !cp949 { utf8Only += 1 }
+            if !cp949, breaking == nil { breaking = (start, line) }
+            start = end + 1
+        }
+        guard cp949Only > utf8Only, let breaking, let firstCP949 else { return nil }
+        // The longest prefix of the line that converts (an incomplete last character allowed).
+        var good = 0, bad = breaking.bytes.count
+        while bad - good > 1 {
+            let mid = (good + bad) / 2
+            if (try? IconvSource.convertsCleanly(Array(breaking.bytes.prefix(mid)), from: "CP949", truncated: true)) == true { good = mid } else { bad = mid }
+        }
+        let at = Self.position(of: breaking.start + good, in: head)
+        return .mixedEncoding(line: at.line, column: at.column, cp949Line: Self.position(of: firstCP949, in: head).line)
     }
 
     /// The 1-based physical line and field (comma-separated, quotes respected) of byte `offset`.

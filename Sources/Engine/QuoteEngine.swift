@@ -96,6 +96,7 @@ public struct QuoteEngine: Sendable {
             outside = .some(problem)
         }
         let estimating = outside != nil
+        if estimating { try Self.checkEstimateRange(points) }
         func tripRoute(_ pts: [Coordinate], level: CircuityLevel = .median) throws(FareRequestError) -> RouteResult {
             if estimating { return routes.straightLineRoute(through: pts, departAt: r.departure, level: level) }
             return try self.route(from: pts[0], via: Array(pts.dropFirst().dropLast()), to: pts[pts.count - 1], departure: r.departure)
@@ -109,6 +110,10 @@ public struct QuoteEngine: Sendable {
             }
         }
         let route = try tripRoute(points)
+        if estimating, route.distanceMeters > Self.maxEstimateMeters {
+            throw .outsideEstimateRange(nil, reason: "the estimated route is \(Int((route.distanceMeters / 1000).rounded())) km long; "
+                + "straight-line estimates go up to \(Int(Self.maxEstimateMeters / 1000)) km (as fares without a route do)")
+        }
         let (trip, fare) = try meter(route, toll: r.tollKrw)
         var estimate: QuoteEstimate?
         if let outside {
@@ -142,6 +147,29 @@ public struct QuoteEngine: Sendable {
                      riderDropOffs: stops, soloFaresKrw: solos,
                      perPersonKrw: FareSplit.perPerson(totalKrw: fare.totalKrw, persons: r.riders, roundingKrw: r.roundingKrw),
                      departure: r.departure, estimate: estimate)
+    }
+
+    /// Where straight-line estimates reach: South Korea's extent, a box around its land and
+    /// islands (Baengnyeongdo 124.6°E, Dokdo 131.9°E, Marado 33.1°N, Goseong 38.6°N). The
+    /// circuity and the road-class shares an estimate uses were measured on Korean roads, and
+    /// every fare region lies inside; a trip leaving the box has no taxi fare to estimate. The
+    /// box also holds the sea around and a strip of North Korea; the fare regions decide the
+    /// origin, this the other points.
+    public static let estimateArea = BoundingBox(west: 124.5, south: 33.0, east: 132.0, north: 38.7)
+    /// The longest estimated route (metres): the limit of a fare without a route
+    /// (`FareRequest.maxDistanceM`, 1,000 km; Seoul–Busan is about 400 km by road).
+    public static let maxEstimateMeters = FareRequest.maxDistanceM
+
+    /// The range check of an estimate through `points` (the origin, the drop-offs, the
+    /// destination): each inside `estimateArea`, else `outsideEstimateRange` naming the first
+    /// point outside. The route's length is checked once it is estimated (`maxEstimateMeters`).
+    public static func checkEstimateRange(_ points: [Coordinate]) throws(FareRequestError) {
+        for (i, p) in points.enumerated() where !estimateArea.contains(p) {
+            let field: RequestField = i == 0 ? .origin : i == points.count - 1 ? .destination : .dropOff(i - 1)
+            let a = estimateArea
+            throw .outsideEstimateRange(field, reason: "(\(p.lon),\(p.lat)) is beyond the reach of a straight-line estimate: "
+                + "estimates cover South Korea (longitude \(a.west)…\(a.east), latitude \(a.south)…\(a.north))")
+        }
     }
 
     /// The meter's trip along a route (`RouteTrip`), segments tested against the boundary of

@@ -73,6 +73,10 @@ public enum FareRequestError: Error, Sendable, Equatable, CustomStringConvertibl
     case outsideFareRegions(RequestField, Coordinate)
     /// The region of the point has no fare schedule.
     case noScheduleForRegion(RequestField, region: String, regionsWithSchedules: [String])
+    /// A straight-line estimate was asked for (or needed) beyond what an estimate covers: a
+    /// point outside the estimate area (`field` that point), or a trip longer than the limit
+    /// (`field` nil); `reason` says which and where the range ends.
+    case outsideEstimateRange(RequestField?, reason: String)
     /// The meter refused the trip as given.
     case invalidTrip(FareMeterError)
     /// The split policy cannot split this fare.
@@ -89,6 +93,7 @@ public enum FareRequestError: Error, Sendable, Equatable, CustomStringConvertibl
     public var field: RequestField? {
         switch self {
         case .invalid(let f, _), .conflicting(let f, _), .outsideFareRegions(let f, _), .noScheduleForRegion(let f, _, _): f
+        case .outsideEstimateRange(let f, _): f
         case .schedule(.unknownRegion): .region
         case .schedule(.unknownTaxiClass): .taxiClass
         case .schedule(.beforeOldestSchedule): .departure
@@ -113,6 +118,7 @@ public enum FareRequestError: Error, Sendable, Equatable, CustomStringConvertibl
             f == .origin
                 ? "no fare schedule for the origin's region '\(region)'; regions with schedules: \(allowed.joined(separator: ", "))"
                 : "no fare schedule for the region '\(region)' of \(name(f))"
+        case .outsideEstimateRange(let f, let reason): f.map { "\(name($0)) \(reason)" } ?? reason
         case .invalidTrip(let e): e.message
         case .invalidSplit(let e): e.message
         case .route(let e): e.message(naming: point)

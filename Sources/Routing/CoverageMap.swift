@@ -27,7 +27,7 @@ public struct CoverageMap: Sendable {
 
     public let areas: [Area]
     /// Every covered cell, any area: for the distance test.
-    private let allCells: [(row: Int, col: Int)]
+    private let allCells: [CellCentre]
 
     /// Builds the map of `graph` (one pass over its nodes and shape points).
     public init(graph: RoadGraph) {
@@ -61,13 +61,13 @@ public struct CoverageMap: Sendable {
         }
         var all = Set<UInt64>()
         for c in cellsOf { all.formUnion(c) }
-        allCells = all.map { (Int(Int64($0 >> 32) - (1 << 31)), Int(Int64($0 & 0xFFFF_FFFF) - (1 << 31))) }
+        allCells = all.map(CellCentre.init(key:))
     }
 
     /// A map of one area alone (for the distance to it).
     init(singleArea a: Area) {
         areas = [a]
-        allCells = a.cells.map { (Int(Int64($0 >> 32) - (1 << 31)), Int(Int64($0 & 0xFFFF_FFFF) - (1 << 31))) }
+        allCells = a.cells.map(CellCentre.init(key:))
     }
 
     static func row(_ lat: Double) -> Int { Int((lat / cellLat).rounded(.down)) }
@@ -76,35 +76,35 @@ public struct CoverageMap: Sendable {
 
     /// The distance (metres) from `p` to the nearest covered cell, 0 inside one; about ±0.5 km
     /// (a cell's size) from the distance to the nearest road. Nil when nothing is covered.
+    ///
+    /// A great-circle distance, right at any range (longitude wraps at ±180°): the cell whose
+    /// centre is nearest on the sphere (the largest dot product of unit vectors), then the
+    /// haversine distance to the nearest point of that cell.
     public func distanceToCoverage(_ p: Coordinate) -> Double? {
-        guard !allCells.isEmpty else { return nil }
-        let cosLat = cos(p.lat * .pi / 180)
-        var best = Double.infinity
-        for (r, c) in allCells {
-            let south = Double(r) * Self.cellLat, west = Double(c) * Self.cellLon
-            let dLat = max(0, south - p.lat, p.lat - (south + Self.cellLat))
-            let dLon = max(0, west - p.lon, p.lon - (west + Self.cellLon))
-            let d = (dLat * dLat + dLon * cosLat * dLon * cosLat).squareRoot() * 111_195
-            if d < best { best = d }
+        Self.nearest(p, among: allCells)?.meters
+    }
+
+    /// The area whose covered cells are nearest to `p`, and that distance (metres), measured as
+    /// `distanceToCoverage` measures it.
+    public func nearestArea(_ p: Coordinate) -> (area: Int, meters: Double)? {
+        var best: (area: Int, meters: Double)?
+        for a in areas {
+            guard let d = Self.nearest(p, among: a.cells.map(CellCentre.init(key:)))?.meters else { continue }
+            if d < best?.meters ?? .infinity { best = (a.id, d) }
         }
         return best
     }
 
-    /// The area whose covered cells are nearest to `p`, and that distance (metres).
-    public func nearestArea(_ p: Coordinate) -> (area: Int, meters: Double)? {
-        let cosLat = cos(p.lat * .pi / 180)
-        var best: (Int, Double)?
-        for a in areas {
-            for k in a.cells {
-                let r = Int(Int64(k >> 32) - (1 << 31)), c = Int(Int64(k & 0xFFFF_FFFF) - (1 << 31))
-                let south = Double(r) * Self.cellLat, west = Double(c) * Self.cellLon
-                let dLat = max(0, south - p.lat, p.lat - (south + Self.cellLat))
-                let dLon = max(0, west - p.lon, p.lon - (west + Self.cellLon))
-                let d = (dLat * dLat + dLon * cosLat * dLon * cosLat).squareRoot() * 111_195
-                if d < best?.1 ?? .infinity { best = (a.id, d) }
-            }
+    /// The great-circle distance from `p` to the nearest of `cells` (see `distanceToCoverage`).
+    static func nearest(_ p: Coordinate, among cells: [CellCentre]) -> (cell: CellCentre, meters: Double)? {
+        let v = UnitVector(p)
+        var best: CellCentre?, bestDot = -Double.infinity
+        for c in cells {
+            let dot = v.x * c.vector.x + v.y * c.vector.y + v.z * c.vector.z
+            if dot > bestDot { bestDot = dot; best = c }
         }
-        return best
+        guard let best else { return nil }
+        return (best, p.distance(to: best.nearestPoint(to: p)))
     }
 
     /// Outer rings and holes of a set of cells.
@@ -187,6 +187,41 @@ public struct CoverageMap: Sendable {
             if cross != 0 || (a == c) { out.append(b) }
         }
         return out
+    }
+}
+
+/// A covered cell with its centre as a unit vector (for nearest-cell searches on the sphere).
+struct CellCentre {
+    let row: Int
+    let col: Int
+    let vector: UnitVector
+
+    init(key: UInt64) {
+        row = Int(Int64(key >> 32) - (1 << 31))
+        col = Int(Int64(key & 0xFFFF_FFFF) - (1 << 31))
+        vector = UnitVector(Coordinate(lon: (Double(col) + 0.5) * CoverageMap.cellLon, lat: (Double(row) + 0.5) * CoverageMap.cellLat))
+    }
+
+    /// The point of the cell nearest to `p` (`p` itself inside it): its latitude clamped to the
+    /// cell's rows, its longitude to the cell's columns on the side `p` is nearer to, ±180° wrapped.
+    func nearestPoint(to p: Coordinate) -> Coordinate {
+        let south = Double(row) * CoverageMap.cellLat, west = Double(col) * CoverageMap.cellLon
+        let halfWidth = CoverageMap.cellLon / 2, centreLon = west + halfWidth
+        let dLon = remainder(p.lon - centreLon, 360)  // −180…180: the way round that is shorter
+        return Coordinate(lon: abs(dLon) <= halfWidth ? p.lon : centreLon + (dLon > 0 ? halfWidth : -halfWidth),
+                          lat: min(south + CoverageMap.cellLat, max(south, p.lat)))
+    }
+}
+
+/// A point of the unit sphere: nearer points have larger dot products, at any range.
+struct UnitVector {
+    let x: Double, y: Double, z: Double
+
+    init(_ c: Coordinate) {
+        let lat = c.lat * .pi / 180, lon = c.lon * .pi / 180
+        x = cos(lat) * cos(lon)
+        y = cos(lat) * sin(lon)
+        z = sin(lat)
     }
 }
 

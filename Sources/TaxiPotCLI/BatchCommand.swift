@@ -35,7 +35,10 @@ struct BatchCommand: Command {
           --delimiter D       input field separator: ',' (default), ';', '|' or tab (output: ',')
           --format F          csv (default) or jsonl: one JSON object per row, no header line
           --resume            continue an interrupted run: keep the complete rows already in -o FILE,
-                              skip as many input rows, append the rest (same bytes as one run)
+                              skip as many input rows, append the rest (same bytes as one run);
+                              refused (exit 1, naming the line) when a kept row is not this run's
+                              for the input row at its place (other input columns, damaged bytes,
+                              other line ends, more rows than the input)
           --no-place-columns  leave out the place columns; by default, for each trip end read
                               from place text, the place taken is added:
                               origin_place, origin_place_lon, origin_place_lat, dest_place, … (before
@@ -55,7 +58,9 @@ struct BatchCommand: Command {
         --estimate: a row with a point outside the served roads (outside_coverage) gets a
         straight-line estimate (distance × the graph's circuity, duration from the traffic
         profile, the meter's fare) instead of an error, and the output gains the columns
-        estimated (true/false), fare_low_krw and fare_high_krw before error.
+        estimated (true/false), fare_low_krw and fare_high_krw before error. Estimates cover
+        South Korea (124.5-132.0°E, 33.0-38.7°N) and routes up to 1,000 km: a row beyond fails
+        with outside_estimate_range.
 
         Only result rows go to standard output, in input order; the progress and the summary go
         to standard error. Without a header line an empty input is no error (no rows, exit 0).
@@ -124,11 +129,6 @@ struct BatchCommand: Command {
         options.placeColumns = !a.has("no-place-columns")  // --place-columns (the default) is kept for old scripts
         options.format = format
         options.delimiter = try CSVOptions.delimiter(a)
-        var resume: BatchResume? = nil
-        if a.has("resume"), let outputPath, let existing = FileManager.default.contents(atPath: outputPath) {
-            resume = try BatchResume.scan(Array(existing), format: format, hasHeader: format == .csv && columns == nil)
-            if resume!.keptBytes > 0 { options.resumeAfterRows = resume!.rows }
-        }
         let runner: BatchRunner
         do {
             runner = try BatchRunner(source: input, options: options, convertedEncoding: encoding != .utf8, columns: columns,
@@ -139,9 +139,16 @@ struct BatchCommand: Command {
             }
             throw BatchError("\(inputPath ?? "standard input"): \(e.message)")
         }
-        if let resume, resume.keptBytes > 0, let found = resume.header, found != runner.outputColumns {
-            throw UsageError("option --resume: \(outputPath!) has the header \(found.prefix(12).joined(separator: ",")), "
-                + "not this run's \(runner.outputColumns.prefix(12).joined(separator: ",")): is it the output of this input with these options?")
+        // --resume: the rows already written must be this run's for the first input rows; else
+        // the file is left as it is and the run refused, naming the line.
+        var resume: BatchResume? = nil
+        if a.has("resume"), let outputPath, let existing = FileManager.default.contents(atPath: outputPath) {
+            do {
+                resume = try runner.resume(after: Array(existing))
+            } catch let e as BatchError {
+                throw UsageError("option --resume: \(outputPath), \(e.message); the file is left as it is "
+                    + "(write to a new file, or run without --resume to start over)")
+            }
         }
         for c in runner.schema.clashingColumns {
             printError("taxipot batch: note: the input already has a column '\(c)'; the output repeats that name")

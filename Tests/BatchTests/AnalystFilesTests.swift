@@ -52,6 +52,47 @@ final class AnalystFilesTests: XCTestCase {
         XCTAssertTrue(r.stdout.isEmpty)
     }
 
+    /// A Korean Excel export with one row pasted in as UTF-8: refused naming that row's line
+    /// and column, not line 1 (which is valid CP949).
+    func testCP949FileWithOneUTF8RowNamesThatRow() throws {
+        let text = "번호,출발지 경도,출발지 위도,도착지 경도,도착지 위도,인원,출발시각,메모\n"
+            + "1,126.9707,37.5547,126.9769,37.5759,2,,오전 회의\n"
+            + "2,126.9832,37.5702,126.9850,37.5637,3,,본사\n"
+        var bytes = try SystemIconv.encode(text, to: "CP949")
+        bytes += Array("3,126.9780,37.5665,126.9769,37.5759,1,,회의실\n".utf8)
+        bytes += try SystemIconv.encode("4,126.9707,37.5547,126.9832,37.5702,1,,명동\n", to: "CP949")
+        let path = try write(bytes, "cp949-one-utf8-row.csv")
+        let r = try TaxipotCLI.run(["batch", path, "--data", try SeoulDataset.directory(), "--progress", "none"])
+        XCTAssertEqual(r.status, 1, r.stderr)
+        XCTAssertTrue(r.stderr.contains("line 4, column 8: this line is not CP949"), r.stderr)
+        XCTAssertFalse(r.stderr.contains("line 1,"), r.stderr)
+        XCTAssertTrue(r.stdout.isEmpty)
+    }
+
+    /// A UTF-8 byte-order mark before a CP949 body: the encoding problem, with its line, and
+    /// not "missing required columns".
+    func testByteOrderMarkBeforeCP949IsAnEncodingError() throws {
+        let text = "번호,출발지 경도,출발지 위도,도착지 경도,도착지 위도,메모\n1,126.9707,37.5547,126.9769,37.5759,오전 회의\n"
+        let path = try write([0xEF, 0xBB, 0xBF] + (try SystemIconv.encode(text, to: "CP949")), "bom-cp949.csv")
+        let r = try TaxipotCLI.run(["batch", path, "--data", try SeoulDataset.directory(), "--progress", "none"])
+        XCTAssertEqual(r.status, 1, r.stderr)
+        XCTAssertTrue(r.stderr.contains("line 1, column 1: the file starts with a UTF-8 byte-order mark, but its text is not UTF-8"), r.stderr)
+        XCTAssertFalse(r.stderr.contains("missing required column"), r.stderr)
+        // An ASCII header and a CP949 row after the mark: that row's line is named.
+        let rows = try SystemIconv.encode("id,origin_lon,origin_lat,dest_lon,dest_lat,memo\n1,126.9707,37.5547,126.9769,37.5759,ok\n"
+            + "2,126.9707,37.5547,126.9769,37.5759,오전 회의\n", to: "CP949")
+        let second = try write([0xEF, 0xBB, 0xBF] + rows, "bom-cp949-row.csv")
+        let r2 = try TaxipotCLI.run(["batch", second, "--data", try SeoulDataset.directory(), "--progress", "none"])
+        XCTAssertEqual(r2.status, 1, r2.stderr)
+        XCTAssertTrue(r2.stderr.contains("line 3, column 6: the file starts with a UTF-8 byte-order mark"), r2.stderr)
+        // With --encoding utf-8 the header is read with replacement characters: the encoding is
+        // still what is reported.
+        let forced = try TaxipotCLI.run(["batch", path, "--encoding", "utf-8", "--data", try SeoulDataset.directory(), "--progress", "none"])
+        XCTAssertEqual(forced.status, 1, forced.stderr)
+        XCTAssertTrue(forced.stderr.contains("line 1, column 1: the header holds bytes that are not text"), forced.stderr)
+        XCTAssertFalse(forced.stderr.contains("missing required column"), forced.stderr)
+    }
+
     /// Columns named by option, a semicolon-separated file, JSON Lines out.
     func testColumnOptionsDelimiterAndJSONLines() throws {
         let data = try SeoulDataset.directory()

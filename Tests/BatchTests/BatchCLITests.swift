@@ -183,4 +183,29 @@ final class BatchEstimateTests: XCTestCase {
         XCTAssertTrue(plainRows[3].last?.hasPrefix("outside_coverage:") ?? false, "\(plainRows[3])")
         XCTAssertTrue(plain.stderr.contains("outside_coverage: 2"), plain.stderr)
     }
+
+    /// --estimate stops where `POST /v1/quote` does: Seoul → Busan is estimated, Seoul → New
+    /// York (or the South Pole, or 1e-320,-0.0) is a row error of its own, never "ok".
+    func testRowsBeyondTheEstimateRangeFailAlone() throws {
+        let csv = """
+            id,origin_lon,origin_lat,dest_lon,dest_lat,depart_at
+            busan,126.9829,37.5700,129.0414,35.1151,2024-05-08T09:00
+            new-york,126.9829,37.5700,-74,40.7,2024-05-08T09:00
+            pole,126.9829,37.5700,180,-90,2024-05-08T09:00
+            subnormal,126.9829,37.5700,1e-320,-0.0,2024-05-08T09:00
+
+            """
+        let r = try TaxipotCLI.run(["batch", "--data", try SeoulDataset.directory(), "--workers", "2", "--estimate", "--progress", "none"],
+                                   stdin: Array(csv.utf8))
+        XCTAssertEqual(r.status, 2, r.stderr)
+        let rows = try parseCSV(String(decoding: r.stdout, as: UTF8.self))
+        let col = { (name: String) in rows[0].firstIndex(of: name)! }
+        XCTAssertEqual(rows[1][col("estimated")], "true", "\(rows[1])")
+        XCTAssertEqual(rows[1][col("error")], "")
+        for row in rows[2...4] {
+            XCTAssertTrue(row[col("error")].hasPrefix("outside_estimate_range: destination ("), "\(row)")
+            XCTAssertEqual(row[col("fare_krw")], "", "\(row)")
+        }
+        XCTAssertTrue(r.stderr.contains("outside_estimate_range: 3"), r.stderr)
+    }
 }

@@ -11,6 +11,7 @@ extension FareRequestError {
         case .schedule(.beforeOldestSchedule): "beforeOldestSchedule"
         case .outsideFareRegions: "outsideFareRegions"
         case .noScheduleForRegion: "noScheduleForRegion"
+        case .outsideEstimateRange: "outsideEstimateRange"
         case .invalidTrip: "invalidTrip"
         case .invalidSplit: "invalidSplit"
         case .route(.outsideCoverage): "outsideCoverage"
