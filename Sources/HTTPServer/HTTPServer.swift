@@ -320,20 +320,30 @@ public final class HTTPServer: @unchecked Sendable {
                 return reject(connection, state, HTTPError(status: 414, code: "uri_too_long",
                     message: "the request URL is \(state.rawTarget.utf8.count) bytes; at most \(options.maxURLBytes) are accepted"))
             }
-            if let len = state.headers["content-length"].flatMap({ Int($0) }), len > options.maxBodyBytes {
+            // Any length libmicrohttpd reads (up to 2^64 - 1; beyond it see `refuseUnreadableLengths`).
+            if let len = state.headers["content-length"].flatMap({ UInt64($0) }), len > UInt64(options.maxBodyBytes) {
                 return reject(connection, state, HTTPError(status: 413, code: "body_too_large",
                     message: "the request body is \(len) bytes; at most \(options.maxBodyBytes) are accepted"))
             }
+            if state.headers["transfer-encoding"] != nil, let method {
+                state.chunkFloor = UnsafeRawPointer(method).assumingMemoryBound(to: UInt8.self) + taxipot_mhd_request_head_size(connection)
+            }
             return MHD_Result.YES
         }
+        if state.answeredEarly { return MHD_Result.NO }  // the 413 is out: close once the body ends
         if let uploadSize, uploadSize.pointee > 0 {
             let n = uploadSize.pointee
-            if !state.bodyTooLarge {
+            if !state.bodyTooLarge, let uploadData {
+                let data = UnsafeRawPointer(uploadData).assumingMemoryBound(to: UInt8.self)
+                if let error = checkChunk(state, data: data, count: n) {
+                    uploadSize.pointee = 0
+                    return answerEarly(connection, state, error)
+                }
                 if state.body.count + n > options.maxBodyBytes {
                     state.bodyTooLarge = true
                     state.body = []
-                } else if let uploadData {
-                    uploadData.withMemoryRebound(to: UInt8.self, capacity: n) { state.body.append(contentsOf: UnsafeBufferPointer(start: $0, count: n)) }
+                } else {
+                    state.body.append(contentsOf: UnsafeBufferPointer(start: data, count: n))
                 }
             }
             uploadSize.pointee = 0
@@ -387,6 +397,50 @@ public final class HTTPServer: @unchecked Sendable {
             state.response = response
             log(state, "overload", 503, seconds, response.body.count)
         }
+        return MHD_Result.YES
+    }
+
+    /// For a chunked body, the 413 for a chunk whose announced size takes the body past
+    /// `maxBodyBytes`, checked when its first data comes (see `ChunkSizeLine`); nil otherwise.
+    /// Where the size line cannot be seen, the body is limited by its bytes as they come.
+    private func checkChunk(_ state: RequestState, data: UnsafePointer<UInt8>, count: Int) -> HTTPError? {
+        guard let floor = state.chunkFloor else { return nil }
+        if state.chunkLeft == 0 {
+            let room = UInt64(max(0, options.maxBodyBytes - state.body.count))
+            switch ChunkSizeLine.before(data, floor: floor) {
+            case .absent:
+                state.chunkFloor = nil
+                return nil
+            case .size(let size) where size <= room:
+                state.chunkLeft = size
+            case .size(let size):
+                return HTTPError(status: 413, code: "body_too_large",
+                    message: "a chunk of \(size) bytes takes the request body past \(options.maxBodyBytes) bytes, the most accepted")
+            case .tooLarge:
+                return HTTPError(status: 413, code: "body_too_large",
+                    message: "a chunk's size is past 2^64 bytes; at most \(options.maxBodyBytes) are accepted")
+            }
+        }
+        state.chunkLeft -= min(state.chunkLeft, UInt64(count))
+        return nil
+    }
+
+    /// Answers `error` while the body is still coming (libmicrohttpd takes an answer only before
+    /// the body or after it): written straight to the socket, which is then shut for writing;
+    /// the rest of the body is dropped and the connection closed once it ends or the client closes.
+    private func answerEarly(_ connection: OpaquePointer, _ state: RequestState, _ error: HTTPError) -> MHD_Result {
+        let fd = taxipot_mhd_connection_fd(connection)
+        guard fd >= 0 else { return MHD_Result.NO }
+        state.answeredEarly = true
+        state.body = []
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - state.started) / 1e9
+        metrics.recordLocked(route: "unmatched", status: error.status, seconds: seconds)
+        let extra = conventions.baseHeaders(requestID: state.requestID, origin: state.headers["origin"]).map { "\($0.0): \($0.1)\r\n" }.joined()
+        let body = error.response.body
+        let answer = Admission.rawAnswer(status: error.status, reason: "Content Too Large", extraHeaders: extra, body: body)
+        _ = answer.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+        shutdown(fd, Int32(SHUT_WR))
+        log(state, "unmatched", error.status, seconds, body.count)
         return MHD_Result.YES
     }
 
@@ -522,6 +576,13 @@ final class RequestState: @unchecked Sendable {
     var body: [UInt8] = []
     var headersSeen = false
     var bodyTooLarge = false
+    /// For a chunked body: where its region of libmicrohttpd's read buffer starts (right after
+    /// the head; see `ChunkSizeLine`), nil once a size line could not be seen.
+    var chunkFloor: UnsafePointer<UInt8>?
+    /// Bytes of the current chunk still to come (0: the next data starts a chunk).
+    var chunkLeft: UInt64 = 0
+    /// An answer went out before the body ended (`answerEarly`).
+    var answeredEarly = false
     var dispatched = false
     var started: UInt64 = 0
     var requestID = ""
