@@ -22,11 +22,13 @@ final class WorkerPool: @unchecked Sendable {
     /// True on a worker thread of any pool.
     static var isWorkerThread: Bool { Thread.current.threadDictionary[markerKey] as? Bool ?? false }
 
-    init(threads count: Int, queueCapacity: Int) {
+    /// `onStart` runs first on each thread (the bulk pool lowers its threads' priority there).
+    init(threads count: Int, queueCapacity: Int, onStart: (@Sendable () -> Void)? = nil) {
         capacity = queueCapacity
         for i in 0..<count {
             let t = Thread { [unowned self] in
                 Thread.current.threadDictionary[WorkerPool.markerKey] = true
+                onStart?()
                 self.loop()
             }
             t.stackSize = 1 << 20
