@@ -9,7 +9,10 @@ final class WorkerPool: @unchecked Sendable {
     /// A job returns what to do once it no longer counts as running (the hand-back of its
     /// result), so whoever receives the result already sees the pool idle.
     typealias Job = () -> (() -> Void)?
-    private var jobs: [Job] = []
+    /// Waiting jobs from `head` on; a slot is emptied when its job is taken, so a finished job's
+    /// captures (a request's body, its answer: megabytes for a table) are freed at once rather
+    /// than when the array is next compacted.
+    private var jobs: [Job?] = []
     private var head = 0
     private let capacity: Int
     private var stopping = false
@@ -69,7 +72,8 @@ final class WorkerPool: @unchecked Sendable {
                 condition.unlock()
                 return
             }
-            let job = jobs[head]
+            let job = jobs[head]!
+            jobs[head] = nil
             head += 1
             if head > 1024 && head * 2 > jobs.count {
                 jobs.removeFirst(head)
