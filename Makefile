@@ -71,6 +71,7 @@ test: deps
 	@$(MAKE) --no-print-directory fuzz BIN=$(DEBUG_BIN)
 	@$(MAKE) --no-print-directory browser-test BIN=$(DEBUG_BIN)
 	bash tools/load/hostile-clients $(DEBUG_BIN) quick
+	bash tools/load/table-burst $(DEBUG_BIN) quick
 	bash tools/pg/test-replicas $(DEBUG_BIN)
 
 # Replicas on a shared PostgreSQL party store (issue 27): its own PostgreSQL server in a
@@ -85,10 +86,13 @@ browser-test:
 	bash tools/browser/run-tests $(BIN) $(DATA)
 
 # Issue 21's availability checks at full size on loopback (2,000 connections; 1,100 sockets
-# trickling a header byte every 5 s), about a minute; `make test` runs them small.
+# trickling a header byte every 5 s), about a minute, and issue 32's table burst (4, 16 and 64
+# concurrent 1,000 x 1,000 tables while /health is probed; RSS after 30 s idle), about two
+# minutes; `make test` runs both small.
 load: release
 	@$(MAKE) --no-print-directory derived BIN=$(RELEASE_BIN)
 	bash tools/load/hostile-clients $(RELEASE_BIN) full
+	bash tools/load/table-burst $(RELEASE_BIN) full
 # The Spark batch job (tools/spark/batch_job.py, RDD.pipe over `taxipot batch`) on local[2] over
 # SPARK_ROWS rows against `taxipot batch` run alone: the same bytes. Its own target (a JVM, PySpark
 # in .venv-spark and 100,000 debug-build rows take minutes); .ci/run runs it after make test.

@@ -1,6 +1,7 @@
 import Coordinates
 import JSON
 import Parties
+import Places
 
 /// JSON Schemas of the API's bodies for the OpenAPI document: what the server enforces on
 /// requests, and the shape of its answers.
@@ -61,8 +62,8 @@ enum APISchemas {
             "seats_total": ["type": "integer", "minimum": 1, "maximum": .number(Double(Party.maxSeats))],
             "seats_taken": ["type": "integer", "minimum": 0, "maximum": .number(Double(Party.maxSeats)), "description": "at most seats_total (default 0)"],
             "title": ["type": "string", "maxLength": .number(Double(Party.maxTitleLength)), "pattern": "^[^\\u0000-\\u001F\\u007F]*$",
-                      "description": .string("at most \(Party.maxTitleLength) characters and at most \(Party.maxTitleBytes) bytes of UTF-8 "
-                          + "(a character with many combining marks counts by its bytes); no control characters")],
+                      "description": .string("at most \(Party.maxTitleLength) Unicode code points, as maxLength counts them "
+                          + "(a character with combining marks counts each mark); no control characters")],
             "riders": ["type": "array", "minItems": 1, "maxItems": .number(Double(Party.maxRiders)),
                        "description": "optional: the riders, organiser first; seats_taken defaults to their sum and must equal it",
                        "items": riderInput],
@@ -223,9 +224,12 @@ extension APISchemas {
     static let bboxQuery: JSONValue = ["type": "string", "pattern": .string("^" + lonText + "," + latText + "," + lonText + "," + latText + "$"),
                                        "example": "126.9,37.5,127.1,37.6"]
 
-    /// `If-Match`: `*`, or a party's ETag (`"3"`, `W/"3"` or `3`).
-    static let ifMatch: JSONValue = ["type": "string", "pattern": #"^(\*|W/"[1-9][0-9]{0,15}"|"[1-9][0-9]{0,15}"|[1-9][0-9]{0,15})$"#,
-                                     "example": "\"3\""]
+    /// `If-Match` and `If-None-Match`: `*`, or a comma-separated list of ETags (`"3"`, `W/"3"`,
+    /// or a bare `3` read as `"3"`).
+    static let entityTagList: JSONValue = {
+        let tag = #"(W/"[!#-~]*"|"[!#-~]*"|[1-9][0-9]{0,15})"#
+        return ["type": "string", "pattern": .string(#"^(\*|"# + tag + #"([ \t]*,[ \t]*"# + tag + ")*)$"), "example": "\"3\""]
+    }()
 
     /// A one-cell cluster id `zoom.x.y` (merged clusters append `.dx.dy` per further cell, as /v1/clusters gives them).
     static let clusterID: JSONValue = ["type": "string", "pattern": #"^(1?[0-9]|20)\.[0-9]{1,9}\.[0-9]{1,9}$"#, "example": "14.13954.6345"]
@@ -242,7 +246,7 @@ extension APISchemas {
 
 extension APISchemas {
     /// A place search text: 1–100 characters (one with no letter or digit answers 422 empty_query).
-    static let placeText: JSONValue = ["type": "string", "minLength": 1, "maxLength": 100, "example": "강남역"]
+    static let placeText: JSONValue = ["type": "string", "minLength": 1, "maxLength": .number(Double(PlaceQuery.maximumLength)), "example": "강남역"]
 
     /// CRS names: the aliases and the EPSG codes of Korea's usual systems (PROJ knows many more; an unknown code answers 400).
     static let crsName: JSONValue = oneOf(CRSCatalog.aliasNames + ["EPSG:4326", "EPSG:4166", "EPSG:5179", "EPSG:5181", "EPSG:5186", "EPSG:3857", "EPSG:32652", "EPSG:2097"],

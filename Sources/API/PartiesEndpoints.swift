@@ -31,22 +31,22 @@ public func registerPartiesEndpoints(_ router: Router, parties: PartyService, wr
     let authErrors: [(Int, String)] = [(401, "unauthorized: missing or wrong 'Authorization: Bearer <token>'"),
                                        (403, "writes_disabled: the server has no TAXIPOT_WRITE_TOKEN")]
 
-    let ifMatch = ParameterDoc("If-Match", in: "header", "optional: the ETag (\"<version>\") the write was based on, or *; a stale one answers 412 and changes nothing", schema: APISchemas.ifMatch)
+    let conditions = PartyConditionDocs.parameters
     router.add("PUT", "/v1/parties/{id}", OperationDoc(
         "Create or replace a party (durable when answered). Without riders: a new party's seats_taken seats are held by an implied organiser (rider_id 'organiser'); a live party keeps its riders, the organiser getting seats_taken less the others' seats",
-        parameters: [idParam, ifMatch],
+        parameters: [idParam] + conditions,
         requestBody: APISchemas.partyInput,
         responses: [(201, "created: " + partyDoc), (200, "replaced: " + partyDoc),
                     (400, "invalid_id, invalid_json, missing_field, invalid_party (naming the field), unknown_field, id_mismatch"),
                     (409, "seats_conflict: without riders, seats_taken does not cover the riders who joined"),
-                    (412, "version_mismatch: If-Match names another version (or no live party); nothing changed"),
+                    (412, "version_mismatch: " + PartyConditionDocs.failure),
                     (422, "party_expired: its departure plus the grace period has passed; id_mismatch; invalid_party: riders whose seats do not add up to seats_taken or exceed seats_total, or a rider listed twice"),
                     (503, "storage_unavailable: the party store cannot write")] + authErrors,
         responseSchema: APISchemas.party, responseExample: APISchemas.partyOutExample, requestExample: APISchemas.partyExample
     )) { req in
         try auth.check(req)
         let id = try partyID(req)
-        let precondition = try ifMatchPrecondition(req)
+        let precondition = try writePrecondition(req)
         let party = try PartiesJSON.party(id: id, body: try req.jsonBody())
         let saved = try storeCall { try parties.save(party, precondition: precondition, keepingRiders: true) }
         return .json(PartiesJSON.party(saved.party), status: saved.outcome == .created ? 201 : 200,
@@ -64,13 +64,13 @@ public func registerPartiesEndpoints(_ router: Router, parties: PartyService, wr
     }
 
     router.add("DELETE", "/v1/parties/{id}", OperationDoc(
-        "Delete a party (durable when answered)", parameters: [idParam, ifMatch],
+        "Delete a party (durable when answered)", parameters: [idParam] + conditions,
         responses: [(204, "deleted"), (400, "invalid_id"), (404, "party_not_found"),
-                     (412, "version_mismatch: If-Match names another version; nothing changed"), (503, "storage_unavailable")] + authErrors
+                     (412, "version_mismatch: " + PartyConditionDocs.failure), (503, "storage_unavailable")] + authErrors
     )) { req in
         try auth.check(req)
         let id = try partyID(req)
-        let precondition = try ifMatchPrecondition(req)
+        let precondition = try writePrecondition(req)
         guard try storeCall({ try parties.delete(id: id, precondition: precondition) }) else { throw notFound(id) }
         return .noContent
     }
@@ -176,6 +176,17 @@ public func registerPartiesEndpoints(_ router: Router, parties: PartyService, wr
 
 // MARK: - Helpers
 
+/// What the OpenAPI document says of the conditional headers of party writes.
+enum PartyConditionDocs {
+    static let parameters = [
+        ParameterDoc("If-Match", in: "header", "optional: * or the ETags (\"<version>\", comma-separated) the write was based on; compared strongly (a weak W/ tag never matches); none current answers 412 and changes nothing",
+                     schema: APISchemas.entityTagList),
+        ParameterDoc("If-None-Match", in: "header", "optional: * (the party must not exist: create only) or ETags the party must not be at; compared weakly; a match answers 412 and changes nothing",
+                     schema: APISchemas.entityTagList),
+    ]
+    static let failure = "If-Match names no current version (or there is no live party), or If-None-Match names the current one (* : the party exists); nothing changed"
+}
+
 /// Checks `Authorization: Bearer <token>` on writes, comparing in constant time.
 struct WriteAuthorization: Sendable {
     let token: [UInt8]?
@@ -236,18 +247,27 @@ private func clusterNotFound(_ id: ClusterID) -> HTTPError {
     HTTPError.notFound("cluster_not_found", "the cells of cluster '\(id)' hold no matching party now")
 }
 
-/// The write's precondition from `If-Match`: absent none, `*` the party exists, else one ETag
-/// (`"3"`, `W/"3"` or `3`).
-func ifMatchPrecondition(_ req: HTTPRequest) throws(HTTPError) -> PartyPrecondition {
-    guard let raw = req.header("if-match") else { return .none }
-    var text = Substring(raw).trimmingSpaces()
-    if text == "*" { return .exists }
-    if text.hasPrefix("W/") { text = text.dropFirst(2) }
-    if text.count >= 2, text.first == "\"", text.last == "\"" { text = text.dropFirst().dropLast() }
-    guard let v = Int(text), v >= 1 else {
-        throw HTTPError.badRequest("invalid_if_match", "If-Match must be one ETag of this party (\"<version>\", as GET answers it) or *, got '\(raw.prefix(60))'")
+/// The write's precondition from `If-Match` and `If-None-Match` (RFC 9110 §13.1.1–2): each
+/// `*` or a list of the party's ETags (`"3"`; a bare `3` is read as `"3"`). If-Match compares
+/// strongly, so a weak tag (`W/"3"`) never matches it; If-None-Match compares weakly. A tag that
+/// is not one of a party's versions matches none. A value that is not such a list answers 400.
+func writePrecondition(_ req: HTTPRequest) throws(HTTPError) -> PartyPrecondition {
+    func versions(_ name: String, strong: Bool) throws(HTTPError) -> PartyVersions? {
+        guard let raw = req.header(name) else { return nil }
+        guard let list = EntityTagList(raw) else {
+            throw HTTPError.badRequest(name == "if-match" ? "invalid_if_match" : "invalid_if_none_match",
+                                       "\(name == "if-match" ? "If-Match" : "If-None-Match") must be * or a comma-separated list of ETags (\"<version>\", as GET answers them), got '\(raw.prefix(60))'")
+        }
+        switch list {
+        case .any: return .any
+        case .tags(let tags):
+            return .listed(tags.compactMap { tag in
+                guard !(strong && tag.isWeak), let v = Int(tag.opaque), v >= 1, String(v) == tag.opaque else { return nil }
+                return v
+            })
+        }
     }
-    return .version(v)
+    return PartyPrecondition(ifMatch: try versions("if-match", strong: true), ifNoneMatch: try versions("if-none-match", strong: false))
 }
 
 /// Runs a store write, turning its errors into HTTP answers.

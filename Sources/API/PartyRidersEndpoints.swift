@@ -14,30 +14,31 @@ func registerPartyRidersEndpoints(_ router: Router, parties: PartyService, auth:
 
     router.add("POST", "/v1/parties/{id}/riders", OperationDoc(
         "Join a party: adds a rider (durable when answered; however many joins race, the party is never oversold)",
-        parameters: [idParam],
+        parameters: [idParam] + PartyConditionDocs.parameters,
         requestBody: APISchemas.riderInput,
         responses: [(200, "the party with the rider in it (ETag header: its new version)"),
                     (400, "invalid_id, invalid_json, missing_field, invalid_party (naming the field), unknown_field"),
                     (404, "party_not_found"), (409, "party_full (not enough seats left) or already_joined"),
-                    (410, "departed: the party has left"),
+                    (410, "departed: the party has left"), (412, "version_mismatch: " + PartyConditionDocs.failure),
                     (422, "outside_coverage: the party's ride cannot take the rider to drop_off (off the served roads, or no road from the party's origin)"),
                     (503, "storage_unavailable")] + authErrors,
         responseSchema: APISchemas.party, responseExample: APISchemas.partyOutExample, requestExample: ["rider_id": "minji", "seats": 1, "drop_off": [126.978, 37.5665]]
     )) { req in
         try auth.check(req)
         let id = try partyID(req)
+        let precondition = try writePrecondition(req)
         let rider = try PartiesJSON.rider(try req.jsonBody(), field: "rider")
-        let party = try storeCall { try parties.join(partyID: id, rider: rider, dropOffProblem: dropOffProblem) }
+        let party = try storeCall { try parties.join(partyID: id, rider: rider, precondition: precondition, dropOffProblem: dropOffProblem) }
         return .json(PartiesJSON.party(party), headers: [("ETag", PartiesJSON.etag(party))])
     }
 
     router.add("DELETE", "/v1/parties/{id}/riders/{rider_id}", OperationDoc(
         "Leave a party: removes a rider (durable when answered); the organiser leaving hands the party to the next rider",
-        parameters: [idParam, ParameterDoc("rider_id", in: "path", required: true, "the rider to remove", schema: APISchemas.riderID),
-                     ParameterDoc("If-Match", in: "header", "optional: the party's ETag the leave was based on, or *", schema: APISchemas.ifMatch)],
-        responses: [(204, "left (ETag header: the party's new version)"), (400, "invalid_id, invalid_rider_id, invalid_if_match"),
+        parameters: [idParam, ParameterDoc("rider_id", in: "path", required: true, "the rider to remove", schema: APISchemas.riderID)]
+            + PartyConditionDocs.parameters,
+        responses: [(204, "left (ETag header: the party's new version)"), (400, "invalid_id, invalid_rider_id, invalid_if_match, invalid_if_none_match"),
                     (404, "party_not_found or rider_not_found"), (410, "departed"),
-                    (412, "version_mismatch"), (503, "storage_unavailable")] + authErrors
+                    (412, "version_mismatch: " + PartyConditionDocs.failure), (503, "storage_unavailable")] + authErrors
     )) { req in
         try auth.check(req)
         let id = try partyID(req)
@@ -45,7 +46,7 @@ func registerPartyRidersEndpoints(_ router: Router, parties: PartyService, auth:
         guard Party.isValidID(riderID) else {
             throw HTTPError.badRequest("invalid_rider_id", "a rider id is 1–64 characters of A–Z, a–z, 0–9, '_' or '-', got '\(riderID.prefix(80))'")
         }
-        let precondition = try ifMatchPrecondition(req)
+        let precondition = try writePrecondition(req)
         let party = try storeCall { try parties.leave(partyID: id, riderID: riderID, precondition: precondition) }
         return HTTPResponse(status: 204, headers: [("ETag", PartiesJSON.etag(party))])
     }

@@ -49,7 +49,7 @@ func registerPlacesEndpoints(_ router: Router, _ context: ServiceContext) {
     let searchDoc = OperationDoc(
         "Find places by name, part of a name, 초성, typo, romanisation or address, optionally near a point",
         parameters: [
-            ParameterDoc("q", required: true, "what the user typed (1–\(PlaceQuery.maximumLength) characters): 강남역, 홍대, ㅎㄷㅇㄱ, 왕심리, Gangnam, 서울 강남구 역삼동", schema: APISchemas.placeText),
+            ParameterDoc("q", required: true, "what the user typed (1–\(PlaceQuery.maximumLength) Unicode code points): 강남역, 홍대, ㅎㄷㅇㄱ, 왕심리, Gangnam, 서울 강남구 역삼동", schema: APISchemas.placeText),
             ParameterDoc("near", "location bias as lon,lat: closer places rank higher; needed by radius_m and sort=distance", schema: APISchemas.pointQuery),
             ParameterDoc("radius_m", type: "number", "only places within this many metres of near (1–\(Int(PlaceQuery.maximumRadius)))", schema: APISchemas.number(1...PlaceQuery.maximumRadius)),
             ParameterDoc("rect", "only places inside west,south,east,north (degrees)", schema: APISchemas.bboxQuery),

@@ -114,6 +114,12 @@ enum TableEndpoint {
         return out
     }
 
+    /// The work of a parsed query for the server's bulk pool, its cost in cells.
+    static func work(_ q: TableQuery, _ context: ServiceContext) -> BulkWork {
+        let cells = q.request.sources.count * (q.request.destinations?.count ?? q.request.sources.count)
+        return BulkWork(cost: cells, unit: "table cells") { try answer(q, context) }
+    }
+
     /// Answers a parsed query: the table, fares when asked for, JSON.
     static func answer(_ q: TableQuery, _ context: ServiceContext) throws(HTTPError) -> HTTPResponse {
         let table: RouteTable
@@ -224,6 +230,7 @@ func registerTableEndpoints(_ router: Router, _ context: ServiceContext) {
             + "(rounded as it rounds them) and its solo metered fare; null where no road route exists; only the annotations asked for"),
         (400, "a parameter is missing or malformed (the message names it), too many points, or fares for more than \(TableEndpoint.maxFareCells) cells"),
         (422, "outside_coverage: no road within max_snap_m of a point (named sources[i] or destinations[j]); with fares, a source outside the fare regions"),
+        (503, "overloaded: the table cells in flight on the server are at its budget (serve --table-cell-budget); Retry-After says when to retry"),
     ]
     let getDoc = OperationDoc(
         "Durations, distances and solo fares from every source to every destination (OSRM's table shape), at the traffic speeds of the departure hour",
@@ -235,15 +242,15 @@ func registerTableEndpoints(_ router: Router, _ context: ServiceContext) {
             ParameterDoc("max_snap_m", type: "number", "how far a point may be from a road, metres (default 200, at most 5000)", schema: APISchemas.number(0...RouteEngine.maxSnapLimitMeters, exclusiveMinimum: true)),
         ],
         responses: responses, responseSchema: ResponseSchemas.table, responseExample: ResponseSchemas.tableExample)
-    router.operation("GET", "/v1/table", getDoc) { _, query in
-        try TableEndpoint.answer(try TableEndpoint.parseGet(query), context)
+    router.addBulk("GET", "/v1/table", getDoc) { req in
+        TableEndpoint.work(try TableEndpoint.parseGet(QueryReader(req, getDoc.parameters)), context)
     }
     let postDoc = OperationDoc(
         "The same table as GET /v1/table for up to \(TableEndpoint.maxPointsPost) × \(TableEndpoint.maxPointsPost) points, from a JSON body",
         requestBody: TableEndpoint.postSchema, responses: responses, responseSchema: ResponseSchemas.table,
         responseExample: ResponseSchemas.tableExample, requestExample: ["sources": [[126.97, 37.56], [126.98, 37.57]], "destinations": [[126.99, 37.57]], "annotations": ["duration", "fare"]])
-    router.add("POST", "/v1/table", postDoc) { req in
-        try TableEndpoint.answer(try TableEndpoint.parsePost(try req.jsonBody()), context)
+    router.addBulk("POST", "/v1/table", postDoc) { req in
+        TableEndpoint.work(try TableEndpoint.parsePost(try req.jsonBody()), context)
     }
 }
 

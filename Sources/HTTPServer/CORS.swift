@@ -4,7 +4,7 @@ public struct CORSPolicy: Sendable, Equatable {
     public let allowedOrigin: String
 
     /// Headers a browser may send (preflight answer): the bearer token, JSON bodies, ids, revalidation.
-    public static let allowedHeaders = "Authorization, Content-Type, X-Request-Id, If-None-Match, Accept-Encoding"
+    public static let allowedHeaders = "Authorization, Content-Type, X-Request-Id, If-Match, If-None-Match, Accept-Encoding"
     /// Headers a browser script may read from an answer.
     public static let exposedHeaders = "ETag, X-Request-Id, Retry-After, Location"
     /// Seconds a browser may cache a preflight answer.

@@ -51,6 +51,22 @@ public struct HTTPServerOptions: Sendable {
     public var gzipMinBytes = 1024
     /// The access log's line format (see `accessLog`).
     public var logFormat: AccessLogFormat = .text
+    /// The most bulk work (`HandlerCost.bulk`, in its routes' units: table cells) admitted and
+    /// not yet answered; past it a bulk request is answered 503 with `Retry-After`. The default
+    /// is four full 1,000 × 1,000 tables: one running, the rest waiting about a second each.
+    public var bulkBudget = 4_000_000
+    /// Threads running bulk work, apart from the workers (default: half the cores, at least one;
+    /// a table already spreads its searches over every core).
+    public var bulkThreads = max(1, ProcessInfo.processInfo.activeProcessorCount / 2)
+    /// Bulk requests admitted and waiting for a bulk thread at most (503 beyond it).
+    public var bulkQueueCapacity = 256
+    /// The nice value of the bulk threads (0–19): the scheduler gives light and heavy requests
+    /// the cores first while bulk work runs.
+    public var bulkNice: Int32 = 10
+    /// Allocations of at least this many bytes get their own memory mapping, returned to the
+    /// system when freed (glibc `M_MMAP_THRESHOLD`, set for the whole process at `start`);
+    /// 0 leaves the allocator alone. See `AllocatorSettings`.
+    public var mmapThresholdBytes = 256 << 10
 
     public init() {}
 }
@@ -74,6 +90,9 @@ public final class HTTPServer: @unchecked Sendable {
     private let conventions: HTTPConventions
     private var daemon: OpaquePointer?
     private var pool: WorkerPool?
+    /// Runs the second part of bulk requests (see `HandlerCost.bulk`).
+    private var bulkPool: WorkerPool?
+    private var bulkBudget: BulkBudget!
     private var loop: EventLoop?
     private var listenFD: Int32 = -1
     /// Connection limits and head deadlines (I/O thread only once started).
@@ -116,6 +135,11 @@ public final class HTTPServer: @unchecked Sendable {
         listenFD = fd
         self.port = ListenSocket.port(fd)
         pool = WorkerPool(threads: max(1, options.workerThreads), queueCapacity: options.queueCapacity)
+        let nice = max(0, min(19, options.bulkNice))
+        bulkPool = WorkerPool(threads: max(1, options.bulkThreads), queueCapacity: max(1, options.bulkQueueCapacity),
+                              onStart: { _ = taxipot_set_thread_nice(nice) })
+        bulkBudget = BulkBudget(limit: options.bulkBudget)
+        AllocatorSettings.useMappingsFrom(options.mmapThresholdBytes)
         // Every connection costs a descriptor, and so does every 503 still being read.
         let files = OpenFileLimit.raise()
         let lingerLimit = max(16, min(1024, files / 16))
@@ -200,6 +224,7 @@ public final class HTTPServer: @unchecked Sendable {
             if let d { MHD_stop_daemon(d) }
             close(fd)
             pool?.shutdown()
+            bulkPool?.shutdown()
             throw HTTPServerError(description: d == nil ? "libmicrohttpd could not start on \(host):\(port)"
                                                         : "could not start the I/O thread on \(host):\(port)")
         }
@@ -224,6 +249,8 @@ public final class HTTPServer: @unchecked Sendable {
         daemon = nil
         pool?.shutdown()
         pool = nil
+        bulkPool?.shutdown()
+        bulkPool = nil
     }
 
     // MARK: - Connections
@@ -320,20 +347,30 @@ public final class HTTPServer: @unchecked Sendable {
                 return reject(connection, state, HTTPError(status: 414, code: "uri_too_long",
                     message: "the request URL is \(state.rawTarget.utf8.count) bytes; at most \(options.maxURLBytes) are accepted"))
             }
-            if let len = state.headers["content-length"].flatMap({ Int($0) }), len > options.maxBodyBytes {
+            // Any length libmicrohttpd reads (up to 2^64 - 1; beyond it see `refuseUnreadableLengths`).
+            if let len = state.headers["content-length"].flatMap({ UInt64($0) }), len > UInt64(options.maxBodyBytes) {
                 return reject(connection, state, HTTPError(status: 413, code: "body_too_large",
                     message: "the request body is \(len) bytes; at most \(options.maxBodyBytes) are accepted"))
             }
+            if state.headers["transfer-encoding"] != nil, let method {
+                state.chunkFloor = UnsafeRawPointer(method).assumingMemoryBound(to: UInt8.self) + taxipot_mhd_request_head_size(connection)
+            }
             return MHD_Result.YES
         }
+        if state.answeredEarly { return MHD_Result.NO }  // the 413 is out: close once the body ends
         if let uploadSize, uploadSize.pointee > 0 {
             let n = uploadSize.pointee
-            if !state.bodyTooLarge {
+            if !state.bodyTooLarge, let uploadData {
+                let data = UnsafeRawPointer(uploadData).assumingMemoryBound(to: UInt8.self)
+                if let error = checkChunk(state, data: data, count: n) {
+                    uploadSize.pointee = 0
+                    return answerEarly(connection, state, error)
+                }
                 if state.body.count + n > options.maxBodyBytes {
                     state.bodyTooLarge = true
                     state.body = []
-                } else if let uploadData {
-                    uploadData.withMemoryRebound(to: UInt8.self, capacity: n) { state.body.append(contentsOf: UnsafeBufferPointer(start: $0, count: n)) }
+                } else {
+                    state.body.append(contentsOf: UnsafeBufferPointer(start: data, count: n))
                 }
             }
             uploadSize.pointee = 0
@@ -365,16 +402,25 @@ public final class HTTPServer: @unchecked Sendable {
         }
         MHD_suspend_connection(connection)
         let loop = self.loop
+        // Resumed once this worker no longer counts as running: the client's next request
+        // must find the pool idle, or it would leave the inline path for no reason.
+        let resume = {
+            MHD_resume_connection(connection)
+            loop?.wake()
+        }
         let accepted = pool.submit { [self] in
+            if case .handle(let request, .found(let route, let params)) = work, let bulk = route.bulk {
+                var req = request
+                req.pathParameters = params
+                guard let response = self.startBulk(route, bulk, req, state, resume) else { return nil }  // the bulk pool answers
+                self.finish(state, route.pattern, response, rejectedForLoad: response.status == 503)
+                state.response = response
+                return resume
+            }
             let (route, response) = self.run(work, state)
             self.finish(state, route, response)
             state.response = response
-            // Resumed once this worker no longer counts as running: the client's next request
-            // must find the pool idle, or it would leave the inline path for no reason.
-            return {
-                MHD_resume_connection(connection)
-                loop?.wake()
-            }
+            return resume
         }
         if !accepted {
             MHD_resume_connection(connection)
@@ -388,6 +434,97 @@ public final class HTTPServer: @unchecked Sendable {
             log(state, "overload", 503, seconds, response.body.count)
         }
         return MHD_Result.YES
+    }
+
+    /// For a chunked body, the 413 for a chunk whose announced size takes the body past
+    /// `maxBodyBytes`, checked when its first data comes (see `ChunkSizeLine`); nil otherwise.
+    /// Where the size line cannot be seen, the body is limited by its bytes as they come.
+    private func checkChunk(_ state: RequestState, data: UnsafePointer<UInt8>, count: Int) -> HTTPError? {
+        guard let floor = state.chunkFloor else { return nil }
+        if state.chunkLeft == 0 {
+            let room = UInt64(max(0, options.maxBodyBytes - state.body.count))
+            switch ChunkSizeLine.before(data, floor: floor) {
+            case .absent:
+                state.chunkFloor = nil
+                return nil
+            case .size(let size) where size <= room:
+                state.chunkLeft = size
+            case .size(let size):
+                return HTTPError(status: 413, code: "body_too_large",
+                    message: "a chunk of \(size) bytes takes the request body past \(options.maxBodyBytes) bytes, the most accepted")
+            case .tooLarge:
+                return HTTPError(status: 413, code: "body_too_large",
+                    message: "a chunk's size is past 2^64 bytes; at most \(options.maxBodyBytes) are accepted")
+            }
+        }
+        state.chunkLeft -= min(state.chunkLeft, UInt64(count))
+        return nil
+    }
+
+    /// Answers `error` while the body is still coming (libmicrohttpd takes an answer only before
+    /// the body or after it): written straight to the socket, which is then shut for writing;
+    /// the rest of the body is dropped and the connection closed once it ends or the client closes.
+    private func answerEarly(_ connection: OpaquePointer, _ state: RequestState, _ error: HTTPError) -> MHD_Result {
+        let fd = taxipot_mhd_connection_fd(connection)
+        guard fd >= 0 else { return MHD_Result.NO }
+        state.answeredEarly = true
+        state.body = []
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - state.started) / 1e9
+        metrics.recordLocked(route: "unmatched", status: error.status, seconds: seconds)
+        let extra = conventions.baseHeaders(requestID: state.requestID, origin: state.headers["origin"]).map { "\($0.0): \($0.1)\r\n" }.joined()
+        let body = error.response.body
+        let answer = Admission.rawAnswer(status: error.status, reason: "Content Too Large", extraHeaders: extra, body: body)
+        _ = answer.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+        shutdown(fd, Int32(SHUT_WR))
+        log(state, "unmatched", error.status, seconds, body.count)
+        return MHD_Result.YES
+    }
+
+    /// Reads a bulk request with its first part (on this worker), admits it against the bulk
+    /// budget and hands the rest to the bulk pool, which answers it and calls `resume`. Returns
+    /// the answer when there is one now: the first part's error, or a 503 past the budget or
+    /// the bulk queue; nil when the bulk pool has the request.
+    private func startBulk(_ route: Route, _ bulk: BulkHandler, _ request: HTTPRequest, _ state: RequestState,
+                           _ resume: @escaping () -> Void) -> HTTPResponse?
+    {
+        func answer(_ r: HTTPResponse) -> HTTPResponse {
+            var response = r
+            conventions.apply(&response, method: state.method, headers: state.headers, requestID: state.requestID, cacheable: false)
+            return response
+        }
+        let work: BulkWork
+        do {
+            work = try bulk(request)
+        } catch {
+            return answer(Router.answer { throw error })
+        }
+        guard let bulkPool, let budget = bulkBudget else { return answer(Router.answer(work.run)) }
+        func overloaded(_ why: String) -> HTTPResponse {
+            let seconds = budget.retryAfterSeconds(for: work.cost)
+            return answer(HTTPError(status: 503, code: "overloaded", message: why + "; retry in \(seconds) s",
+                                    headers: [("Retry-After", String(seconds))]).response)
+        }
+        guard budget.admit(work.cost) else {
+            return overloaded("the server is at its budget of \(budget.limit) \(work.unit) in flight (\(budget.current) now; this request needs \(work.cost))")
+        }
+        let accepted = bulkPool.submit { [self] in
+            let t0 = DispatchTime.now().uptimeNanoseconds
+            var response = Router.answer(work.run)
+            conventions.apply(&response, method: state.method, headers: state.headers, requestID: state.requestID, cacheable: route.cacheable)
+            let left = budget.release(work.cost, seconds: Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e9)
+            finish(state, route.pattern, response)
+            state.response = response
+            return {
+                resume()
+                // The last bulk request of a burst gives the heap's free memory back.
+                if left == 0 { AllocatorSettings.trim() }
+            }
+        }
+        guard accepted else {
+            budget.release(work.cost, seconds: 0)
+            return overloaded("\(options.bulkQueueCapacity) bulk requests are waiting already")
+        }
+        return nil
     }
 
     /// A complete request ready for its handler: decoded and matched, or the error its target gives.
@@ -445,9 +582,9 @@ public final class HTTPServer: @unchecked Sendable {
         }
     }
 
-    private func finish(_ state: RequestState, _ route: String, _ response: HTTPResponse) {
+    private func finish(_ state: RequestState, _ route: String, _ response: HTTPResponse, rejectedForLoad: Bool = false) {
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - state.started) / 1e9
-        metrics.end(route: route, status: response.status, seconds: seconds)
+        metrics.end(route: route, status: response.status, seconds: seconds, rejectedForLoad: rejectedForLoad)
         log(state, route, response.status, seconds, response.body.count)
     }
 
@@ -522,6 +659,13 @@ final class RequestState: @unchecked Sendable {
     var body: [UInt8] = []
     var headersSeen = false
     var bodyTooLarge = false
+    /// For a chunked body: where its region of libmicrohttpd's read buffer starts (right after
+    /// the head; see `ChunkSizeLine`), nil once a size line could not be seen.
+    var chunkFloor: UnsafePointer<UInt8>?
+    /// Bytes of the current chunk still to come (0: the next data starts a chunk).
+    var chunkLeft: UInt64 = 0
+    /// An answer went out before the body ended (`answerEarly`).
+    var answeredEarly = false
     var dispatched = false
     var started: UInt64 = 0
     var requestID = ""

@@ -82,7 +82,7 @@ public final class ServerMetrics: @unchecked Sendable {
         }
         s += "# HELP taxipot_http_in_flight Requests being handled now.\n# TYPE taxipot_http_in_flight gauge\n"
         s += "taxipot_http_in_flight \(inFlight)\n"
-        s += "# HELP taxipot_http_rejected_overload_total Requests and connections answered 503 because the queue or the connection limit was full.\n"
+        s += "# HELP taxipot_http_rejected_overload_total Requests and connections answered 503 because a queue, the table cell budget or the connection limit was full.\n"
         s += "# TYPE taxipot_http_rejected_overload_total counter\n"
         s += "taxipot_http_rejected_overload_total \(rejected)\n"
         return s

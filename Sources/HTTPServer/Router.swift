@@ -64,7 +64,31 @@ public enum HandlerCost: Sendable {
     case light
     /// Anything else (large bodies, disk writes, possibly long computations): always on a worker.
     case heavy
+    /// Long computations whose cost the request decides (tables of up to a million cells): the
+    /// route's `BulkHandler` reads the request on a worker and names its cost; the server admits
+    /// it against its budget of bulk work in flight (503 with `Retry-After` past it) and runs
+    /// the rest on its own bulk pool, so light and heavy requests never wait behind it.
+    case bulk
 }
+
+/// A bulk request once read: its cost, in the units of the server's bulk budget
+/// (`HTTPServerOptions.bulkBudget`), and the long part, run on the bulk pool.
+public struct BulkWork: Sendable {
+    public let cost: Int
+    /// What one unit of `cost` is, for the 503 message ("table cells").
+    public let unit: String
+    public let run: @Sendable () throws -> HTTPResponse
+
+    public init(cost: Int, unit: String, _ run: @escaping @Sendable () throws -> HTTPResponse) {
+        self.cost = max(0, cost)
+        self.unit = unit
+        self.run = run
+    }
+}
+
+/// The first part of a `.bulk` route: reads and checks the request (throw `HTTPError` for an
+/// error answer) and returns its cost and the rest of the work.
+public typealias BulkHandler = @Sendable (HTTPRequest) throws -> BulkWork
 
 /// A route: method, path pattern with `{name}` segments, a name for metrics, and its handler.
 public struct Route: Sendable {
@@ -75,7 +99,10 @@ public struct Route: Sendable {
     public let cost: HandlerCost
     /// True when a 200 answer gets an `ETag` and `If-None-Match` may turn it into a 304.
     public let cacheable: Bool
+    /// The whole request in one call (for a `.bulk` route: its `bulk` part, then the work).
     public let handler: HTTPHandler
+    /// A `.bulk` route's first part (the server runs the two parts on different pools).
+    public let bulk: BulkHandler?
 }
 
 /// Method + path pattern → handler. Built once before the server starts; read-only after.
@@ -93,7 +120,16 @@ public final class Router: @unchecked Sendable {
     {
         let segments = pattern.split(separator: "/", omittingEmptySubsequences: true)
         routes.append(Route(method: method, pattern: pattern, segments: segments, doc: doc, cost: cost,
-                            cacheable: cacheable ?? (method == "GET"), handler: handler))
+                            cacheable: cacheable ?? (method == "GET"), handler: handler, bulk: nil))
+    }
+
+    /// Adds a `.bulk` route: `handler` reads the request and names its cost (see `HandlerCost.bulk`).
+    public func addBulk(_ method: String, _ pattern: String, _ doc: OperationDoc, cacheable: Bool? = nil,
+                        _ handler: @escaping BulkHandler)
+    {
+        let segments = pattern.split(separator: "/", omittingEmptySubsequences: true)
+        routes.append(Route(method: method, pattern: pattern, segments: segments, doc: doc, cost: .bulk,
+                            cacheable: cacheable ?? (method == "GET"), handler: { try handler($0).run() }, bulk: handler))
     }
 
     /// Runs `check` before the handler of every route added so far whose pattern `matches`:
@@ -155,13 +191,18 @@ public final class Router: @unchecked Sendable {
         case .found(let route, let params):
             var req = request
             req.pathParameters = params
-            do {
-                return (route.pattern, try route.handler(req))
-            } catch let e as HTTPError {
-                return (route.pattern, e.response)
-            } catch {
-                return (route.pattern, HTTPError(status: 500, code: "internal_error", message: "internal error: \(error)").response)
-            }
+            return (route.pattern, Self.answer { try route.handler(req) })
+        }
+    }
+
+    /// The answer `body` gives: its response, the answer of the `HTTPError` it throws, or a 500.
+    public static func answer(_ body: () throws -> HTTPResponse) -> HTTPResponse {
+        do {
+            return try body()
+        } catch let e as HTTPError {
+            return e.response
+        } catch {
+            return HTTPError(status: 500, code: "internal_error", message: "internal error: \(error)").response
         }
     }
 }

@@ -9,7 +9,10 @@ final class WorkerPool: @unchecked Sendable {
     /// A job returns what to do once it no longer counts as running (the hand-back of its
     /// result), so whoever receives the result already sees the pool idle.
     typealias Job = () -> (() -> Void)?
-    private var jobs: [Job] = []
+    /// Waiting jobs from `head` on; a slot is emptied when its job is taken, so a finished job's
+    /// captures (a request's body, its answer: megabytes for a table) are freed at once rather
+    /// than when the array is next compacted.
+    private var jobs: [Job?] = []
     private var head = 0
     private let capacity: Int
     private var stopping = false
@@ -22,11 +25,13 @@ final class WorkerPool: @unchecked Sendable {
     /// True on a worker thread of any pool.
     static var isWorkerThread: Bool { Thread.current.threadDictionary[markerKey] as? Bool ?? false }
 
-    init(threads count: Int, queueCapacity: Int) {
+    /// `onStart` runs first on each thread (the bulk pool lowers its threads' priority there).
+    init(threads count: Int, queueCapacity: Int, onStart: (@Sendable () -> Void)? = nil) {
         capacity = queueCapacity
         for i in 0..<count {
             let t = Thread { [unowned self] in
                 Thread.current.threadDictionary[WorkerPool.markerKey] = true
+                onStart?()
                 self.loop()
             }
             t.stackSize = 1 << 20
@@ -67,7 +72,8 @@ final class WorkerPool: @unchecked Sendable {
                 condition.unlock()
                 return
             }
-            let job = jobs[head]
+            let job = jobs[head]!
+            jobs[head] = nil
             head += 1
             if head > 1024 && head * 2 > jobs.count {
                 jobs.removeFirst(head)

@@ -74,11 +74,10 @@ public struct Party: Sendable, Hashable, Codable {
 
     /// Largest `seats_total` accepted (a van taxi).
     public static let maxSeats = 16
-    /// Longest `title` accepted, in characters (grapheme clusters).
+    /// Longest `title` accepted, in Unicode code points (scalars), as JSON Schema's `maxLength`
+    /// counts a string: a character with combining marks counts each mark (so the size is bounded too,
+    /// at 4 bytes of UTF-8 a code point).
     public static let maxTitleLength = 200
-    /// Longest `title` accepted, in UTF-8 bytes: one character may hold any number of
-    /// combining marks, so the character limit alone does not bound the size.
-    public static let maxTitleBytes = 800
     /// Earliest and latest `depart_at` accepted: 2000-01-01 and 2100-01-01 (UTC).
     public static let departRange: ClosedRange<Double> = 946_684_800...4_102_444_800
 
@@ -131,12 +130,9 @@ public struct Party: Sendable, Hashable, Codable {
             }
         }
         if let title {
-            // Bytes first: counting characters of a huge title would cost as much as the title.
-            guard title.utf8.count <= Party.maxTitleBytes else {
-                throw PartyValidationError(field: "title", message: "must be at most \(Party.maxTitleBytes) bytes of UTF-8, got \(title.utf8.count)")
-            }
-            guard title.count <= Party.maxTitleLength else {
-                throw PartyValidationError(field: "title", message: "must be at most \(Party.maxTitleLength) characters, got \(title.count)")
+            let codePoints = title.unicodeScalars.count
+            guard codePoints <= Party.maxTitleLength else {
+                throw PartyValidationError(field: "title", message: "must be at most \(Party.maxTitleLength) Unicode code points (each combining mark counts), got \(codePoints)")
             }
             guard !title.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
                 throw PartyValidationError(field: "title", message: "must not contain control characters")

@@ -34,21 +34,59 @@ public enum PartyPutOutcome: Sendable, Equatable {
     case replaced
 }
 
-/// What a write requires of the live party's version (HTTP `If-Match`).
-public enum PartyPrecondition: Sendable, Equatable {
+/// Which versions of a party a precondition names: any live version (`*`), or a list of them.
+public enum PartyVersions: Sendable, Equatable {
+    /// Any live party (`*`).
+    case any
+    /// These versions (an empty list names none).
+    case listed([Int])
+
+    /// Whether `live` (nil: no live party) is one of these.
+    func contains(_ live: Party?) -> Bool {
+        guard let live else { return false }
+        switch self {
+        case .any: return true
+        case .listed(let versions): return versions.contains(live.version)
+        }
+    }
+
+    /// The versions in words ("version 3 or 5").
+    var text: String {
+        switch self {
+        case .any: "any version"
+        case .listed(let versions):
+            versions.isEmpty ? "a version named by a strong entity tag (a weak one never matches If-Match)"
+                : "version " + versions.map(String.init).joined(separator: " or ")
+        }
+    }
+}
+
+/// What a write requires of the live party (HTTP `If-Match` and `If-None-Match`, RFC 9110
+/// §13.1.1–2): the live party must be one `ifMatch` names, and must not be one `ifNoneMatch`
+/// names (`ifNoneMatch: .any`: no live party may exist).
+public struct PartyPrecondition: Sendable, Equatable {
+    public var ifMatch: PartyVersions?
+    public var ifNoneMatch: PartyVersions?
+
+    public init(ifMatch: PartyVersions? = nil, ifNoneMatch: PartyVersions? = nil) {
+        self.ifMatch = ifMatch
+        self.ifNoneMatch = ifNoneMatch
+    }
+
     /// Nothing.
-    case none
+    public static let none = PartyPrecondition()
     /// A live party of that id exists (`If-Match: *`).
-    case exists
+    public static let exists = PartyPrecondition(ifMatch: .any)
     /// The live party's version is this one (`If-Match: "3"`).
-    case version(Int)
+    public static func version(_ v: Int) -> PartyPrecondition { PartyPrecondition(ifMatch: .listed([v])) }
 
     /// Throws `PartyWriteError.versionMismatch` when `live` does not satisfy the condition.
     func check(id: String, live: Party?) throws(PartyWriteError) {
-        switch self {
-        case .none: return
-        case .exists: if live == nil { throw .versionMismatch(id: id, current: nil, expected: "*") }
-        case .version(let v): if live?.version != v { throw .versionMismatch(id: id, current: live?.version, expected: String(v)) }
+        if let m = ifMatch, !m.contains(live) {
+            throw .versionMismatch(id: id, current: live?.version, expected: m.text)
+        }
+        if let n = ifNoneMatch, n.contains(live) {
+            throw .versionMismatch(id: id, current: live?.version, expected: n == .any ? "no live party" : "not " + n.text)
         }
     }
 }
@@ -65,7 +103,8 @@ public enum PartyWriteError: Error, Sendable, Equatable, CustomStringConvertible
     case alreadyJoined(id: String, riderID: String)
     /// The rider is not in the party.
     case riderNotFound(id: String, riderID: String)
-    /// The live party's version is not the one the writer read (`current` nil: no live party).
+    /// The live party is not what the writer's precondition asked for (`expected`, in words;
+    /// `current` nil: no live party).
     case versionMismatch(id: String, current: Int?, expected: String)
     /// A write without a rider list would leave the riders who joined without seats.
     case seatsConflict(id: String, message: String)
@@ -81,8 +120,8 @@ public enum PartyWriteError: Error, Sendable, Equatable, CustomStringConvertible
         case let .alreadyJoined(id, rider): "rider '\(rider)' is already in party '\(id)'"
         case let .riderNotFound(id, rider): "party '\(id)' has no rider '\(rider)'"
         case let .versionMismatch(id, current, expected):
-            current.map { "party '\(id)' is at version \($0), not \(expected): read it again, then retry" }
-                ?? "no live party '\(id)' to match version \(expected)"
+            current.map { "party '\(id)' is at version \($0); the write asked for \(expected): read it again, then retry" }
+                ?? "no live party '\(id)'; the write asked for \(expected)"
         case let .seatsConflict(id, message): "party '\(id)': \(message)"
         case let .dropOffNotServed(id, rider, reason): "party '\(id)' cannot take rider '\(rider)' to their drop-off: \(reason)"
         }
@@ -334,15 +373,19 @@ public final class PartyService: @unchecked Sendable {
     /// write only if the party is still the one checked, so however many joins race (on however
     /// many replicas), the party is never oversold; the answer comes after the store's commit.
     /// Throws `PartyValidationError` (a bad rider), `PartyWriteError` (`notFound`, `departed`,
-    /// `full`, `alreadyJoined`, `dropOffNotServed`), `PartyStoreError` or `PartyStoreUnavailableError`.
+    /// `full`, `alreadyJoined`, `versionMismatch` when `precondition` fails, `dropOffNotServed`),
+    /// `PartyStoreError` or `PartyStoreUnavailableError`.
     ///
     /// `dropOffProblem`, when given, is asked about a rider's drop-off with the live party, under
     /// the lock: a reason it answers refuses the join (`dropOffNotServed`).
-    public func join(partyID: String, rider: PartyRider, dropOffProblem: ((Party, Coordinate) -> String?)? = nil) throws -> Party {
+    public func join(partyID: String, rider: PartyRider, precondition: PartyPrecondition = .none,
+                     dropOffProblem: ((Party, Coordinate) -> String?)? = nil) throws -> Party {
         try rider.validate(field: "rider")
         let t = now()
         return try writing(id: partyID) { _ in
-            guard let old = read({ $0.party(id: partyID) }) else { throw PartyWriteError.notFound(id: partyID) }
+            let live = read { $0.party(id: partyID) }
+            try precondition.check(id: partyID, live: live)
+            guard let old = live else { throw PartyWriteError.notFound(id: partyID) }
             guard old.departAt > t else { throw PartyWriteError.departed(id: partyID, departAt: old.departAt) }
             let riders = old.seatedRiders
             guard !riders.contains(where: { $0.id == rider.id }) else { throw PartyWriteError.alreadyJoined(id: partyID, riderID: rider.id) }

@@ -96,7 +96,7 @@ public enum PlaceSort: String, Sendable, CaseIterable {
 
 /// A keyword search: text plus optional location bias, filters and paging.
 public struct PlaceQuery: Sendable {
-    /// Longest accepted query, in characters.
+    /// Longest accepted query, in Unicode code points (as JSON Schema's maxLength counts).
     public static let maximumLength = 100
     /// Largest page.
     public static let maximumLimit = 50

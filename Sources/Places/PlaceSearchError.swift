@@ -5,7 +5,7 @@ import Geo
 public enum PlaceSearchError: Error, Sendable, Equatable, CustomStringConvertible {
     /// `q` is missing, empty or only spaces and punctuation.
     case emptyQuery
-    /// `q` is longer than `PlaceQuery.maximumLength` characters.
+    /// `q` is longer than `PlaceQuery.maximumLength` code points.
     case queryTooLong(length: Int)
     /// `category` is none of the known ones.
     case unknownCategory(String, known: [String])
@@ -28,7 +28,7 @@ public enum PlaceSearchError: Error, Sendable, Equatable, CustomStringConvertibl
         case .emptyQuery:
             return "parameter 'q' must contain a letter or digit"
         case .queryTooLong(let n):
-            return "parameter 'q' is \(n) characters long; the maximum is \(PlaceQuery.maximumLength)"
+            return "parameter 'q' is \(n) Unicode code points long; the maximum is \(PlaceQuery.maximumLength)"
         case .unknownCategory(let c, let known):
             return "unknown category '\(c.prefix(40))'; known categories: \(known.joined(separator: ", "))"
         case .invalidNear(let t):
@@ -95,7 +95,8 @@ extension PlaceQuery {
     /// Checks everything but the category (which needs the index): the text, the numbers and
     /// how the options combine. Returns the folded text.
     func validated() throws(PlaceSearchError) -> String {
-        let length = text.count
+        // In code points, as the OpenAPI document's maxLength counts (a combining mark counts).
+        let length = text.unicodeScalars.count
         if length > PlaceQuery.maximumLength { throw .queryTooLong(length: length) }
         let folded = SearchText.fold(text)
         if folded.isEmpty { throw .emptyQuery }

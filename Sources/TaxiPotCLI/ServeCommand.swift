@@ -12,6 +12,7 @@ struct ServeCommand: Command {
                              [--no-inline] [--io-spin-us N] [--cluster-radius PX] [--hierarchy-cache-mb N]
                              [--web DIR] [--leaflet DIR] [--party-store postgresql://…]
                              [--cors-origin ORIGIN|*] [--log-format text|json] [--gzip-min-bytes N]
+                             [--table-cell-budget N]
 
         Serves the HTTP API (GET /openapi.json lists every endpoint).
           --host H          address to bind (default 127.0.0.1)
@@ -34,6 +35,10 @@ struct ServeCommand: Command {
                             read answers; preflight OPTIONS is answered 204 (default: no CORS)
           --gzip-min-bytes N  gzip answers of at least N bytes to clients that accept it
                             (default 1024; 0: never)
+          --table-cell-budget N  table cells (sources x destinations) admitted and not yet
+                            answered, at most (default 4000000: four 1,000 x 1,000 tables); past
+                            it a table is answered 503 with Retry-After. Tables run on their own
+                            threads at a lower priority, so other requests never wait behind them
           --no-inline       run every handler on a worker; by default light read-only endpoints
                             (route, places, fare, clusters, …) run on the I/O thread when no
                             request waits, which saves two thread hand-offs per request
@@ -74,7 +79,7 @@ struct ServeCommand: Command {
     func run(_ args: [String]) throws -> Int32 {
         let valued = ["host", "port", "data", "state-dir", "workers", "queue", "connections", "per-client", "timeout", "header-timeout",
                       "cluster-radius", "io-spin-us", "hierarchy-cache-mb", "web", "leaflet", "cors-origin", "log-format", "gzip-min-bytes",
-                      "party-store"]
+                      "party-store", "table-cell-budget"]
         var a = try Arguments(args, valued: Set(valued), flags: ["no-access-log", "no-inline"])
         a.fillFromEnvironment(valued)
         guard a.positionals.isEmpty else { throw UsageError("unexpected argument '\(a.positionals[0])'") }
@@ -91,6 +96,7 @@ struct ServeCommand: Command {
         options.inlineLightHandlers = !a.has("no-inline")
         options.ioSpinMicroseconds = try a.int("io-spin-us", default: options.ioSpinMicroseconds, range: 0...10_000)
         options.gzipMinBytes = try a.int("gzip-min-bytes", default: options.gzipMinBytes, range: 0...(1 << 30))
+        options.bulkBudget = try a.int("table-cell-budget", default: options.bulkBudget, range: 1...1_000_000_000)
         if let origin = a.value("cors-origin") {
             guard let policy = CORSPolicy(origin: origin) else {
                 throw UsageError("\(a.label("cors-origin")) must be * or an origin such as https://map.example.com (scheme://host[:port], no path), got '\(origin)'")

@@ -37,8 +37,8 @@ final class PartiesEndpointTests: XCTestCase {
     }
 
     /// A body with a key twice is a 400 naming the key, over a real socket, and nothing is
-    /// written; a title of one character with 300,000 combining marks is a 400 naming the
-    /// byte limit; the OpenAPI schema states both title limits.
+    /// written; a title is limited in code points, as the OpenAPI schema's maxLength counts
+    /// (one character with 250 combining marks is 251: a 400 naming the title).
     func testDuplicateKeysAndOverlongTitlesAreRefusedOverHTTP() throws {
         let (router, service) = try makeRouter(token: token)
         var options = HTTPServerOptions()
@@ -61,8 +61,22 @@ final class PartiesEndpointTests: XCTestCase {
         let long = try client.request("PUT", "/v1/parties/heavy", headers: auth, body: Array(body(lon: 127.0, lat: 37.5, title: heavy).utf8))
         XCTAssertEqual(long.status, 400)
         let message = try JSONParser.parse(long.body)["error"]?["message"]?.stringValue ?? ""
-        XCTAssertTrue(message.contains("title") && message.contains("800 bytes"), message)
+        XCTAssertTrue(message.contains("title") && message.contains("200 Unicode code points"), message)
         XCTAssertNil(service.party(id: "heavy"))
+
+        // maxLength counts code points (JSON Schema): "a" + 250 combining marks is 251 (one
+        // character, 501 bytes); 200 of them pass, 201 do not, whatever their bytes.
+        let marks = "a" + String(repeating: "\u{301}", count: 250)
+        let marked = try client.request("PUT", "/v1/parties/marks", headers: auth, body: Array(body(lon: 127.0, lat: 37.5, title: marks).utf8))
+        XCTAssertEqual(marked.status, 400, marked.text)
+        XCTAssertTrue(marked.text.contains("title") && marked.text.contains("251"), marked.text)
+        XCTAssertNil(service.party(id: "marks"))
+        for (title, status) in [(String(repeating: "\u{1F695}", count: 200), 201), ("a" + String(repeating: "\u{301}", count: 199), 201),
+                                (String(repeating: "가", count: 201), 400)] {
+            let r = try client.request("PUT", "/v1/parties/t\(title.unicodeScalars.count)-\(title.utf8.count)", headers: auth,
+                                       body: Array(body(lon: 127.0, lat: 37.5, title: title).utf8))
+            XCTAssertEqual(r.status, status, "\(title.unicodeScalars.count) code points: \(r.text)")
+        }
 
         let doc = OpenAPIDocument.build(router: router, dataset: try DatasetInfo.load(dataDir: TestPaths.dataDir.path))
         let put: JSONValue? = doc["paths"]?["/v1/parties/{id}"]?["put"]
@@ -70,7 +84,7 @@ final class PartiesEndpointTests: XCTestCase {
         // Optional members also take null (the reader treats null as absent): the string schema is the anyOf's first.
         let title: JSONValue? = schema?["properties"]?["title"]?["anyOf"]?[0]
         XCTAssertEqual(title?["maxLength"]?.intValue, Party.maxTitleLength)
-        XCTAssertTrue(title?["description"]?.stringValue?.contains("\(Party.maxTitleBytes) bytes") == true, "\(String(describing: title))")
+        XCTAssertTrue(title?["description"]?.stringValue?.contains("\(Party.maxTitleLength) Unicode code points") == true, "\(String(describing: title))")
     }
 
     func testCreateReplaceGetDelete() throws {

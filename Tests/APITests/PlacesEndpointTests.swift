@@ -75,6 +75,8 @@ final class PlacesEndpointTests: XCTestCase {
         XCTAssertEqual(try code([("q", "")]), "empty_query")
         XCTAssertEqual(try code([("q", "   ")], 422), "empty_query")
         XCTAssertEqual(try code([("q", String(repeating: "강", count: 101))]), "query_too_long")
+        // maxLength counts code points: one character of 101 (a letter and 100 combining marks) is too long.
+        XCTAssertEqual(try code([("q", "a" + String(repeating: "\u{301}", count: 100))]), "query_too_long")
         XCTAssertEqual(try code([("q", "강남"), ("category", "casino")]), "unknown_category")
         let unknown = try get("/v1/places", [("q", "강남"), ("category", "casino")]).json
         XCTAssertTrue(unknown["error"]?["message"]?.stringValue?.contains("station, bus_stop") ?? false)

@@ -124,8 +124,8 @@ final class PartyServiceTests: XCTestCase {
             ("title", { $0.title = String(repeating: "가", count: 201) }), ("title", { $0.title = "a\u{7}b" }),
             // One character (grapheme) of 300,000 combining marks: 600 KB.
             ("title", { $0.title = "a" + String(repeating: "\u{301}", count: 300_000) }),
-            // 200 characters, but 802 bytes.
-            ("title", { $0.title = String(repeating: "가", count: 199) + "a" + String(repeating: "\u{301}", count: 102) }),
+            // One character, 251 code points (maxLength counts code points).
+            ("title", { $0.title = "a" + String(repeating: "\u{301}", count: 250) }),
         ]
         for (field, spoil) in cases {
             var p = good
@@ -134,12 +134,12 @@ final class PartyServiceTests: XCTestCase {
             XCTAssertThrowsError(try service.put(p), field) { XCTAssertEqual(($0 as? PartyValidationError)?.field, field) }
         }
         XCTAssertEqual(service.count, 1)
-        // At both limits at once (200 characters, 800 bytes): accepted.
+        // At the limit (200 code points, 800 bytes): accepted.
         var full = good
         full.id = "full"
-        full.title = String(repeating: "가", count: 199) + "a" + String(repeating: "\u{301}", count: 101)
-        XCTAssertEqual(full.title?.count, Party.maxTitleLength)
-        XCTAssertEqual(full.title?.utf8.count, Party.maxTitleBytes)
+        full.title = String(repeating: "\u{1F695}", count: 200)
+        XCTAssertEqual(full.title?.unicodeScalars.count, Party.maxTitleLength)
+        XCTAssertEqual(full.title?.utf8.count, 800)
         XCTAssertEqual(try service.put(full), .created)
     }
 

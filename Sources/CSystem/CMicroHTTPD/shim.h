@@ -50,3 +50,15 @@ static void taxipot_mhd_logger(void *cls, const char *format, va_list arguments)
 
 /* taxipot_mhd_logger, as a pointer for MHD_OPTION_EXTERNAL_LOGGER. */
 static inline void *taxipot_mhd_logger_function(void) { return (void *)&taxipot_mhd_logger; }
+
+/* glibc's allocator settings (mallopt, malloc_trim) for the server's memory after bulk work. */
+#include <malloc.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/* Lowers the calling thread's scheduling priority to `nice` (Linux: a thread's nice value is its
+   own); 0 on success. Raising it back needs privileges, so it is for threads that keep it. */
+static inline int taxipot_set_thread_nice(int nice) {
+    return setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), nice);
+}
