@@ -138,10 +138,9 @@ public final class Router: @unchecked Sendable {
         routes = routes.map { r in
             guard matches(r.pattern) else { return r }
             let handler = r.handler
-            return Route(method: r.method, pattern: r.pattern, segments: r.segments, doc: r.doc, cost: r.cost, cacheable: r.cacheable) { req in
-                try check(req)
-                return try handler(req)
-            }
+            let bulk = r.bulk.map { bulk -> BulkHandler in { req in try check(req); return try bulk(req) } }
+            return Route(method: r.method, pattern: r.pattern, segments: r.segments, doc: r.doc, cost: r.cost, cacheable: r.cacheable,
+                         handler: { req in try check(req); return try handler(req) }, bulk: bulk)
         }
     }
 
