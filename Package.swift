@@ -84,7 +84,7 @@ let package = Package(
         // Tools: the synthetic city generator (CLI and tests, not the engine).
         .target(name: "SyntheticCity", dependencies: ["Geo"]),
         .executableTarget(name: "TaxiPotCLI", dependencies: ["TaxiPot", "TaxiPotServer", "Import", "SyntheticCity"]),
-        // The bench reads SPI probes (`@_spi(Benchmarks) import Coordinates / Routing / Parties`).
+        // The bench's probes use `package` members of Coordinates, Routing and Parties (no public SPI).
         .executableTarget(name: "TaxiPotBench", dependencies: ["TaxiPot", "JSON", "Coordinates", "Routing", "Parties"]),
 
         // Tests: one target per module with logic, each declaring exactly the modules it imports.
@@ -100,8 +100,7 @@ let package = Package(
         .testTarget(name: "PartiesTests", dependencies: ["Parties", "Geo", "SQLiteKit", "PostgresKit", "TestSupport"]),
         .testTarget(name: "FareEstimationTests", dependencies: ["FareEstimation", "Fares", "Geo", "TestSupport"]),
         .testTarget(name: "EngineTests", dependencies: ["Engine", "Import", "Fares", "FareEstimation", "Geo", "Places", "Routing", "TestSupport"]),
-        .testTarget(name: "PoolingTests", dependencies: ["Pooling", "Engine", "Fares", "Geo", "Parties", "Routing", "TaxiPot", "TaxiPotServer", "TestSupport"],
-                    exclude: ["Fixtures"]),  // golden JSON, read by path
+        .testTarget(name: "PoolingTests", dependencies: ["Pooling", "Engine", "Fares", "Geo", "Parties", "Routing", "TaxiPot", "TaxiPotServer", "TestSupport"]),
         .testTarget(name: "BatchTests", dependencies: ["Batch", "CSV", "Geo", "TaxiPot", "TestSupport"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
         .testTarget(name: "APITests", dependencies: ["API", "Import", "Engine", "Fares", "FareEstimation", "Geo", "HTTPServer", "JSON", "Parties",

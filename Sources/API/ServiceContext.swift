@@ -108,8 +108,8 @@ public final class ServiceContext: Sendable {
         self.metrics = metrics
         info = try DatasetInfo.load(dataDir: configuration.dataDir)
         // The party store first: a damaged one stops the start before the dataset loads.
-        let storage: any PartyStorage = try configuration.partyStore.map { try PostgresPartyStore(url: $0) }
-            ?? SQLitePartyStorage(stateDirectory: configuration.stateDir)
+        let storage: any PartyStore = try configuration.partyStore.map { try PostgresPartyStore(url: $0) }
+            ?? SQLitePartyStore(stateDirectory: configuration.stateDir)
         parties = try PartyService(storage: storage, options: PartyServiceOptions(radius: configuration.clusterRadius))
         do { data = try Dataset(directory: configuration.dataDir, hierarchyCacheBytes: configuration.hierarchyCacheBytes) } catch {
             throw ServiceError(error.description)

@@ -48,7 +48,7 @@ public struct FareRequest: Sendable {
 }
 
 /// A priced trip: its timing, the meter's breakdown and the split.
-public struct FareEstimate: Sendable, Codable {
+public struct FareEstimate: Sendable {
     public var distanceM: Double
     public var durationS: Double
     public var slowS: Double
@@ -61,11 +61,6 @@ public struct FareEstimate: Sendable, Codable {
     /// One share per person (rider 0 is the host).
     public var split: [Int]
     public var perPersonKrw: Int
-
-    enum CodingKeys: String, CodingKey {
-        case distanceM = "distance_m", durationS = "duration_s", slowS = "slow_s", departure, timing, schedule
-        case fare, split, perPersonKrw = "per_person_krw"
-    }
 }
 
 /// Fares without routing: the schedule book and the traffic profile.

@@ -1,7 +1,7 @@
 import Geo
 
 /// The 시도/시군구/읍면동 of a point.
-public struct AdminArea: Sendable, Codable {
+public struct AdminArea: Sendable {
     public let sido: Division?
     public let sigungu: Division?
     /// The 읍면동 (법정동).

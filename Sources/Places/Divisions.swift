@@ -3,7 +3,7 @@ import Geo
 
 /// A legal division (법정구역): 시도, 시군구, 읍면동 or 리, with its centroid, a point surely
 /// inside it and its bounding box.
-public struct Division: Sendable, Hashable, Codable {
+public struct Division: Sendable, Hashable {
     /// The legal code: 2 digits (시도), 5 (시군구), 8 (읍면동) or 10 (리); a prefix of its children's.
     public let code: String
     /// "sido", "sigungu", "emd" or "ri" (the place categories of the same names).
@@ -30,10 +30,6 @@ public struct Division: Sendable, Hashable, Codable {
         self.inner = inner
         self.bbox = bbox
         self.areaKm2 = areaKm2
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case code, level, name, fullName = "full_name", centroid, inner, bbox, areaKm2 = "area_km2"
     }
 }
 

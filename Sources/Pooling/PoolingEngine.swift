@@ -8,7 +8,7 @@ import Routing
 
 /// A party's quote: its ride through the riders' drop-offs in the shortest order, the metered
 /// fare, and each rider's share.
-public struct PartyQuote: Sendable, Codable {
+public struct PartyQuote: Sendable {
     public var party: Party
     public var priced: PricedRide
     /// Each rider's share in won, by rider id (organiser first).

@@ -30,7 +30,7 @@ enum PoolingBench {
         try? FileManager.default.removeItem(atPath: state)
         defer { try? FileManager.default.removeItem(atPath: state) }
         let all = parties(data.graph, count: count, seed: 2323)
-        try PartyStore(stateDirectory: state).put(all)
+        try SQLitePartyDatabase(stateDirectory: state).put(all)
         let clock = now
         let service = try PartyService(stateDirectory: state, now: { clock })
         let pooling = PoolingEngine(quotes: data.quotes, parties: service, now: { clock })

@@ -20,7 +20,7 @@ final class MatchingTests: XCTestCase {
         let data = try Dataset(directory: try TestDataset.directory())
         let now = Self.now
         let dir = TestPaths.temporaryDirectory(label).path
-        if !initial.isEmpty { try PartyStore(stateDirectory: dir).put(initial.map { var p = $0; p.version = 1; return p }) }
+        if !initial.isEmpty { try SQLitePartyDatabase(stateDirectory: dir).put(initial.map { var p = $0; p.version = 1; return p }) }
         let parties = try PartyService(stateDirectory: dir, now: { now })
         return World(data: data, parties: parties, pooling: PoolingEngine(quotes: data.quotes, parties: parties, now: { now }))
     }

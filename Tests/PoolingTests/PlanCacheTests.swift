@@ -44,7 +44,7 @@ extension MatchingTests {
             initial.append(p)
         }
         let dir = TestPaths.temporaryDirectory("plan-cache").path
-        try PartyStore(stateDirectory: dir).put(initial)
+        try SQLitePartyDatabase(stateDirectory: dir).put(initial)
         let clock = TestClock(Self.now)
         let parties = try PartyService(stateDirectory: dir, now: { clock.now })
         let w = World(data: data, parties: parties, pooling: PoolingEngine(quotes: data.quotes, parties: parties, now: { clock.now }))

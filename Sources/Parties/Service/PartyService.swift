@@ -91,12 +91,12 @@ public enum PartyWriteError: Error, Sendable, Equatable, CustomStringConvertible
 /// query sees it. Writers are serialised by one lock; readers take only the index lock, so
 /// they never wait for a disk flush.
 ///
-/// The store is a `PartyStorage`: the embedded SQLite file by default, or a PostgreSQL database
+/// The store is a `PartyStore`: the embedded SQLite file by default, or a PostgreSQL database
 /// shared by replicas. With a shared store each write is checked again by the store against the
 /// party it was decided on (another replica may have changed it): on a conflict, or before
 /// refusing a write (a full party, a stale `If-Match`), the service first catches up with the
 /// store's change log and decides again. The writes of other replicas reach the index through
-/// the store's follower (`PartyStorage.follow`), in change order. Expired parties (departure + grace) leave the index before
+/// the store's follower (`PartyStore.follow`), in change order. Expired parties (departure + grace) leave the index before
 /// any answer is computed, and are purged from the store on writes (at most every
 /// `purgeInterval` seconds), on `purgeExpired()` and when the service opens.
 public final class PartyService: @unchecked Sendable {
@@ -111,7 +111,7 @@ public final class PartyService: @unchecked Sendable {
     /// new state folder, an upgraded store), one line each naming the file.
     public let storeNotes: [String]
 
-    private let store: any PartyStorage
+    private let store: any PartyStore
     private var index: PartyIndex
     /// The last change of a shared store applied to the index (under `indexLock`).
     private var appliedChange: Int64
@@ -132,17 +132,17 @@ public final class PartyService: @unchecked Sendable {
     private var scratch = ClusterQueryScratch()
 
     /// Opens the store in `stateDirectory` (checked, and created only in a new folder: see
-    /// `PartyStore`; a damaged store throws `PartyStoreError`), loads the live parties into
+    /// `SQLitePartyDatabase`; a damaged store throws `PartyStoreError`), loads the live parties into
     /// the index and purges the expired ones. `now` is the clock (Unix seconds), for tests.
     public convenience init(stateDirectory: String, options: PartyServiceOptions = PartyServiceOptions(),
                             now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }) throws
     {
-        try self.init(storage: SQLitePartyStorage(stateDirectory: stateDirectory), options: options, now: now)
+        try self.init(storage: SQLitePartyStore(stateDirectory: stateDirectory), options: options, now: now)
     }
 
     /// Serves the parties of `storage`: loads the live ones into the index, purges the expired
     /// ones and, for a shared store, starts following the writes of the other replicas.
-    public init(storage: any PartyStorage, options: PartyServiceOptions = PartyServiceOptions(),
+    public init(storage: any PartyStore, options: PartyServiceOptions = PartyServiceOptions(),
                 now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }) throws
     {
         self.options = options
@@ -166,7 +166,7 @@ public final class PartyService: @unchecked Sendable {
     }
 
     /// Closes the store cleanly (write-ahead log checkpointed and removed, a backup copy
-    /// saved: see `PartyStore.close(backup:)`), after the writes in progress. Later writes
+    /// saved: see `SQLitePartyDatabase.close(backup:)`), after the writes in progress. Later writes
     /// throw `PartyStoreError`. Returns what it did, one line each.
     @discardableResult
     public func close(backup: Bool = true) throws -> [String] {

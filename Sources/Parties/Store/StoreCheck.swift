@@ -14,7 +14,7 @@ enum StoreCheck {
     }
 
     /// Files next to `parties.db` that only an earlier store leaves behind.
-    static let traceSuffixes = ["-wal", "-shm", "-journal", PartyStore.backupSuffix]
+    static let traceSuffixes = ["-wal", "-shm", "-journal", SQLitePartyDatabase.backupSuffix]
 
     /// Refuses a missing store with traces of an earlier one next to it, an empty file, a log
     /// without its database and a damaged log (`WALCheck`).
@@ -114,7 +114,7 @@ enum StoreCheck {
     /// The refusal for a damaged store: what is wrong and how to recover.
     static func damaged(_ path: String, _ reason: String) -> PartyStoreError {
         let directory = (path as NSString).deletingLastPathComponent
-        let backup = path + PartyStore.backupSuffix
+        let backup = path + SQLitePartyDatabase.backupSuffix
         var recovery = "To recover, stop anything using it and run 'taxipot parties recover --state-dir \(directory.isEmpty ? "." : directory)': "
         if let attributes = try? FileManager.default.attributesOfItem(atPath: backup), let date = attributes[.modificationDate] as? Date {
             recovery += "it moves the damaged files aside (parties.db.damaged-*) and restores the backup copy \(backup) "

@@ -20,7 +20,7 @@ import PostgresKit
 ///   when expired parties are purged); a replica further behind reloads every party instead.
 /// - A lost connection makes writes throw `PartyStoreUnavailableError` (retry later) until a
 ///   new one is made, which each write tries at most every `reconnectInterval` seconds.
-public final class PostgresPartyStore: PartyStorage, @unchecked Sendable {
+public final class PostgresPartyStore: PartyStore, @unchecked Sendable {
     /// The notification channel of the change log.
     public static let channel = "taxipot_party_changes"
     /// The schema version this build creates and reads.
@@ -135,8 +135,8 @@ public final class PostgresPartyStore: PartyStorage, @unchecked Sendable {
     /// The values of `p` for the twelve columns above, in order.
     static func values(_ p: Party) -> [String?] {
         [p.id, "\(p.origin.lon)", "\(p.origin.lat)", "\(p.destination.lon)", "\(p.destination.lat)", "\(p.departAt)",
-         String(p.seatsTotal), String(p.seatsTaken), p.title, p.riders.isEmpty ? nil : PartyStore.encode(p.riders),
-         String(p.version), String(PartyStore.rowSum(p))]
+         String(p.seatsTotal), String(p.seatsTaken), p.title, p.riders.isEmpty ? nil : SQLitePartyDatabase.encode(p.riders),
+         String(p.version), String(SQLitePartyDatabase.rowSum(p))]
     }
 
     /// The party in `row` from column `at` on (the twelve columns), or why it is refused.
@@ -151,12 +151,12 @@ public final class PostgresPartyStore: PartyStorage, @unchecked Sendable {
         var p = Party(id: id, origin: Coordinate(lon: olon, lat: olat), destination: Coordinate(lon: dlon, lat: dlat), departAt: at,
                       seatsTotal: total, seatsTaken: taken, title: row[i + 8], version: version)
         if let text = row[i + 9] {
-            guard let riders = PartyStore.decodeRiders(text) else {
+            guard let riders = SQLitePartyDatabase.decodeRiders(text) else {
                 return .failure(PartyStoreError(message: "\(location): party '\(shown)' refused: its riders column is not a rider list this store wrote"))
             }
             p.riders = riders
         }
-        guard sum == PartyStore.rowSum(p) else {
+        guard sum == SQLitePartyDatabase.rowSum(p) else {
             return .failure(PartyStoreError(message: "\(location): party '\(shown)' refused: its row does not match its checksum (edited outside taxipot)"))
         }
         do throws(PartyValidationError) {
@@ -168,7 +168,7 @@ public final class PostgresPartyStore: PartyStorage, @unchecked Sendable {
         return .success(p)
     }
 
-    // MARK: PartyStorage
+    // MARK: PartyStore
 
     public func load(departingAfter instant: Double) throws -> PartyStoreSnapshot {
         try withWriter { c in try snapshot(c, departingAfter: instant) }
@@ -239,10 +239,10 @@ public final class PostgresPartyStore: PartyStorage, @unchecked Sendable {
             parameters = PostgresPartyStore.values(p) + ["\(expiredBefore)"]
         case let (.put(p), .present(old)):
             sql = PostgresPartyStore.updateSQL
-            parameters = PostgresPartyStore.values(p) + [String(old.version), String(PartyStore.rowSum(old))]
+            parameters = PostgresPartyStore.values(p) + [String(old.version), String(SQLitePartyDatabase.rowSum(old))]
         case let (.delete(id), .present(old)):
             sql = PostgresPartyStore.deleteSQL
-            parameters = [id, String(old.version), String(PartyStore.rowSum(old))]
+            parameters = [id, String(old.version), String(SQLitePartyDatabase.rowSum(old))]
         case (.delete, .absent):
             return .committed(change: 0)  // nothing live to delete: nothing to write
         }

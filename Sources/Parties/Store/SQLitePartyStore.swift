@@ -1,19 +1,19 @@
 import Foundation
 
-/// The embedded store of one process: `PartyStore` (`parties.db` in the state folder) behind
-/// the `PartyStorage` seam, its calls serialised by a lock.
+/// The embedded store of one process: `SQLitePartyDatabase` (`parties.db` in the state folder) behind
+/// the `PartyStore` seam, its calls serialised by a lock.
 ///
 /// One process writes it, and `PartyService` decides every write under its writer lock against
 /// its own index, which is then the truth: writes are applied without comparing the stored row
 /// (as before the seam), there is no change sequence and nothing to follow.
-public final class SQLitePartyStorage: PartyStorage, @unchecked Sendable {
+public final class SQLitePartyStore: PartyStore, @unchecked Sendable {
     /// The SQLite store (guarded by `lock`).
-    private let store: PartyStore
+    private let store: SQLitePartyDatabase
     private let lock = NSLock()
 
-    /// Opens (creating it in a new folder) `parties.db` in `stateDirectory`; see `PartyStore`.
+    /// Opens (creating it in a new folder) `parties.db` in `stateDirectory`; see `SQLitePartyDatabase`.
     public init(stateDirectory: String) throws {
-        store = try PartyStore(stateDirectory: stateDirectory)
+        store = try SQLitePartyDatabase(stateDirectory: stateDirectory)
     }
 
     public var location: String { store.path }

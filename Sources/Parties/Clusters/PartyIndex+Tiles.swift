@@ -244,3 +244,19 @@ extension PartyIndex {
         return nil
     }
 }
+
+extension PartyIndex {
+    /// The first stage of an unfiltered viewport answer (`clusters(in:zoom:scratch:)`): the tile
+    /// nodes in view for `box` at `zoom`, gathered from the tree into `sc.tiles`; how many. A
+    /// probe for `taxipot-bench --clusters-stages` (where an answer's time goes), not API.
+    package func gatherTiles(in box: BoundingBox, zoom: Int, scratch sc: inout ClusterQueryScratch) -> Int {
+        let z = min(max(zoom, 0), PartyIndex.maxZoom)
+        let td = PartyIndex.tileDepth(zoom: z), down = z - td
+        sc.tiles.removeAll(keepingCapacity: true)
+        for r in cellRanges(box, zoom: z) {
+            collectCells(zoom: td, xs: (r.xs.lowerBound >> down)...(r.xs.upperBound >> down),
+                         ys: (r.ys.lowerBound >> down)...(r.ys.upperBound >> down), into: &sc.tiles)
+        }
+        return sc.tiles.count
+    }
+}

@@ -2,7 +2,7 @@ import Foundation
 import Geo
 import SQLiteKit
 
-/// Puts a usable party store back after `PartyStore` refused a damaged one
+/// Puts a usable party store back after `SQLitePartyDatabase` refused a damaged one
 /// (`taxipot parties recover`).
 ///
 /// The damaged files move aside (`parties.db.damaged-<unix time>`, with its `-wal` and `-shm`),
@@ -25,13 +25,13 @@ public enum PartyStoreRecovery {
 
     /// Recovers the store in `stateDirectory`; `now` names the moved-aside files.
     public static func recover(stateDirectory: String, now: Date = Date()) throws -> Report {
-        let path = (stateDirectory as NSString).appendingPathComponent(PartyStore.fileName)
+        let path = (stateDirectory as NSString).appendingPathComponent(SQLitePartyDatabase.fileName)
         var report = Report()
         let fm = FileManager.default
         if fm.fileExists(atPath: path) {
             // A sound store is left alone.
             do {
-                let store = try PartyStore(path: path)
+                let store = try SQLitePartyDatabase(path: path)
                 let loaded = try store.load()
                 try store.close(backup: false)
                 report.parties = loaded.parties.count
@@ -56,13 +56,13 @@ public enum PartyStoreRecovery {
         }
         StoreCheck.syncDirectory(of: path)
 
-        let backup = path + PartyStore.backupSuffix
+        let backup = path + SQLitePartyDatabase.backupSuffix
         let temporary = path + ".recovering-\(getpid())"
         for suffix in ["", "-wal", "-shm", "-journal"] { unlink(temporary + suffix) }
         if fm.fileExists(atPath: backup) {
             do {
                 try fm.copyItem(atPath: backup, toPath: temporary)
-                let store = try PartyStore(path: temporary)
+                let store = try SQLitePartyDatabase(path: temporary)
                 let loaded = try store.load()
                 try store.close(backup: false)
                 try install(temporary, at: path)
@@ -87,8 +87,8 @@ public enum PartyStoreRecovery {
             report.refused = scan.refused
             report.steps.append(scan.summary)
         }
-        try PartyStore.create(at: temporary)
-        let store = try PartyStore(path: temporary)
+        try SQLitePartyDatabase.create(at: temporary)
+        let store = try SQLitePartyDatabase(path: temporary)
         try store.put(rows.values.sorted { $0.id < $1.id })
         try store.close(backup: false)
         try install(temporary, at: path)
@@ -116,17 +116,17 @@ public enum PartyStoreRecovery {
             return ([:], [], "\(path): cannot be opened; no row salvaged")
         }
         let hasSum = (try? db.scalarText("SELECT count(*) FROM pragma_table_info('parties') WHERE name = 'row_sum'")) == "1"
-        let columns = (try? PartyStore.rowColumns(db)) ?? "id, origin_lon, origin_lat, dest_lon, dest_lat, depart_at, seats_total, seats_taken, title, NULL, 1, NULL"
+        let columns = (try? SQLitePartyDatabase.rowColumns(db)) ?? "id, origin_lon, origin_lat, dest_lon, dest_lat, depart_at, seats_total, seats_taken, title, NULL, 1, NULL"
         for order in ["ASC", "DESC"] {
             do {
                 let s = try db.prepare("SELECT \(columns) FROM parties ORDER BY id \(order)")
                 defer { s.finalize() }
                 while try s.step() {
-                    guard let p = PartyStore.party(s) else {
+                    guard let p = SQLitePartyDatabase.party(s) else {
                         refused[s.text(0)] = "\(path): party '\(Escaped.excerpt(s.text(0), limit: 80))' not salvaged: its riders column is not a rider list"
                         continue
                     }
-                    if hasSum && (s.isNull(11) || s.int(11) != PartyStore.rowSum(p)) {
+                    if hasSum && (s.isNull(11) || s.int(11) != SQLitePartyDatabase.rowSum(p)) {
                         refused[p.id] = "\(path): party '\(Escaped.excerpt(p.id, limit: 80))' not salvaged: its row does not match its checksum"
                         continue
                     }

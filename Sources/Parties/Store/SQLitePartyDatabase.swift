@@ -18,7 +18,7 @@ import SQLiteKit
 /// the write-ahead log away and saves a backup copy (`parties.db.bak`) for recovery.
 ///
 /// One connection, not thread-safe: `PartyService` serialises access.
-public final class PartyStore {
+public final class SQLitePartyDatabase {
     /// The file name inside the state directory.
     public static let fileName = "parties.db"
     /// The backup copy saved at each clean close, next to the store.
@@ -29,7 +29,7 @@ public final class PartyStore {
     /// The database file.
     public let path: String
     /// The backup copy's path (`parties.db.bak`).
-    public var backupPath: String { path + PartyStore.backupSuffix }
+    public var backupPath: String { path + SQLitePartyDatabase.backupSuffix }
     /// What opening did that the operator should hear of (a new store created, a store
     /// upgraded); one line each, naming the file.
     public private(set) var notes: [String] = []
@@ -49,7 +49,7 @@ public final class PartyStore {
         } catch {
             throw PartyStoreError(message: "cannot create the state directory \(stateDirectory): \(error.localizedDescription)")
         }
-        try self.init(path: (stateDirectory as NSString).appendingPathComponent(PartyStore.fileName))
+        try self.init(path: (stateDirectory as NSString).appendingPathComponent(SQLitePartyDatabase.fileName))
     }
 
     /// Opens the store at `path` after checking it (see the type's documentation); creates it
@@ -60,7 +60,7 @@ public final class PartyStore {
         do {
             switch try StoreCheck.inspectFiles(path) {
             case .absent:
-                try PartyStore.create(at: path)
+                try SQLitePartyDatabase.create(at: path)
                 notes.append("\(path): new state folder (no store, backup or log here): created an empty party store")
             case .present:
                 break
@@ -78,11 +78,11 @@ public final class PartyStore {
                 PRAGMA cache_size=-65536;
                 """)
             if version < 1 {
-                let n = try PartyStore.upgrade(db)
+                let n = try SQLitePartyDatabase.upgrade(db)
                 notes.append("\(path): upgraded the party store: added a checksum to each of its \(n) rows")
             }
-            if version < PartyStore.schemaVersion {
-                try PartyStore.addRiderColumns(db)
+            if version < SQLitePartyDatabase.schemaVersion {
+                try SQLitePartyDatabase.addRiderColumns(db)
                 notes.append("\(path): upgraded the party store: added the riders and version columns (rows as they were: no rider list, version 1)")
             }
             upsertStatement = try db.prepare("""
@@ -262,8 +262,8 @@ public final class PartyStore {
                 s.bind(7, p.seatsTotal)
                 s.bind(8, p.seatsTaken)
                 s.bind(9, p.title)
-                s.bind(10, PartyStore.rowSum(p))
-                s.bind(11, p.riders.isEmpty ? nil : PartyStore.encode(p.riders))
+                s.bind(10, SQLitePartyDatabase.rowSum(p))
+                s.bind(11, p.riders.isEmpty ? nil : SQLitePartyDatabase.encode(p.riders))
                 s.bind(12, p.version)
                 try s.run()
                 s.reset()
@@ -318,11 +318,11 @@ public final class PartyStore {
             s.withTextBytes(0) { tableEntries.add(departAt, $0) }
             guard departAt > after else { continue }
             let shownID = Escaped.excerpt(s.text(0), limit: 80)
-            guard let p = PartyStore.party(s) else {
+            guard let p = SQLitePartyDatabase.party(s) else {
                 rejected.append("\(path): party '\(shownID)' refused: its riders column is not a rider list this store wrote")
                 continue
             }
-            guard !s.isNull(11), s.int(11) == PartyStore.rowSum(p) else {
+            guard !s.isNull(11), s.int(11) == SQLitePartyDatabase.rowSum(p) else {
                 rejected.append("\(path): party '\(shownID)' refused: "
                     + (s.isNull(11) ? "its row has no checksum" : "its row does not match its checksum")
                     + " (damaged on disk, or edited outside taxipot)")

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Where a `PartyService` keeps its parties durably: the embedded SQLite file of one process
-/// (`SQLitePartyStorage`, the default) or a PostgreSQL database shared by replicas
+/// (`SQLitePartyStore`, the default) or a PostgreSQL database shared by replicas
 /// (`PostgresPartyStore`).
 ///
 /// Writes are conditional: each names the state of the party it was computed from
@@ -13,7 +13,7 @@ import Foundation
 ///
 /// A shared store numbers its writes (a change sequence without gaps) and tells the service of
 /// the writes of others (`follow`), so each replica keeps its own live index in step.
-public protocol PartyStorage: AnyObject, Sendable {
+public protocol PartyStore: AnyObject, Sendable {
     /// Where the parties live, for messages (a file path, or a URL without its password).
     var location: String { get }
     /// What opening did that the operator should hear of, one line each.

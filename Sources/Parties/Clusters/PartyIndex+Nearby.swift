@@ -2,7 +2,7 @@ import Foundation
 import Geo
 
 /// A party near a point, with its great-circle distance.
-public struct NearbyParty: Sendable, Hashable, Codable {
+public struct NearbyParty: Sendable, Hashable {
     /// The party.
     public let party: Party
     /// Metres from the search centre to the party's origin (haversine).
