@@ -13,7 +13,7 @@ func registerPoolingEndpoints(_ router: Router, _ context: ServiceContext) {
 }
 
 /// Adds the party quote and matching routes served by `pooling`.
-public func registerPoolingEndpoints(_ router: Router, pooling: PoolingEngine) {
+public func registerPoolingEndpoints(_ router: Router, pooling: PartyMatcher) {
     router.operation("GET", "/v1/parties/{id}/quote", OperationDoc(
         "A party's quote: the route from the origin through the riders' drop-offs in the order that makes the ride shortest in time, then the destination; the metered fare; each rider's share",
         parameters: [ParameterDoc("id", in: "path", required: true, "party id", schema: APISchemas.partyID),

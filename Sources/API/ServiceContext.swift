@@ -101,7 +101,7 @@ public final class ServiceContext: Sendable {
     /// The served road network as a map layer (`/v1/roads`).
     public let roadLayer: RoadMapLayer
     /// Party quotes and matching riders to the live parties.
-    public let pooling: PoolingEngine
+    public let pooling: PartyMatcher
 
     public init(configuration: ServiceConfiguration, metrics: ServerMetrics = ServerMetrics()) throws {
         self.configuration = configuration
@@ -115,7 +115,7 @@ public final class ServiceContext: Sendable {
             throw ServiceError(error.description)
         }
         roadLayer = RoadMapLayer(graph: data.graph)
-        pooling = PoolingEngine(quotes: data.quotes, parties: parties)
+        pooling = PartyMatcher(quotes: data.quotes, parties: parties)
     }
 
     /// Routing over `DATA/build/seoul.graph`.
@@ -125,5 +125,5 @@ public final class ServiceContext: Sendable {
     /// Fare schedules and the traffic profile (`data/fares/`, `data/traffic/profile.csv`).
     public var fares: FareEstimator { data.fares }
     /// Quotes: route + fare + split.
-    public var quotes: QuoteEngine { data.quotes }
+    public var quotes: RideQuoter { data.quotes }
 }

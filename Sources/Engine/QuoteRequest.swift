@@ -52,7 +52,7 @@ public struct QuoteRequest: Sendable {
     public static let maxDropOffs = 9
 
     /// The check of the drop-off count: at most `maxDropOffs` (`invalid(.dropOffs)`).
-    /// `QuoteEngine.quote` makes it; a caller reading a list may make it on the count first.
+    /// `RideQuoter.quote` makes it; a caller reading a list may make it on the count first.
     public static func checkDropOffCount(_ count: Int) throws(FareRequestError) {
         guard count <= maxDropOffs else { throw .invalid(.dropOffs, reason: "may list at most \(maxDropOffs) stops, got \(count)") }
     }

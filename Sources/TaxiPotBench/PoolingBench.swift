@@ -2,7 +2,7 @@ import Foundation
 import TaxiPot
 
 /// Pooling in-process: matching a rider against 10,000 open parties spread over the served
-/// area (central Seoul), through `PoolingEngine.match` with the default request (walk 800 m,
+/// area (central Seoul), through `PartyMatcher.match` with the default request (walk 800 m,
 /// window ±30 min, detour ≤ 25%, limit 10).
 enum PoolingBench {
     /// The parties' and riders' clock: 2025-06-14 09:50 Seoul (ten minutes before the routing bench's departure).
@@ -33,7 +33,7 @@ enum PoolingBench {
         try SQLitePartyDatabase(stateDirectory: state).put(all)
         let clock = now
         let service = try PartyService(stateDirectory: state, now: { clock })
-        let pooling = PoolingEngine(quotes: data.quotes, parties: service, now: { clock })
+        let pooling = PartyMatcher(quotes: data.quotes, parties: service, now: { clock })
         data.routes.prepareHierarchy(hour: SeoulTime.hour(now))
         data.routes.prepareHierarchy(hour: SeoulTime.hour(now + 3600))
 
@@ -62,9 +62,9 @@ enum PoolingBench {
             + "%d plans kept, %.1f MB); travel times from the kept searches and two searches from the rider's stop per departure hour",
             count, requests.count, ctx.runs, Double(candidates) / Double(requests.count), Double(matches) / Double(requests.count),
             failed, cold / Double(requests.count) * 1000, pooling.planner.keptCount, Double(pooling.planner.keptBytes) / 1e6)
-        ctx.add(BenchRecord(key: "pooling.match.p50", impl: "taxipot PoolingEngine", metric: "match p50, in-process", unit: "ms",
+        ctx.add(BenchRecord(key: "pooling.match.p50", impl: "taxipot PartyMatcher", metric: "match p50, in-process", unit: "ms",
                             better: "lower", samples: p50.map { $0 / 1000 }, n: requests.count, conditions: cond))
-        ctx.add(BenchRecord(key: "pooling.match.p99", impl: "taxipot PoolingEngine", metric: "match p99, in-process", unit: "ms",
+        ctx.add(BenchRecord(key: "pooling.match.p99", impl: "taxipot PartyMatcher", metric: "match p99, in-process", unit: "ms",
                             better: "lower", samples: p99.map { $0 / 1000 }, n: requests.count, conditions: cond))
     }
 }

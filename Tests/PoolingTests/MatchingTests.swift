@@ -12,7 +12,7 @@ final class MatchingTests: XCTestCase {
     struct World {
         let data: Dataset
         let parties: PartyService
-        let pooling: PoolingEngine
+        let pooling: PartyMatcher
     }
 
     /// The dataset, a party service (holding `initial`, written in one transaction) and pooling.
@@ -22,7 +22,7 @@ final class MatchingTests: XCTestCase {
         let dir = TestPaths.temporaryDirectory(label).path
         if !initial.isEmpty { try SQLitePartyDatabase(stateDirectory: dir).put(initial.map { var p = $0; p.version = 1; return p }) }
         let parties = try PartyService(stateDirectory: dir, now: { now })
-        return World(data: data, parties: parties, pooling: PoolingEngine(quotes: data.quotes, parties: parties, now: { now }))
+        return World(data: data, parties: parties, pooling: PartyMatcher(quotes: data.quotes, parties: parties, now: { now }))
     }
 
     // MARK: - Reference

@@ -17,7 +17,7 @@ import Routing
 ///   leaving the region between two inside nodes is taken to be impossible.
 /// - `proportional` splits weigh each person by their solo fare: the fare of a route from the
 ///   origin straight to their own drop-off (one extra route per stop, only for that policy).
-public struct QuoteEngine: Sendable {
+public struct RideQuoter: Sendable {
     public let routes: RouteEngine
     public let fares: FareEstimator
     public let regions: any RegionLookup

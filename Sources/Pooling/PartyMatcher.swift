@@ -24,13 +24,13 @@ public struct PartyQuote: Sendable {
 /// searches from the rider's stop per departure hour (scanned against the kept ones: every
 /// candidate's legs to and from the stop), then two routed legs per candidate that passes the
 /// detour limit (the party's other legs are reused for the fare).
-public final class PoolingEngine: Sendable {
+public final class PartyMatcher: Sendable {
     public let parties: PartyService
     public let pricer: RidePricer
     public let planner: RidePlanner
     private let now: @Sendable () -> Double
 
-    public init(quotes: QuoteEngine, parties: PartyService, times: (any TravelTimes)? = nil,
+    public init(quotes: RideQuoter, parties: PartyService, times: (any TravelTimes)? = nil,
                 now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 })
     {
         self.parties = parties
@@ -136,7 +136,7 @@ public final class PoolingEngine: Sendable {
     }
 }
 
-extension PoolingEngine {
+extension PartyMatcher {
     /// The rider's solo fare: metered along its route, or (when the trip is outside the served
     /// roads and `allowEstimate`) estimated in a straight line, with the estimate's label.
     func soloFare(_ request: MatchRequest) throws(FareRequestError) -> (Int, QuoteEstimate?) {
