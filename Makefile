@@ -18,7 +18,7 @@ OSM ?= data/osm/seoul-central.osm.pbf data/osm/extracts/yeouido.osm.pbf \
 PLACES := $(BUILD)/places.db
 PLACE_SOURCES := $(wildcard data/places/*.csv data/places/*.geojson)
 
-.PHONY: run test deps build release data derived bench fuzz browser-test load contract spark-test pg-test clean
+.PHONY: run test test-tools deps build release data derived bench fuzz browser-test load contract spark-test pg-test clean
 
 deps:
 	@bash tools/install-deps
@@ -60,11 +60,22 @@ run: release
 	@$(MAKE) --no-print-directory derived BIN=$(RELEASE_BIN)
 	$(RELEASE_BIN) serve --host $(HOST) --port $(PORT) --data $(DATA)
 
+# The XCTest suite runs on a build with line coverage (swift test --enable-code-coverage); the log
+# shows a table of it per module (tools/coverage/table; no threshold). The instrumented binaries
+# also serve the later steps; their own counts go to .build/profraw/ instead of the working folder.
+COVERAGE_RUNS := LLVM_PROFILE_FILE=$(CURDIR)/.build/profraw/taxipot-%p.profraw
+
 test: deps
 	@python3 tools/touch-dependents debug
-	swift build --build-tests
-	@$(MAKE) --no-print-directory derived BIN=$(DEBUG_BIN)
-	swift test --skip-build
+	swift build --build-tests --enable-code-coverage
+	@$(COVERAGE_RUNS) $(MAKE) --no-print-directory derived BIN=$(DEBUG_BIN)
+	swift test --skip-build --enable-code-coverage
+	@echo "Line coverage by module (the XCTest suite; no threshold):"
+	@python3 tools/coverage/table "$$(swift test --show-codecov-path)"
+	@export $(COVERAGE_RUNS) && $(MAKE) --no-print-directory test-tools
+
+# The checks of `make test` after the XCTest suite (on the debug binary).
+test-tools:
 	python3 -m unittest discover -s tools/bench -p 'test_*.py'
 	bash tools/systemd/verify $(DEBUG_BIN)
 	bash tools/contract/run $(DEBUG_BIN)

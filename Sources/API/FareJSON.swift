@@ -33,7 +33,7 @@ public enum FareJSON {
     }
 
     /// The answer of `POST /v1/fare` and `taxipot fare`.
-    public static func estimate(_ e: FareEstimate) -> JSONValue {
+    public static func estimate(_ e: MeteredFare) -> JSONValue {
         [
             "trip": [
                 "distance_m": .number((e.distanceM * 10).rounded() / 10),

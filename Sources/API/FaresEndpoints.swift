@@ -52,7 +52,7 @@ public func registerFareEndpoint(_ router: Router, fares: FareEstimator) {
 }
 
 /// Adds `POST /v1/quote` served by `quotes`.
-public func registerQuoteEndpoint(_ router: Router, quotes: QuoteEngine) {
+public func registerQuoteEndpoint(_ router: Router, quotes: RideQuoter) {
     func point(_ description: String) -> JSONValue {
         ["type": "object", "required": ["lon", "lat"], "description": .string(description),
          "properties": ["lon": APISchemas.lon, "lat": APISchemas.lat]]

@@ -13,7 +13,7 @@ func registerPoolingEndpoints(_ router: Router, _ context: ServiceContext) {
 }
 
 /// Adds the party quote and matching routes served by `pooling`.
-public func registerPoolingEndpoints(_ router: Router, pooling: PoolingEngine) {
+public func registerPoolingEndpoints(_ router: Router, pooling: PartyMatcher) {
     router.operation("GET", "/v1/parties/{id}/quote", OperationDoc(
         "A party's quote: the route from the origin through the riders' drop-offs in the order that makes the ride shortest in time (equal times: the earlier-listed rider's drop-off first), then the destination; the metered fare; each rider's share (one per person, docs/FARES.md). The host rides to the destination: a party listing no rider, or whose riders all get off before it, carries its host there as 'organiser' (one person, first among the shares)",
         parameters: [ParameterDoc("id", in: "path", required: true, "party id", schema: APISchemas.partyID),

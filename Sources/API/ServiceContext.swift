@@ -101,21 +101,21 @@ public final class ServiceContext: Sendable {
     /// The served road network as a map layer (`/v1/roads`).
     public let roadLayer: RoadMapLayer
     /// Party quotes and matching riders to the live parties.
-    public let pooling: PoolingEngine
+    public let pooling: PartyMatcher
 
     public init(configuration: ServiceConfiguration, metrics: ServerMetrics = ServerMetrics()) throws {
         self.configuration = configuration
         self.metrics = metrics
         info = try DatasetInfo.load(dataDir: configuration.dataDir)
         // The party store first: a damaged one stops the start before the dataset loads.
-        let storage: any PartyStorage = try configuration.partyStore.map { try PostgresPartyStore(url: $0) }
-            ?? SQLitePartyStorage(stateDirectory: configuration.stateDir)
+        let storage: any PartyStore = try configuration.partyStore.map { try PostgresPartyStore(url: $0) }
+            ?? SQLitePartyStore(stateDirectory: configuration.stateDir)
         parties = try PartyService(storage: storage, options: PartyServiceOptions(radius: configuration.clusterRadius))
         do { data = try Dataset(directory: configuration.dataDir, hierarchyCacheBytes: configuration.hierarchyCacheBytes) } catch {
             throw ServiceError(error.description)
         }
         roadLayer = RoadMapLayer(graph: data.graph)
-        pooling = PoolingEngine(quotes: data.quotes, parties: parties)
+        pooling = PartyMatcher(quotes: data.quotes, parties: parties)
     }
 
     /// Routing over `DATA/build/seoul.graph`.
@@ -125,5 +125,5 @@ public final class ServiceContext: Sendable {
     /// Fare schedules and the traffic profile (`data/fares/`, `data/traffic/profile.csv`).
     public var fares: FareEstimator { data.fares }
     /// Quotes: route + fare + split.
-    public var quotes: QuoteEngine { data.quotes }
+    public var quotes: RideQuoter { data.quotes }
 }

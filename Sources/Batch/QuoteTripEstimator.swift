@@ -6,16 +6,16 @@ import Places
 import Routing
 
 /// The batch estimator of the product: place text geocoded by the places engine, then a quote
-/// (route + fare + split) by `QuoteEngine`, exactly as `POST /v1/quote` prices the same trip.
+/// (route + fare + split) by `RideQuoter`, exactly as `POST /v1/quote` prices the same trip.
 public struct QuoteTripEstimator: TripEstimator {
-    public let quotes: QuoteEngine
+    public let quotes: RideQuoter
     /// Resolves `origin`/`destination` text; nil when the batch has only coordinates.
     public let geocoder: PlaceGeocoder?
     /// Rows with a point outside the served roads get a labelled straight-line estimate
     /// (`--estimate`) instead of the `outside_coverage` error.
     public let allowEstimate: Bool
 
-    public init(quotes: QuoteEngine, geocoder: PlaceGeocoder?, allowEstimate: Bool = false) {
+    public init(quotes: RideQuoter, geocoder: PlaceGeocoder?, allowEstimate: Bool = false) {
         self.quotes = quotes
         self.geocoder = geocoder
         self.allowEstimate = allowEstimate
@@ -28,7 +28,7 @@ public struct QuoteTripEstimator: TripEstimator {
         self.init(quotes: dataset.quotes, geocoder: PlaceGeocoder(index: dataset.places, bias: centre), allowEstimate: allowEstimate)
     }
 
-    public func estimate(_ trip: TripRequest) -> Result<TripEstimate, RowError> {
+    public func estimate(_ trip: TripRequest) -> Result<TripFare, RowError> {
         guard let split = SplitPolicy(rawValue: trip.split) else {
             let allowed = SplitPolicy.allCases.map(\.rawValue).joined(separator: ", ")
             return .failure(RowError(.unknownSplit, "split '\(RowParser.excerpt(trip.split))' is not one of \(allowed)"))
@@ -47,7 +47,7 @@ public struct QuoteTripEstimator: TripEstimator {
                                    taxiClass: trip.taxiClass, split: split, allowEstimate: allowEstimate)
         do {
             let q = try quotes.quote(request)
-            return .success(TripEstimate(distanceMeters: q.route.distanceMeters, durationSeconds: q.route.durationSeconds,
+            return .success(TripFare(distanceMeters: q.route.distanceMeters, durationSeconds: q.route.durationSeconds,
                                          fareKRW: q.fare.totalKrw, perPersonKRW: q.perPersonKrw, nightKRW: q.fare.nightKrw,
                                          schedule: q.schedule.id, estimated: q.estimate != nil,
                                          fareLowKRW: q.estimate?.fareLowKrw, fareHighKRW: q.estimate?.fareHighKrw,

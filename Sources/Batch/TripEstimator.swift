@@ -35,7 +35,7 @@ public struct TripRequest: Sendable, Equatable {
 }
 
 /// The result columns of one row.
-public struct TripEstimate: Sendable, Equatable {
+public struct TripFare: Sendable, Equatable {
     /// Route length in metres.
     public var distanceMeters: Double
     /// Expected travel time in seconds.
@@ -171,5 +171,5 @@ public struct RowError: Error, Sendable, Equatable, CustomStringConvertible {
 /// worker threads at once, so implementations must be safe to share.
 public protocol TripEstimator: Sendable {
     /// The estimate for `trip`, or the row's error.
-    func estimate(_ trip: TripRequest) -> Result<TripEstimate, RowError>
+    func estimate(_ trip: TripRequest) -> Result<TripFare, RowError>
 }

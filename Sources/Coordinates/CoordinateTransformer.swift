@@ -19,8 +19,8 @@ public struct XYPoint: Sendable, Hashable, CustomStringConvertible {
 /// Converts coordinates from one CRS to another through PROJ, or, for the transverse Mercator,
 /// Web Mercator and 7-parameter Helmert operations Korean grids use, through closed-form kernels
 /// built from PROJ's own pipeline and checked against PROJ when the transformer is made (the choice
-/// is `TransformStrategy`'s). What was chosen is visible to tests and benchmarks only
-/// (`@_spi(Testing)`, `@_spi(Benchmarks) import Coordinates`: `usesFastKernel`, `usesStepwisePlan`, …).
+/// is `TransformStrategy`'s). What was chosen is visible to tests and benchmarks only, through
+/// `package` access (`usesFastKernel`, `usesStepwisePlan`, …).
 ///
 /// Built from two CRS names (see `CRSCatalog`); inputs and outputs are always x = longitude or
 /// easting, y = latitude or northing (`proj_normalize_for_visualization`). Safe to share between
@@ -41,7 +41,7 @@ public final class CoordinateTransformer: Sendable {
     public let operationDescription: String
     /// True when batches run PROJ's pipeline step by step over chunks (`StepwisePlan`), which was
     /// checked to give bit-identical answers; false when they run the whole pipeline per point.
-    @_spi(Benchmarks) public let usesStepwisePlan: Bool
+    package let usesStepwisePlan: Bool
     /// True when the source CRS's 2D datum shift to WGS 84 drops a height (KATEC/TM128, EPSG:5174, …)
     /// and the target's does not. Answers are then refined to be the exact inverse of the
     /// target → source direction for points on the target's ellipsoid surface (h = 0), so that round
@@ -55,13 +55,13 @@ public final class CoordinateTransformer: Sendable {
     /// creation the kernels were compared with PROJ on a grid and random points over the area of use
     /// plus 1° and agreed within 1e-6 target units (1e-11° for degrees). Other points go through PROJ.
     /// For a refined transformer, the way back (see `refinesInverse`) was checked the same way.
-    @_spi(Benchmarks) public let usesFastKernel: Bool
+    package let usesFastKernel: Bool
     /// The largest difference from PROJ the creation check found, in target units; nil without kernels.
-    @_spi(Benchmarks) public let fastKernelDifference: Double?
+    package let fastKernelDifference: Double?
     /// For a refined transformer with kernels: the check's figure for the way back, in source units.
-    @_spi(Testing) public let fastKernelBackDifference: Double?
+    package let fastKernelBackDifference: Double?
     /// The kernels, e.g. `inverse tmerc → cart → helmert → inverse cart → tmerc`, or nil.
-    @_spi(Benchmarks) public let fastKernelSummary: String?
+    package let fastKernelSummary: String?
     /// The kernels workers run, when `usesFastKernel`.
     let kernelRecipe: KernelRecipe?
     /// Kernel buffers for batches that need no PROJ worker (transformers without `refinesInverse`).
@@ -88,15 +88,13 @@ public final class CoordinateTransformer: Sendable {
     }
 
     /// `init(from:to:)`; with `fastKernels: false` every point goes through PROJ (a test knob).
-    @_spi(Testing)
-    public convenience init(from: String, to: String, fastKernels: Bool) throws(CoordinateError) {
+    package convenience init(from: String, to: String, fastKernels: Bool) throws(CoordinateError) {
         try self.init(source: CRSCatalog.resolve(from), target: CRSCatalog.resolve(to), fastKernels: fastKernels)
     }
 
     /// `init(source:target:)`; with `fastKernels: false` every point goes through PROJ (a test knob,
     /// also used inside the module for a PROJ-only twin).
-    @_spi(Testing)
-    public init(source: CRSDescriptor, target: CRSDescriptor, fastKernels: Bool) throws(CoordinateError) {
+    package init(source: CRSDescriptor, target: CRSDescriptor, fastKernels: Bool) throws(CoordinateError) {
         self.source = source
         self.target = target
         // The first worker's context serves the inspection too (one database connection less);
@@ -142,14 +140,14 @@ public final class CoordinateTransformer: Sendable {
 
     /// True when `point` (source coordinates) would be transformed by the kernels, false when by
     /// PROJ (no kernels, or the point lies outside the box where they were checked, or is not finite).
-    @_spi(Testing) public func usesFastKernel(for point: XYPoint) -> Bool {
+    package func usesFastKernel(for point: XYPoint) -> Bool {
         guard let box = kernelRecipe?.box else { return false }
         return point.x >= box.minX && point.x <= box.maxX && point.y >= box.minY && point.y <= box.maxY
     }
 
     /// The source-coordinate box (west/min x, south/min y, east/max x, north/max y) where the
     /// kernels are used, or nil without kernels.
-    @_spi(Testing) public var fastKernelBox: (minX: Double, minY: Double, maxX: Double, maxY: Double)? { kernelRecipe?.box }
+    package var fastKernelBox: (minX: Double, minY: Double, maxX: Double, maxY: Double)? { kernelRecipe?.box }
 
     // MARK: Single points and arrays
 

@@ -4,7 +4,7 @@ import Geo
 
 extension CoordinateTransformer {
     /// Set this environment variable to `1` to make every transformer created afterwards use PROJ
-    /// alone (no closed-form kernels), e.g. to compare outputs; `fastKernels: false` (SPI, for tests) does the same
+    /// alone (no closed-form kernels), e.g. to compare outputs; `fastKernels: false` (a `package` knob, for tests) does the same
     /// for one transformer.
     public static let projOnlyEnvironmentVariable = "TAXIPOT_COORDINATES_PROJ_ONLY"
 

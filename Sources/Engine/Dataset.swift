@@ -25,7 +25,7 @@ public final class Dataset: Sendable {
     public let schedules: FareScheduleBook
     public let routes: RouteEngine
     public let fares: FareEstimator
-    public let quotes: QuoteEngine
+    public let quotes: RideQuoter
 
     /// The files of a dataset folder.
     /// The OSM extracts the embedded road graph is built from, relative to the data folder (the
@@ -65,7 +65,7 @@ public final class Dataset: Sendable {
         }
         routes = RouteEngine(graph: graph, profile: profile, hierarchyCacheBytes: hierarchyCacheBytes)
         fares = FareEstimator(book: schedules, profile: profile)
-        quotes = QuoteEngine(routes: routes, fares: fares, regions: places.regionLocator)
+        quotes = RideQuoter(routes: routes, fares: fares, regions: places.regionLocator)
     }
 }
 

@@ -52,14 +52,14 @@ public struct QuoteRequest: Sendable {
     public static let maxDropOffs = 9
 
     /// The check of the drop-off count: at most `maxDropOffs` (`invalid(.dropOffs)`).
-    /// `QuoteEngine.quote` makes it; a caller reading a list may make it on the count first.
+    /// `RideQuoter.quote` makes it; a caller reading a list may make it on the count first.
     public static func checkDropOffCount(_ count: Int) throws(FareRequestError) {
         guard count <= maxDropOffs else { throw .invalid(.dropOffs, reason: "may list at most \(maxDropOffs) stops, got \(count)") }
     }
 }
 
 /// A priced pooled ride.
-public struct Quote: Sendable, Codable {
+public struct Quote: Sendable {
     public var route: RouteResult
     /// The region of the origin, whose schedule applies.
     public var region: String
@@ -83,15 +83,10 @@ public struct Quote: Sendable, Codable {
     public var slowS: Double { trip.reduce(0) { $0 + $1.slowS } }
     /// Metres driven outside the origin region's city boundary.
     public var outOfCityM: Double { trip.reduce(0) { $0 + ($1.outOfCity ? $1.distanceM : 0) } }
-
-    enum CodingKeys: String, CodingKey {
-        case route, region, schedule, trip, fare, split, riderDropOffs = "rider_drop_offs"
-        case soloFaresKrw = "solo_fares_krw", perPersonKrw = "per_person_krw", departure, estimate
-    }
 }
 
 /// What an estimated quote is: how it was made and how far its fare may be off.
-public struct QuoteEstimate: Sendable, Codable {
+public struct QuoteEstimate: Sendable {
     /// "straight_line": great-circle distance × the graph's circuity for the distance band.
     public var method = "straight_line"
     /// The factor used (route length over straight-line length, the band's median).
@@ -104,11 +99,6 @@ public struct QuoteEstimate: Sendable, Codable {
     /// Why the trip was not routed (an `outsideCoverage` error, its points the route's:
     /// `RequestField(quotePoint:)` names them), or nil when the estimate was asked for.
     public var reason: RoutingError?
-
-    enum CodingKeys: String, CodingKey {
-        case method, circuity, straightMeters = "straight_meters", fareLowKrw = "fare_low_krw"
-        case fareHighKrw = "fare_high_krw", reason
-    }
 }
 
 /// Which fare region a point is in, and whether a point is inside a region's city boundary.

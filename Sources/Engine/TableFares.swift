@@ -4,7 +4,7 @@ import Foundation
 import Geo
 import Routing
 
-extension QuoteEngine {
+extension RideQuoter {
     /// The solo metered fare (won, tolls excluded) of every cell of `table`, row by row, nil where
     /// the table has no route: for each pair, what `quote` charges one rider going from the
     /// source straight to the destination at `request.departAt` (the same route, schedule of the

@@ -48,7 +48,7 @@ public struct FareRequest: Sendable {
 }
 
 /// A priced trip: its timing, the meter's breakdown and the split.
-public struct FareEstimate: Sendable, Codable {
+public struct MeteredFare: Sendable {
     public var distanceM: Double
     public var durationS: Double
     public var slowS: Double
@@ -61,11 +61,6 @@ public struct FareEstimate: Sendable, Codable {
     /// One share per person (rider 0 is the host).
     public var split: [Int]
     public var perPersonKrw: Int
-
-    enum CodingKeys: String, CodingKey {
-        case distanceM = "distance_m", durationS = "duration_s", slowS = "slow_s", departure, timing, schedule
-        case fare, split, perPersonKrw = "per_person_krw"
-    }
 }
 
 /// Fares without routing: the schedule book and the traffic profile.
@@ -80,7 +75,7 @@ public struct FareEstimator: Sendable {
 
     /// Prices a trip: validates the request, picks the schedule, builds the trip (from the
     /// profile where the request gives no timing), runs the meter and splits the total.
-    public func estimate(_ r: FareRequest) throws(FareRequestError) -> FareEstimate {
+    public func estimate(_ r: FareRequest) throws(FareRequestError) -> MeteredFare {
         try Self.validateCommon(distanceM: r.distanceM, departure: r.departure, riders: r.riders,
                                 roundingKrw: r.roundingKrw, tollKrw: r.tollKrw)
         if let d = r.durationS, !(d.isFinite && d >= 0 && d <= FareRequest.maxDurationS) {
@@ -120,7 +115,7 @@ public struct FareEstimator: Sendable {
         }
         let riders = [SplitRider](repeating: SplitRider(count: 1, lastLeg: 0, soloFareKrw: fare.totalKrw), count: r.riders)
         let shares = try Self.split(fare: fare, riders: riders, policy: r.split, roundingKrw: r.roundingKrw)
-        return FareEstimate(
+        return MeteredFare(
             distanceM: r.distanceM, durationS: segments.reduce(0) { $0 + $1.durationS },
             slowS: segments.reduce(0) { $0 + $1.slowS }, departure: r.departure, timing: timing, schedule: schedule,
             fare: fare, split: shares, perPersonKrw: FareSplit.perPerson(totalKrw: fare.totalKrw, persons: r.riders, roundingKrw: r.roundingKrw))

@@ -2,7 +2,7 @@ import Geo
 
 /// One stretch of a trip, driven at a uniform pace: its distance, duration and the seconds of
 /// it spent below the meter's speed threshold are spread evenly over its duration.
-public struct TripSegment: Sendable, Hashable, Codable {
+public struct TripSegment: Sendable, Hashable {
     public var distanceM: Double
     public var durationS: Double
     /// Seconds of `durationS` spent below the schedule's speed threshold.
@@ -19,11 +19,6 @@ public struct TripSegment: Sendable, Hashable, Codable {
         self.outOfCity = outOfCity
         self.leg = leg
     }
-
-    enum CodingKeys: String, CodingKey {
-        case distanceM = "distance_m", durationS = "duration_s", slowS = "slow_s", outOfCity = "out_of_city"
-        case leg
-    }
 }
 
 /// Why a trip could not be metered: the segment and field at fault.
@@ -34,7 +29,7 @@ public struct FareMeterError: Error, Sendable, CustomStringConvertible, Equatabl
 
 /// What a metered trip costs, part by part. All amounts are whole won and
 /// `total = base + distance + time + night + outOfCity + rounding + toll`.
-public struct FareBreakdown: Sendable, Hashable, Codable {
+public struct FareBreakdown: Sendable, Hashable {
     /// What the passenger pays: the rounded meter plus tolls.
     public var totalKrw: Int
     /// The day base fare (the night raise of the base fare is in `nightKrw`).
@@ -62,13 +57,6 @@ public struct FareBreakdown: Sendable, Hashable, Codable {
 
     /// The meter reading: the total without tolls.
     public var meterKrw: Int { totalKrw - tollKrw }
-
-    enum CodingKeys: String, CodingKey {
-        case totalKrw = "total_krw", baseKrw = "base_krw", distanceKrw = "distance_krw", timeKrw = "time_krw"
-        case nightKrw = "night_krw", outOfCityKrw = "out_of_city_krw", roundingKrw = "rounding_krw"
-        case tollKrw = "toll_krw", scheduleID = "schedule_id", distanceUnits = "distance_units"
-        case timeUnits = "time_units", legKrw = "leg_krw"
-    }
 }
 
 /// A Korean taxi meter simulated along a trip, following `docs/FARES.md` rule by rule.

@@ -1,5 +1,5 @@
 /// How a meter charges time spent below the speed threshold.
-public enum ChargingRule: String, Sendable, CaseIterable, Codable {
+public enum ChargingRule: String, Sendable, CaseIterable {
     /// 동시병산: slow time is charged on top of every distance unit (Seoul mid-size).
     case simultaneous
     /// 상호병산: a slow stretch is charged by time instead of by distance (Seoul deluxe).
@@ -7,7 +7,7 @@ public enum ChargingRule: String, Sendable, CaseIterable, Codable {
 }
 
 /// A time of day on the Seoul clock, in seconds after midnight (0 ..< 86,400).
-public struct ClockTime: Sendable, Hashable, Comparable, CustomStringConvertible, Codable {
+public struct ClockTime: Sendable, Hashable, Comparable, CustomStringConvertible {
     public let secondOfDay: Int
 
     public init?(secondOfDay: Int) {
@@ -33,15 +33,11 @@ public struct ClockTime: Sendable, Hashable, Comparable, CustomStringConvertible
         let h = secondOfDay / 3600, m = secondOfDay % 3600 / 60
         return (h < 10 ? "0\(h)" : "\(h)") + ":" + (m < 10 ? "0\(m)" : "\(m)")
     }
-
-    enum CodingKeys: String, CodingKey {
-        case secondOfDay = "second_of_day"
-    }
 }
 
 /// A night surcharge band: from a clock time (included) to another (excluded), wrapping past
 /// midnight when `to` is not after `from`, raising prices by `percent`.
-public struct NightBand: Sendable, Hashable, Codable {
+public struct NightBand: Sendable, Hashable {
     public let from: ClockTime
     public let to: ClockTime
     /// The surcharge in whole percent (20 means prices × 1.2).
@@ -71,7 +67,7 @@ public struct NightBand: Sendable, Hashable, Codable {
 ///
 /// Schedules are data (`data/fares/*.json`, one file each); see `FareScheduleBook`.
 /// All prices are whole won; percents are whole percent.
-public struct FareSchedule: Sendable, Hashable, Codable {
+public struct FareSchedule: Sendable, Hashable {
     /// The schedule's id: its file name without `.json` (e.g. `seoul-mid-2023-02-01`).
     public let id: String
     /// The region id (`seoul`, `busan`, …), lower case.
@@ -161,17 +157,6 @@ public struct FareSchedule: Sendable, Hashable, Codable {
 
     /// The clock boundaries (seconds of day) where the night percent may change, ascending.
     public let bandBoundaries: [Int]
-
-    enum CodingKeys: String, CodingKey {
-        case id, region, regionName = "region_name", taxiClass = "taxi_class"
-        case effectiveFrom = "effective_from", baseFareKrw = "base_fare_krw"
-        case baseDistanceM = "base_distance_m", distanceUnitM = "distance_unit_m"
-        case distanceUnitKrw = "distance_unit_krw", timeUnitS = "time_unit_s", timeUnitKrw = "time_unit_krw"
-        case speedThresholdKmh = "speed_threshold_kmh", nightBands = "night_bands"
-        case outOfCityPercent = "out_of_city_percent", combinedPercentCap = "combined_percent_cap"
-        case surchargedBaseRoundingKrw = "surcharged_base_rounding_krw", roundingKrw = "rounding_krw"
-        case charging, source, bandBoundaries = "band_boundaries"
-    }
 }
 
 /// Rounding of won amounts.

@@ -1,5 +1,5 @@
 /// How a pooled fare is shared between riders.
-public enum SplitPolicy: String, Sendable, CaseIterable, Codable {
+public enum SplitPolicy: String, Sendable, CaseIterable {
     /// Total ÷ persons.
     case equal
     /// Each leg's meter increment split equally among the persons aboard on that leg; the

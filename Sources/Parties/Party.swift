@@ -6,7 +6,7 @@ import Geo
 ///
 /// Equality and hashing compare the content; `version` (the store's revision counter) is left
 /// out, so a party read back equals the one written.
-public struct Party: Sendable, Hashable, Codable {
+public struct Party: Sendable, Hashable {
     /// Client-given identifier: 1–64 characters of `[A-Za-z0-9_-]`.
     public var id: String
     /// Where the riders meet.
@@ -138,11 +138,6 @@ public struct Party: Sendable, Hashable, Codable {
                 throw PartyValidationError(field: "title", message: "must not contain control characters")
             }
         }
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case id, origin, destination, departAt = "depart_at", seatsTotal = "seats_total"
-        case seatsTaken = "seats_taken", title, riders, version
     }
 }
 

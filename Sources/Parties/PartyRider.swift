@@ -3,7 +3,7 @@ import Geo
 /// One rider (or group of riders travelling together) in a party.
 ///
 /// A party's riders are listed organiser first; `Party.seatsTaken` is the sum of their seats.
-public struct PartyRider: Sendable, Hashable, Codable {
+public struct PartyRider: Sendable, Hashable {
     /// Client-given identifier, unique within the party: 1–64 characters of `[A-Za-z0-9_-]`.
     public var id: String
     /// Seats this rider takes (at least 1: a rider with friends takes several).
@@ -32,10 +32,6 @@ public struct PartyRider: Sendable, Hashable, Codable {
         if let dropOff, !dropOff.isValid {
             throw PartyValidationError(field: "\(field).drop_off", message: "must be a longitude within ±180 and a latitude within ±90, got \(dropOff)")
         }
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case id, seats, dropOff = "drop_off"
     }
 }
 

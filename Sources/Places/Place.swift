@@ -2,7 +2,7 @@ import Geo
 
 /// A named place: a legal division, a rail station, a bus stop, a tourist site, a POI or a
 /// user's own place.
-public struct Place: Sendable, Hashable, Codable {
+public struct Place: Sendable, Hashable {
     /// Stable identifier, prefixed by source: `div:1168010100`, `station:0222`,
     /// `bus:SEB111900059`, `tour:…`, `osm:node/…`, `user:…`.
     public let id: String
@@ -40,11 +40,6 @@ public struct Place: Sendable, Hashable, Codable {
 
     /// The position as a coordinate.
     public var coordinate: Coordinate { Coordinate(lon: lon, lat: lat) }
-
-    enum CodingKeys: String, CodingKey {
-        case id, name, category, address, lon, lat, importance, englishName = "english_name"
-        case romanizedName = "romanized_name", detail
-    }
 }
 
 /// The built-in place categories. User imports may add their own (lower-case words).
@@ -134,25 +129,17 @@ public struct PlaceQuery: Sendable {
 }
 
 /// One search result: the place, how far it is from `near` and its score.
-public struct PlaceHit: Sendable, Codable {
+public struct PlaceHit: Sendable {
     public let place: Place
     /// Metres from the query's `near`, when given (or from the reverse-geocoded point).
     public let distanceMeters: Double?
     /// The ranking score (higher is better); comparable only within one answer.
     public let score: Double
-
-    enum CodingKeys: String, CodingKey {
-        case place, distanceMeters = "distance_meters", score
-    }
 }
 
 /// One page of results.
-public struct PlaceSearchResult: Sendable, Codable {
+public struct PlaceSearchResult: Sendable {
     public let places: [PlaceHit]
     /// Pass as `PlaceQuery.cursor` for the next page; nil on the last page.
     public let nextCursor: String?
-
-    enum CodingKeys: String, CodingKey {
-        case places, nextCursor = "next_cursor"
-    }
 }

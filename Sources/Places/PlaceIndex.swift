@@ -123,7 +123,7 @@ public final class PlaceIndex: Sendable {
 }
 
 /// What is at a point: its divisions and the places around it.
-public struct ReverseResult: Sendable, Codable {
+public struct ReverseResult: Sendable {
     public let coordinate: Coordinate
     /// The 시도/시군구/동 holding the point (nil at sea or abroad).
     public let area: AdminArea?

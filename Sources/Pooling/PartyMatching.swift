@@ -102,7 +102,7 @@ public struct MatchRequest: Sendable {
 }
 
 /// One party a rider could join, with what joining costs the party and saves the rider.
-public struct PartyMatch: Sendable, Codable {
+public struct PartyMatch: Sendable {
     public var party: Party
     /// Straight-line metres from the rider's origin to the party's origin.
     public var walkMeters: Double
@@ -129,11 +129,6 @@ public struct PartyMatch: Sendable, Codable {
     public var ride: PartyRide
 
     // `soloEstimate` is not part of the JSON form.
-    enum CodingKeys: String, CodingKey {
-        case party, walkMeters = "walk_meters", dropOffOrder = "drop_off_order"
-        case addedSeconds = "added_seconds", addedMeters = "added_meters", detourPercent = "detour_percent", riderDelays = "rider_delays"
-        case soloKrw = "solo_krw", pooledKrw = "pooled_krw", ride
-    }
 }
 
 /// How much later a rider already in a party arrives when a new rider's drop-off is inserted.

@@ -64,9 +64,9 @@ public struct PricedRide: Sendable {
 /// Meters party rides with the quote engine's rules (the origin's region and the schedule in
 /// force at the departure; slow time from the traffic profile along the route).
 public struct RidePricer: Sendable {
-    public let quotes: QuoteEngine
+    public let quotes: RideQuoter
 
-    public init(quotes: QuoteEngine) { self.quotes = quotes }
+    public init(quotes: RideQuoter) { self.quotes = quotes }
 
     /// The fare region and schedule for a ride from `origin` at `departure`.
     func schedule(origin: Coordinate, departure: Double, taxiClass: String) throws(FareRequestError) -> (String, FareSchedule) {

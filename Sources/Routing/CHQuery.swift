@@ -221,3 +221,21 @@ extension RoadGraph {
         return SearchOutcome(cost: best, path: .edges(source: source, edges: edges, target: target.endpoint), settled: settled)
     }
 }
+
+extension RouteEngine {
+    /// The hierarchy query alone, node to node (no snapping, no route assembly), on the metric
+    /// customized for `hour` (waiting for it): a function running one query and giving the nodes
+    /// it settled (nil when there is no route), or nil when the graph's hierarchy does not cover
+    /// the hour. A probe for `taxipot-bench` (where a route's time goes), not API.
+    package func hierarchyNodeQuery(hour: Int) -> ((_ source: UInt32, _ target: UInt32) -> Int?)? {
+        guard let metric = hierarchyMetric(hour: hour, wait: true) else { return nil }
+        let g = graph
+        let scratch = CHQueryScratch(nodeCount: g.nodeCount)
+        return { source, target in
+            var ends = SearchEnds()
+            ends.sources = [(source, 0, 0)]
+            ends.targets = [(target, 0, 0)]
+            return (g.hierarchySearch(ends, metric: metric, scratch: scratch) ?? nil)?.settled
+        }
+    }
+}

@@ -1,5 +1,5 @@
 /// The class of a drivable road, from OSM's `highway` tag (`*_link` roads take their parent's class).
-public enum RoadClass: UInt8, Sendable, CaseIterable, Codable {
+public enum RoadClass: UInt8, Sendable, CaseIterable {
     case motorway = 0, trunk, primary, secondary, tertiary, unclassified, residential, livingStreet, service
 
     /// The OSM `highway` value of this class.

@@ -20,15 +20,11 @@ public struct TableRequest: Sendable {
 }
 
 /// A point of a table, snapped to its nearest road (as a route's first snapped point).
-public struct TablePoint: Sendable, Equatable, Codable {
+public struct TablePoint: Sendable, Equatable {
     /// The point on the road.
     public let location: Coordinate
     /// Metres from the requested point to `location`.
     public let distanceMeters: Double
-
-    enum CodingKeys: String, CodingKey {
-        case location, distanceMeters = "distance_meters"
-    }
 }
 
 /// Durations and distances from every source to every destination: for each cell, exactly
@@ -37,7 +33,7 @@ public struct TablePoint: Sendable, Equatable, Codable {
 ///
 /// Cells are stored row by row (`source * destinationCount + destination`) in whole
 /// milliseconds and centimetres, the units a route's totals are summed in.
-public struct RouteTable: Sendable, Codable {
+public struct RouteTable: Sendable {
     /// The value of an unreachable cell in `durationsMs` and `distancesCm`.
     public static let unreachable = UInt32.max
 
@@ -67,11 +63,6 @@ public struct RouteTable: Sendable, Codable {
     /// Whether a road route leads from source `i` to destination `j`.
     public func isReachable(source i: Int, destination j: Int) -> Bool {
         durationsMs[i * destinationCount + j] != Self.unreachable
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case sourceCount = "source_count", destinationCount = "destination_count", hour, sources, destinations
-        case durationsMs = "durations_ms", distancesCm = "distances_cm"
     }
 }
 

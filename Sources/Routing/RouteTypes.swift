@@ -1,7 +1,7 @@
 import Geo
 
 /// What a route minimises.
-public enum RouteMetric: String, Sendable, CaseIterable, Codable {
+public enum RouteMetric: String, Sendable, CaseIterable {
     /// Travel time at the departure hour's traffic speeds (the default).
     case time
     /// Length in metres.
@@ -56,7 +56,7 @@ public struct RouteRequest: Sendable {
 
 /// One traversed edge (or the part of one at either end of a leg), in travel order: what
 /// the fare meter walks.
-public struct RouteSegment: Sendable, Equatable, Codable {
+public struct RouteSegment: Sendable, Equatable {
     public let distanceMeters: Double
     public let durationSeconds: Double
     public let roadClass: RoadClass
@@ -64,28 +64,19 @@ public struct RouteSegment: Sendable, Equatable, Codable {
     public let end: Coordinate
     /// The leg (0-based) this segment belongs to.
     public let legIndex: Int
-
-    enum CodingKeys: String, CodingKey {
-        case distanceMeters = "distance_meters", durationSeconds = "duration_seconds"
-        case roadClass = "road_class", start, end, legIndex = "leg_index"
-    }
 }
 
 /// The part of a route between two consecutive points (from, vias, to).
-public struct RouteLeg: Sendable, Equatable, Codable {
+public struct RouteLeg: Sendable, Equatable {
     public let distanceMeters: Double
     public let durationSeconds: Double
-
-    enum CodingKeys: String, CodingKey {
-        case distanceMeters = "distance_meters", durationSeconds = "duration_seconds"
-    }
 }
 
 /// A computed route.
 ///
 /// Durations use the traffic speed of the departure hour for the whole route (the clock is
 /// not advanced along it), so that the ETA and the fare agree on one speed table.
-public struct RouteResult: Sendable, Codable {
+public struct RouteResult: Sendable {
     public let distanceMeters: Double
     public let durationSeconds: Double
     /// The path from the snapped start to the snapped end.
@@ -105,17 +96,11 @@ public struct RouteResult: Sendable, Codable {
     public let hour: Int
     /// Nodes taken from the search queue, over all legs (a measure of search effort).
     public let settledNodes: Int
-
-    enum CodingKeys: String, CodingKey {
-        case distanceMeters = "distance_meters", durationSeconds = "duration_seconds", geometry, legs, snapped
-        case snapDistancesMeters = "snap_distances_meters", streetNames = "street_names", segments, weight
-        case metric, hour, settledNodes = "settled_nodes"
-    }
 }
 
 /// A point of a route or table request, named by its role (the API and the CLI give it their
 /// own names: `from`/`origin`, `via[i]`/`drop_offs[i]`, …).
-public enum RoutePoint: Sendable, Hashable, Codable, CustomStringConvertible {
+public enum RoutePoint: Sendable, Hashable, CustomStringConvertible {
     /// The first point (`RouteRequest.from`; a quote's origin).
     case origin
     /// Via point i (`RouteRequest.via[i]`; a quote's drop-off i).
@@ -140,7 +125,7 @@ public enum RoutePoint: Sendable, Hashable, Codable, CustomStringConvertible {
 }
 
 /// An option of a route or table request.
-public enum RouteOption: Sendable, Hashable, Codable, CustomStringConvertible {
+public enum RouteOption: Sendable, Hashable, CustomStringConvertible {
     /// `maxSnapMeters`.
     case maxSnapMeters
     /// `departAt`.
@@ -162,8 +147,7 @@ public enum RouteOption: Sendable, Hashable, Codable, CustomStringConvertible {
 
 /// Why a route could not be computed: what went wrong and with which input, as values. The API
 /// layer decides the HTTP answer and names the points (`ErrorMapping` in the API module).
-/// Codable (synthesized) so that a labelled estimate (`QuoteEstimate.reason`) round-trips.
-public enum RoutingError: Error, Sendable, CustomStringConvertible, Equatable, Codable {
+public enum RoutingError: Error, Sendable, CustomStringConvertible, Equatable {
     /// A point is not a valid coordinate.
     case invalidCoordinate(point: RoutePoint)
     /// The two points are not connected by any road allowed to cars.

@@ -1,6 +1,6 @@
 import Foundation
 import TaxiPot
-@_spi(Benchmarks) import Parties
+import Parties
 
 /// Clusters: the party index on the same points and viewports pysupercluster gets
 /// (bench-out/inputs/parties_1m.f64, viewports.csv): build, viewport query, one insert or
@@ -188,7 +188,7 @@ enum ClustersBench {
         let dir = ctx.output("state")
         for name in ["parties.db", "parties.db-wal", "parties.db-shm"] { try? FileManager.default.removeItem(atPath: dir + "/" + name) }
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        let store = try PartyStore(stateDirectory: dir)
+        let store = try SQLitePartyDatabase(stateDirectory: dir)
         var i = 0
         while i < parties.count {
             try store.put(parties[i..<min(i + 50_000, parties.count)])

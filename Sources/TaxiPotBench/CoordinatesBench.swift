@@ -1,6 +1,6 @@
 import Foundation
 import TaxiPot
-@_spi(Benchmarks) import Coordinates
+import Coordinates
 
 /// Coordinates: the batch API over the same 1M points pyproj transforms (bench-out/inputs/coords_1m.f64),
 /// WGS84 → UTM-K (5179), KATEC and Web Mercator, and the largest difference from pyproj's answers.

@@ -2,7 +2,7 @@ import Foundation
 import TaxiPot
 
 /// Pooling in-process: matching a rider against 10,000 open parties spread over the served
-/// area (central Seoul), through `PoolingEngine.match` with the default request (walk 800 m,
+/// area (central Seoul), through `PartyMatcher.match` with the default request (walk 800 m,
 /// window ±30 min, detour ≤ 25%, limit 10).
 enum PoolingBench {
     /// The parties' and riders' clock: 2025-06-14 09:50 Seoul (ten minutes before the routing bench's departure).
@@ -30,10 +30,10 @@ enum PoolingBench {
         try? FileManager.default.removeItem(atPath: state)
         defer { try? FileManager.default.removeItem(atPath: state) }
         let all = parties(data.graph, count: count, seed: 2323)
-        try PartyStore(stateDirectory: state).put(all)
+        try SQLitePartyDatabase(stateDirectory: state).put(all)
         let clock = now
         let service = try PartyService(stateDirectory: state, now: { clock })
-        let pooling = PoolingEngine(quotes: data.quotes, parties: service, now: { clock })
+        let pooling = PartyMatcher(quotes: data.quotes, parties: service, now: { clock })
         data.routes.prepareHierarchy(hour: SeoulTime.hour(now))
         data.routes.prepareHierarchy(hour: SeoulTime.hour(now + 3600))
 
@@ -83,9 +83,9 @@ enum PoolingBench {
             + "(%d plans kept, %.1f MB), as on a server that has run a while; travel times from the kept searches and two searches from the rider's stop per departure hour",
             count, requests.count, skipped, ctx.runs, Double(candidates) / Double(requests.count), Double(matches) / Double(max(1, answers)),
             m.failures, warmup.count, cold / Double(max(1, warmup.count)) * 1000, pooling.planner.keptCount, Double(pooling.planner.keptBytes) / 1e6)
-        ctx.add(BenchRecord(key: "pooling.match.p50", impl: "taxipot PoolingEngine", metric: "match p50, in-process", unit: "ms",
+        ctx.add(BenchRecord(key: "pooling.match.p50", impl: "taxipot PartyMatcher", metric: "match p50, in-process", unit: "ms",
                             better: "lower", samples: p50.map { $0 / 1000 }, n: requests.count, conditions: cond, errors: m.failures))
-        ctx.add(BenchRecord(key: "pooling.match.p99", impl: "taxipot PoolingEngine", metric: "match p99, in-process", unit: "ms",
+        ctx.add(BenchRecord(key: "pooling.match.p99", impl: "taxipot PartyMatcher", metric: "match p99, in-process", unit: "ms",
                             better: "lower", samples: p99.map { $0 / 1000 }, n: requests.count, conditions: cond, errors: m.failures))
     }
 }

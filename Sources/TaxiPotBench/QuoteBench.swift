@@ -40,14 +40,14 @@ enum QuoteBench {
         let cond = chosen + " x \(ctx.runs) runs: time of a pass of quotes (2 riders, equal split, "
             + "mid-size, route + meter + split) / time of a pass of routes alone (same pairs, same departure); "
             + "\(failures) failures in the timed passes"
-        ctx.add(BenchRecord(key: "quote.cost_ratio", impl: "taxipot QuoteEngine", metric: "quote cost / route cost", unit: "×",
+        ctx.add(BenchRecord(key: "quote.cost_ratio", impl: "taxipot RideQuoter", metric: "quote cost / route cost", unit: "×",
                             better: "lower", samples: ratios, n: pairs.count, conditions: cond, errors: failures))
-        ctx.add(BenchRecord(key: "quote.estimate_cost_ratio", impl: "taxipot QuoteEngine", metric: "estimate cost / route cost", unit: "×",
+        ctx.add(BenchRecord(key: "quote.estimate_cost_ratio", impl: "taxipot RideQuoter", metric: "estimate cost / route cost", unit: "×",
                             better: "lower", samples: estimateRatios, n: pairs.count,
                             conditions: chosen + " x \(ctx.runs) runs: time of a pass of straight-line estimates "
-                                + "(QuoteEngine.estimate: circuity by band, meter at median, p05 and p95) / time of a pass of routes alone; "
+                                + "(RideQuoter.estimate: circuity by band, meter at median, p05 and p95) / time of a pass of routes alone; "
                                 + "\(failures) failures in the timed passes", errors: failures))
-        ctx.add(BenchRecord(key: "quote.mean_us", impl: "taxipot QuoteEngine", metric: "quote mean", unit: "µs",
+        ctx.add(BenchRecord(key: "quote.mean_us", impl: "taxipot RideQuoter", metric: "quote mean", unit: "µs",
                             better: "lower", samples: quoteMicros, n: pairs.count,
                             conditions: cond + String(format: "; route mean %.1f µs", Stats(samples: routeMicros).median), errors: failures))
     }

@@ -1,6 +1,6 @@
 import Foundation
 import TaxiPot
-@_spi(Benchmarks) import Routing
+import Routing
 
 /// Routing in-process: central Seoul route latency on the same pairs the peers route
 /// (bench-out/inputs/route_pairs.csv), and route latency on a synthetic city's graph.

@@ -21,7 +21,7 @@ enum StoreCheckBench {
                          departAt: now + 3600 + Double(i % 86_400), seatsTotal: 4, seatsTaken: i % 4, title: i % 3 == 0 ? "파티 \(i)" : nil)
         }
         do {
-            let store = try PartyStore(stateDirectory: dir)
+            let store = try SQLitePartyDatabase(stateDirectory: dir)
             var i = 0
             while i < parties.count {
                 try store.put(parties[i..<min(i + 50_000, parties.count)])

@@ -62,7 +62,7 @@ struct PartiesCommand: Command {
             printError("taxipot parties: \(error)")
             return 1
         }
-        let store = try PartyStore(stateDirectory: a.value("state-dir") ?? "var")
+        let store = try SQLitePartyDatabase(stateDirectory: a.value("state-dir") ?? "var")
         for note in store.notes { printError("taxipot parties: \(note)") }
         let now = Date().timeIntervalSince1970
 

@@ -5,6 +5,7 @@ import Fares
 import Foundation
 import Geo
 import HTTPServer
+import Import
 import JSON
 import Places
 import Routing
@@ -99,7 +100,7 @@ final class FaresEndpointTests: XCTestCase {
         let path = TestPaths.temporaryDirectory("quote-endpoint").appendingPathComponent("seoul.graph").path
         _ = try OSMImporter.importFile(TestPaths.dataDir.appendingPathComponent("osm/seoul-central.osm.pbf").path, to: path, profile: profile)
         let fares = try FareEstimator.load(dataDir: TestPaths.dataDir.path)
-        let quotes = QuoteEngine(routes: RouteEngine(graph: try RoadGraph.load(path: path), profile: profile), fares: fares,
+        let quotes = RideQuoter(routes: RouteEngine(graph: try RoadGraph.load(path: path), profile: profile), fares: fares,
                                  regions: try RegionLocator(dataDirectory: TestPaths.dataDir.path))
         let router = Router()
         registerQuoteEndpoint(router, quotes: quotes)

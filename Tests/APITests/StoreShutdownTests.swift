@@ -80,7 +80,7 @@ final class StoreShutdownTests: XCTestCase {
         let state = TestPaths.temporaryDirectory("refused-state").path
         let depart = Date().timeIntervalSince1970 + 7200
         do {
-            let store = try PartyStore(stateDirectory: state)
+            let store = try SQLitePartyDatabase(stateDirectory: state)
             try store.put((0..<3).map { Party(id: "r\($0)", origin: Coordinate(lon: 126.97, lat: 37.56), destination: Coordinate(lon: 127.02, lat: 37.5),
                                               departAt: depart, seatsTotal: 4, seatsTaken: 1) })
             try store.close()
@@ -105,7 +105,7 @@ final class StoreShutdownTests: XCTestCase {
         let state = TestPaths.temporaryDirectory("recover-state").path
         let depart = Date().timeIntervalSince1970 + 7200
         do {
-            let store = try PartyStore(stateDirectory: state)
+            let store = try SQLitePartyDatabase(stateDirectory: state)
             try store.put((0..<300).map { Party(id: "k\($0)", origin: Coordinate(lon: 126.97, lat: 37.56), destination: Coordinate(lon: 127.02, lat: 37.5),
                                                 departAt: depart, seatsTotal: 4, seatsTaken: 1, title: String(repeating: "파티", count: 20)) })
             try store.close()

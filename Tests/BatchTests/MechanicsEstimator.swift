@@ -13,7 +13,7 @@ struct MechanicsEstimator: TripEstimator {
     var stallLine: Int? = nil
     var stallSeconds: Double = 0
 
-    func estimate(_ trip: TripRequest) -> Result<TripEstimate, RowError> {
+    func estimate(_ trip: TripRequest) -> Result<TripFare, RowError> {
         if maxDelay > 0 {
             // A fixed pseudo-random delay per line.
             let h = UInt64(truncatingIfNeeded: trip.line) &* 0x9E37_79B9_7F4A_7C15
@@ -24,7 +24,7 @@ struct MechanicsEstimator: TripEstimator {
             return .failure(RowError(.unknownPlace, "the mechanics estimator knows no places"))
         }
         let d = a.distance(to: b)
-        return .success(TripEstimate(distanceMeters: d, durationSeconds: Double(trip.line), fareKRW: trip.riders,
+        return .success(TripFare(distanceMeters: d, durationSeconds: Double(trip.line), fareKRW: trip.riders,
                                      perPersonKRW: trip.line, nightKRW: Int(trip.departAt), schedule: trip.taxiClass + "/" + trip.split))
     }
 }

@@ -1,4 +1,4 @@
-@_spi(Testing) @_spi(Benchmarks) @testable import Coordinates
+@testable import Coordinates
 import CSV
 import Geo
 import XCTest

@@ -1,4 +1,4 @@
-@_spi(Testing) @_spi(Benchmarks) import Coordinates
+import Coordinates
 import Geo
 import XCTest
 

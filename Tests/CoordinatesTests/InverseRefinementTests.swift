@@ -1,4 +1,4 @@
-@_spi(Testing) @testable import Coordinates
+@testable import Coordinates
 import Geo
 import XCTest
 

@@ -1,4 +1,4 @@
-@_spi(Testing) @testable import Coordinates
+@testable import Coordinates
 import XCTest
 
 /// PROJ is opened at run time (`ProjLibrary`), not linked: the engine's calls reach the real library.

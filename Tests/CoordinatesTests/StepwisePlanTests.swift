@@ -1,4 +1,4 @@
-@_spi(Testing) @_spi(Benchmarks) @testable import Coordinates
+@testable import Coordinates
 import XCTest
 
 /// The step-by-step plan must give PROJ's pipeline answers bit for bit.

@@ -12,10 +12,10 @@ import XCTest
 /// close to the routed fare where both exist.
 final class EstimateTests: XCTestCase {
     /// Quotes over the embedded default graph (the four staged Seoul extracts).
-    static let engine: Result<QuoteEngine, Error> = Result {
+    static let engine: Result<RideQuoter, Error> = Result {
         let dataset = try TestDataset.built.get()
         let routes = RouteEngine(graph: try RoadGraph.load(path: dataset.graphPath), profile: FareData.profile)
-        return QuoteEngine(routes: routes, fares: FareData.estimator, regions: try QuoteFixture.regions.get())
+        return RideQuoter(routes: routes, fares: FareData.estimator, regions: try QuoteFixture.regions.get())
     }
 
     static let gangnamStation = Coordinate(lon: 127.0276, lat: 37.4979)

@@ -3,6 +3,7 @@ import FareEstimation
 import Fares
 import Foundation
 import Geo
+import Import
 import Places
 import Routing
 import TestSupport
@@ -18,8 +19,8 @@ enum QuoteFixture {
     }
     static let regions: Result<RegionLocator, Error> = Result { try RegionLocator(dataDirectory: TestPaths.dataDir.path) }
 
-    static func engine(regions custom: (any RegionLookup)? = nil) throws -> QuoteEngine {
-        QuoteEngine(routes: try routes.get(), fares: FareData.estimator, regions: try custom ?? regions.get())
+    static func engine(regions custom: (any RegionLookup)? = nil) throws -> RideQuoter {
+        RideQuoter(routes: try routes.get(), fares: FareData.estimator, regions: try custom ?? regions.get())
     }
 
     static let jonggak = Coordinate(lon: 126.9829, lat: 37.5700)

@@ -21,7 +21,7 @@ final class PartyImportFileTests: XCTestCase {
         XCTAssertEqual(r.status, 2, r.stderr)
         XCTAssertTrue(r.stderr.contains("\(path):4: origin_lon must be a number, got 'x'"), r.stderr)
         XCTAssertTrue(r.stderr.contains("stored 2 parties"), r.stderr)
-        let store = try PartyStore(path: (dir as NSString).appendingPathComponent("parties.db"))
+        let store = try SQLitePartyDatabase(path: (dir as NSString).appendingPathComponent("parties.db"))
         let parties = try store.load().parties.sorted { $0.id < $1.id }
         _ = try store.close(backup: false)
         XCTAssertEqual(parties.map(\.id), ["excel-1", "excel-2"], "the BOM is not part of the first id or the header")
@@ -51,7 +51,7 @@ final class PartyImportFileTests: XCTestCase {
         XCTAssertEqual(bad.status, 1)
         XCTAssertTrue(bad.stderr.contains("--encoding must be auto, utf-8 or cp949"), bad.stderr)
 
-        let store = try PartyStore(path: (dir as NSString).appendingPathComponent("parties.db"))
+        let store = try SQLitePartyDatabase(path: (dir as NSString).appendingPathComponent("parties.db"))
         let parties = try store.load().parties.sorted { $0.id < $1.id }
         _ = try store.close(backup: false)
         XCTAssertEqual(parties.map(\.id), ["cp-1", "tab-1"])

@@ -77,7 +77,7 @@ final class PartyKillTests: XCTestCase {
         XCTAssertLessThan(acknowledged.count, rows.count, "the child finished before the kill: nothing was cut short")
 
         // Reopen: the file is sound and holds every acknowledged party, exactly as written.
-        let store = try PartyStore(stateDirectory: dir)
+        let store = try SQLitePartyDatabase(stateDirectory: dir)
         XCTAssertEqual(try store.integrityCheck(), "ok")
         let stored = Dictionary(uniqueKeysWithValues: try store.load().parties.map { ($0.id, $0) })
         let sent = Dictionary(uniqueKeysWithValues: RandomParties.make(20_000, seed: 77, now: now).map { ($0.id, $0) })

@@ -55,7 +55,7 @@ final class PartyRidersStoreTests: XCTestCase {
         XCTAssertEqual(reopened.party(id: "old-1")?.riders.last?.dropOff, Coordinate(lon: 127.0, lat: 37.53))
         XCTAssertEqual(reopened.party(id: "old-2")?.seatsTaken, 0)
         XCTAssertEqual(reopened.party(id: "old-2")?.version, 3)
-        XCTAssertEqual(try PartyStore(stateDirectory: dir).integrityCheck(), "ok")
+        XCTAssertEqual(try SQLitePartyDatabase(stateDirectory: dir).integrityCheck(), "ok")
     }
 
     func testRacingJoinsInProcessNeverOversell() throws {

@@ -50,7 +50,7 @@ final class PartyServiceTests: XCTestCase {
         for (id, p) in expected { XCTAssertEqual(reopened.party(id: id), p, id) }
         let world = RandomParties.world
         XCTAssertEqual(reopened.clusters(in: world, zoom: 8).reduce(0) { $0 + $1.count }, expected.count)
-        let store = try PartyStore(stateDirectory: dir)
+        let store = try SQLitePartyDatabase(stateDirectory: dir)
         XCTAssertEqual(try store.integrityCheck(), "ok")
         XCTAssertEqual(try store.db.scalarText("PRAGMA journal_mode"), "wal")
         XCTAssertEqual(try store.db.scalarText("PRAGMA synchronous"), "2", "synchronous=FULL is 2")
@@ -87,7 +87,7 @@ final class PartyServiceTests: XCTestCase {
         clock.now = start + 3600 + 700
         XCTAssertEqual(service.party(id: "later"), moved)
         // The store drops the expired row (on a write, or a purge), and a restart does not load it.
-        let store = try PartyStore(stateDirectory: dir)
+        let store = try SQLitePartyDatabase(stateDirectory: dir)
         XCTAssertEqual(try store.storedCount(), 1)
         clock.now = start + 7200 + 601
         XCTAssertEqual(try service.purgeExpired(), 1)
@@ -97,7 +97,7 @@ final class PartyServiceTests: XCTestCase {
 
     func testExpiredRowsAreNotLoadedAfterRestart() throws {
         let dir = TestPaths.temporaryDirectory("parties").path
-        let store = try PartyStore(stateDirectory: dir)
+        let store = try SQLitePartyDatabase(stateDirectory: dir)
         let parties = RandomParties.make(50, seed: 2, now: start)
         try store.put(parties)
         // Restart two hours after the first departures: only those still within departure + 30 min load.

@@ -29,7 +29,7 @@ final class PartyStoreDamageTests: XCTestCase {
             return p
         }
         let cleanDir = TestPaths.temporaryDirectory("damage-base").path
-        let cleanStore = try! PartyStore(stateDirectory: cleanDir)
+        let cleanStore = try! SQLitePartyDatabase(stateDirectory: cleanDir)
         for i in stride(from: 0, to: list.count, by: 100) { try! cleanStore.put(list[i..<i + 100]) }
         let root = Int(try! cleanStore.db.scalarText("SELECT rootpage FROM sqlite_schema WHERE name = 'parties_by_departure'"))!
         try! cleanStore.close(backup: false)
@@ -38,11 +38,11 @@ final class PartyStoreDamageTests: XCTestCase {
 
         let liveDir = TestPaths.temporaryDirectory("damage-live").path
         do {
-            let first = try! PartyStore(stateDirectory: liveDir)
+            let first = try! SQLitePartyDatabase(stateDirectory: liveDir)
             try! first.put(list[0..<1000])
             try! first.close(backup: false)
         }
-        let live = try! PartyStore(stateDirectory: liveDir)
+        let live = try! SQLitePartyDatabase(stateDirectory: liveDir)
         for i in stride(from: 1000, to: list.count, by: 50) { try! live.put(list[i..<i + 50]) }
         // Copied while open, as a kill leaves the files: every commit is in the log on disk.
         let liveDB = try! Array(Data(contentsOf: URL(fileURLWithPath: liveDir + "/parties.db")))
@@ -132,7 +132,7 @@ final class PartyStoreDamageTests: XCTestCase {
                 XCTAssertEqual(service.count, served, "\(name): served parties that were never written")
                 XCTAssertLessThanOrEqual(missing, service.rejectedOnLoad.count, "\(name): parties dropped without a word: \(service.rejectedOnLoad)")
                 // The file is sound for writes, and writes land.
-                let store = try PartyStore(path: path)
+                let store = try SQLitePartyDatabase(path: path)
                 XCTAssertEqual(try store.integrityCheck(), "ok", "\(name): started on a file SQLite finds malformed")
                 var extra = base.parties["p1"]!
                 extra.id = "after-start"
@@ -174,7 +174,7 @@ final class PartyStoreDamageTests: XCTestCase {
         let dir = TestPaths.temporaryDirectory("refused-rows").path
         let ids = Array(base.parties.keys.sorted().prefix(10))
         do {
-            let store = try PartyStore(stateDirectory: dir)
+            let store = try SQLitePartyDatabase(stateDirectory: dir)
             try store.put(ids.map { base.parties[$0]! })
             try store.close(backup: false)
         }
@@ -194,7 +194,7 @@ final class PartyStoreDamageTests: XCTestCase {
         let dir = TestPaths.temporaryDirectory("old-store").path
         let db = try SQLiteDatabase(path: dir + "/parties.db")
         _ = try db.scalarText("PRAGMA journal_mode=WAL")
-        try db.execute("CREATE TABLE parties(\(PartyStore.columns)) WITHOUT ROWID; CREATE INDEX parties_by_departure ON parties(depart_at);")
+        try db.execute("CREATE TABLE parties(\(SQLitePartyDatabase.columns)) WITHOUT ROWID; CREATE INDEX parties_by_departure ON parties(depart_at);")
         let parties = Array(base.parties.values.prefix(50))
         for p in parties {
             try db.execute("""

@@ -208,7 +208,7 @@ private final class Answers: @unchecked Sendable {
 }
 
 /// A store whose following starts only on `resume()`: a replica that stopped hearing the others.
-private final class HeldFollowing: PartyStorage, @unchecked Sendable {
+private final class HeldFollowing: PartyStore, @unchecked Sendable {
     let inner: PostgresPartyStore
     private let lock = NSLock()
     private var held: (cursor: @Sendable () -> Int64, deliver: @Sendable (PartyChangeBatch) -> Void)?

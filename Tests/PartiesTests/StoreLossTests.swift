@@ -33,7 +33,7 @@ final class StoreLossTests: XCTestCase {
         let list = parties(40, seed: 3201)
         let victim = list[17]
         do {
-            let store = try PartyStore(stateDirectory: dir)
+            let store = try SQLitePartyDatabase(stateDirectory: dir)
             try store.put(list)
             try store.close(backup: true)
         }
@@ -71,7 +71,7 @@ final class StoreLossTests: XCTestCase {
         let dir = TestPaths.temporaryDirectory("refused-row-no-backup").path
         let list = parties(20, seed: 3202)
         do {
-            let store = try PartyStore(stateDirectory: dir)
+            let store = try SQLitePartyDatabase(stateDirectory: dir)
             try store.put(list)
             try store.close(backup: false)
         }
@@ -145,17 +145,17 @@ final class StoreLossTests: XCTestCase {
             let wal = run.dir + "/parties.db-wal"
             XCTAssertTrue(FileManager.default.fileExists(atPath: run.dir + "/parties.db-shm"), name)
             try damage(wal)
-            XCTAssertThrowsError(try PartyStore(stateDirectory: run.dir), name) { error in
+            XCTAssertThrowsError(try SQLitePartyDatabase(stateDirectory: run.dir), name) { error in
                 let message = "\(error)"
                 XCTAssertTrue(message.contains(wal) && message.contains("lost acknowledged writes"), "\(name): \(message)")
                 XCTAssertTrue(message.contains("taxipot parties recover --state-dir \(run.dir)"), "\(name): \(message)")
             }
             // Refused again (nothing was changed by the refusal), until recover accepts the loss.
-            XCTAssertThrowsError(try PartyStore(stateDirectory: run.dir), name)
+            XCTAssertThrowsError(try SQLitePartyDatabase(stateDirectory: run.dir), name)
             let recovered = try TaxipotCLI.run(["parties", "recover", "--state-dir", run.dir])
             XCTAssertEqual(recovered.status, 0, "\(name): \(recovered.stderr)")
             XCTAssertTrue(recovered.stderr.contains("accepting the loss"), "\(name): \(recovered.stderr)")
-            let store = try PartyStore(stateDirectory: run.dir)
+            let store = try SQLitePartyDatabase(stateDirectory: run.dir)
             XCTAssertEqual(try store.integrityCheck(), "ok")
             for p in try store.load().parties { XCTAssertEqual(p, run.sent[p.id], name) }
             try store.close(backup: false)
@@ -167,7 +167,7 @@ final class StoreLossTests: XCTestCase {
     func testIntactLogAfterKillStillOpensWithEveryAcknowledgedParty() throws {
         let run = try killedImport("intact-log", count: 120, seed: 3220)
         XCTAssertTrue(FileManager.default.fileExists(atPath: run.dir + "/parties.db-shm"))
-        let store = try PartyStore(stateDirectory: run.dir)
+        let store = try SQLitePartyDatabase(stateDirectory: run.dir)
         let stored = Dictionary(uniqueKeysWithValues: try store.load().parties.map { ($0.id, $0) })
         for id in run.acknowledged { XCTAssertEqual(stored[id], run.sent[id], "acknowledged party \(id) lost after kill -9") }
         try store.close(backup: false)

@@ -12,7 +12,7 @@ final class MatchingTests: XCTestCase {
     struct World {
         let data: Dataset
         let parties: PartyService
-        let pooling: PoolingEngine
+        let pooling: PartyMatcher
     }
 
     /// The dataset, a party service (holding `initial`, written in one transaction) and pooling.
@@ -20,9 +20,9 @@ final class MatchingTests: XCTestCase {
         let data = try Dataset(directory: try TestDataset.directory())
         let now = Self.now
         let dir = TestPaths.temporaryDirectory(label).path
-        if !initial.isEmpty { try PartyStore(stateDirectory: dir).put(initial.map { var p = $0; p.version = 1; return p }) }
+        if !initial.isEmpty { try SQLitePartyDatabase(stateDirectory: dir).put(initial.map { var p = $0; p.version = 1; return p }) }
         let parties = try PartyService(stateDirectory: dir, now: { now })
-        return World(data: data, parties: parties, pooling: PoolingEngine(quotes: data.quotes, parties: parties, now: { now }))
+        return World(data: data, parties: parties, pooling: PartyMatcher(quotes: data.quotes, parties: parties, now: { now }))
     }
 
     // MARK: - Reference

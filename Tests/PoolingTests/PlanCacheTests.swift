@@ -44,10 +44,10 @@ extension MatchingTests {
             initial.append(p)
         }
         let dir = TestPaths.temporaryDirectory("plan-cache").path
-        try PartyStore(stateDirectory: dir).put(initial)
+        try SQLitePartyDatabase(stateDirectory: dir).put(initial)
         let clock = TestClock(Self.now)
         let parties = try PartyService(stateDirectory: dir, now: { clock.now })
-        let w = World(data: data, parties: parties, pooling: PoolingEngine(quotes: data.quotes, parties: parties, now: { clock.now }))
+        let w = World(data: data, parties: parties, pooling: PartyMatcher(quotes: data.quotes, parties: parties, now: { clock.now }))
         let ids = initial.map(\.id)
         let requests: [MatchRequest] = (0..<4).map { k in
             var r = MatchRequest(origin: node(), destination: node(), departAt: Self.now + 1200 + Double(k) * 300)

@@ -1,0 +1,290 @@
+import Foundation
+import Routing
+
+/// What an import did: counts from the OSM file to the prepared graph.
+public struct ImportReport: Sendable, CustomStringConvertible {
+    public var source = ""
+    public var osmNodes = 0, osmWays = 0, osmRelations = 0, drivableWays = 0
+    /// Way node references to nodes absent from the file, and to nodes whose barrier stops cars.
+    public var missingNodeRefs = 0, blockedNodeRefs = 0
+    public var junctions = 0, restrictionCopies = 0
+    public var restrictionsApplied = 0, restrictionsSkipped = 0
+    /// Strongly connected components of the junction graph; those of at least `minAreaNodes`
+    /// nodes (and always the largest) are kept as the served areas.
+    public var components = 0
+    public var minAreaNodes = 0
+    /// Nodes of each kept area, largest first.
+    public var areaNodes: [Int] = []
+    /// Nodes found in more than one input file (kept once).
+    public var sharedNodes = 0
+    public var inputs = 0
+    public var removedNodes = 0, removedEdges = 0
+    public var nodes = 0, edges = 0, pieces = 0, landmarks = 0
+    /// Edges of the contraction hierarchy (upward plus downward, shortcuts included).
+    public var hierarchyEdges = 0
+    public var fileBytes = 0
+    public var readSeconds = 0.0, prepareSeconds = 0.0, writeSeconds = 0.0
+
+    public var description: String {
+        """
+        \(source): \(osmNodes) nodes, \(osmWays) ways, \(osmRelations) relations read; \(drivableWays) drivable ways
+          graph: \(nodes) nodes (\(junctions) junctions, \(restrictionCopies) restriction copies before pruning), \(edges) edges, \(pieces) road pieces
+          \(areaNodes.count) connected areas of at least \(minAreaNodes) nodes kept of \(components) components (nodes: \(areaNodes.map(String.init).joined(separator: ", "))); removed \(removedNodes) nodes and \(removedEdges) edges outside them
+          inputs: \(inputs) files, \(sharedNodes) nodes shared between them
+          turn restrictions: \(restrictionsApplied) applied, \(restrictionsSkipped) skipped (via ways, missing members, not for cars)
+          node refs skipped: \(missingNodeRefs) missing from the file, \(blockedNodeRefs) at barriers
+          landmarks: \(landmarks); contraction hierarchy: \(hierarchyEdges) edges; file \(fileBytes) bytes
+          time: read \(String(format: "%.2f", readSeconds)) s, prepare \(String(format: "%.2f", prepareSeconds)) s, write \(String(format: "%.2f", writeSeconds)) s
+        """
+    }
+
+    /// The report as JSON text (stored in the graph file).
+    var json: String {
+        func esc(_ s: String) -> String {
+            var o = ""
+            for u in s.unicodeScalars {
+                switch u {
+                case "\"": o += "\\\""
+                case "\\": o += "\\\\"
+                case _ where u.value < 0x20: o += String(format: "\\u%04x", u.value)
+                default: o.unicodeScalars.append(u)
+                }
+            }
+            return o
+        }
+        let fields: [(String, Int)] = [
+            ("osm_nodes", osmNodes), ("osm_ways", osmWays), ("osm_relations", osmRelations), ("drivable_ways", drivableWays),
+            ("missing_node_refs", missingNodeRefs), ("blocked_node_refs", blockedNodeRefs), ("junctions", junctions),
+            ("restriction_copies", restrictionCopies), ("restrictions_applied", restrictionsApplied),
+            ("restrictions_skipped", restrictionsSkipped), ("components", components), ("removed_nodes", removedNodes),
+            ("removed_edges", removedEdges), ("nodes", nodes), ("edges", edges), ("pieces", pieces), ("landmarks", landmarks),
+            ("hierarchy_edges", hierarchyEdges), ("min_area_nodes", minAreaNodes), ("shared_nodes", sharedNodes), ("inputs", inputs),
+        ]
+        return "{\"source\":\"\(esc(source))\"," + fields.map { "\"\($0.0)\":\($0.1)" }.joined(separator: ",")
+            + ",\"area_nodes\":[" + areaNodes.map(String.init).joined(separator: ",") + "]}"
+    }
+}
+
+/// `taxipot import osm`: OSM file → prepared graph file.
+public enum OSMImporter {
+    /// The smallest connected area kept by default, in graph nodes: smaller strongly connected
+    /// pieces are car parks, campus loops and bits cut off at an extract's edge. 25, not more: the
+    /// Yeouido extract clips its one-way carriageways at the boundary, and its largest strongly
+    /// connected piece is 95 nodes (the whole island core), its next ones 58, 48, 31 and 29.
+    public static let defaultMinAreaNodes = 25
+
+    /// Reads `input` (`.osm`, `.osm.gz` or `.osm.pbf`), prepares the graph with `profile`'s
+    /// speeds and `landmarks` ALT landmarks, and writes it to `output`.
+    public static func importFile(_ input: String, to output: String, profile: TrafficProfile, landmarks: Int = 16,
+                                  minAreaNodes: Int = defaultMinAreaNodes,
+                                  progress: ((String) -> Void)? = nil) throws(OSMImportError) -> ImportReport
+    {
+        try importFiles([input], to: output, profile: profile, landmarks: landmarks, minAreaNodes: minAreaNodes, progress: progress)
+    }
+
+    /// Reads every file of `inputs` and merges them into one graph (a node or way with the same
+    /// OSM id in several files is one node or way), then as `importFile`.
+    public static func importFiles(_ inputs: [String], to output: String, profile: TrafficProfile, landmarks: Int = 16,
+                                   minAreaNodes: Int = defaultMinAreaNodes,
+                                   progress: ((String) -> Void)? = nil) throws(OSMImportError) -> ImportReport
+    {
+        guard !inputs.isEmpty else { throw OSMImportError("no OSM file to import") }
+        var report = ImportReport()
+        report.source = inputs.map { ($0 as NSString).lastPathComponent }.joined(separator: "+")
+        report.inputs = inputs.count
+        report.minAreaNodes = max(1, minAreaNodes)
+        let t0 = Date()
+        var parts: [OSMExtract] = []
+        for input in inputs {
+            parts.append(try OSMReader.read(path: input, progress: progress))
+            if inputs.count > 1 { progress?("read \(input)") }
+        }
+        let extract = OSMExtract.merged(parts)
+        parts = []
+        report.sharedNodes = extract.sharedNodes
+        report.readSeconds = Date().timeIntervalSince(t0)
+        progress?("read \(extract.totalNodes) nodes, \(extract.totalWays) ways, \(extract.totalRelations) relations")
+        let t1 = Date()
+        var graph = try GraphPreparer.prepare(extract, profile: profile, landmarks: landmarks, source: inputs.joined(separator: ", "),
+                                              report: &report, progress: progress)
+        report.prepareSeconds = Date().timeIntervalSince(t1)
+        graph.metadata = Array(report.json.utf8)
+        let t2 = Date()
+        do { try GraphFile.write(graph, to: output) } catch { throw OSMImportError(error.description) }
+        report.writeSeconds = Date().timeIntervalSince(t2)
+        report.fileBytes = (try? FileManager.default.attributesOfItem(atPath: output)[.size] as? Int) ?? 0
+        return report
+    }
+}
+
+/// Junction graph → restriction copies → largest SCC → spatial order → landmarks and grid.
+enum GraphPreparer {
+    static func prepare(_ x: OSMExtract, profile: TrafficProfile, landmarks: Int, source: String,
+                        report: inout ImportReport, progress: ((String) -> Void)?) throws(OSMImportError) -> GraphData
+    {
+        report.osmNodes = x.totalNodes; report.osmWays = x.totalWays; report.osmRelations = x.totalRelations
+        report.drivableWays = x.wayIds.count
+        let jb = JunctionGraphBuilder(x)
+        report.missingNodeRefs = jb.missingNodeRefs; report.blockedNodeRefs = jb.blockedNodeRefs
+        guard jb.edges.count > 0 else { throw OSMImportError("\(source): no drivable road in the file") }
+        let junctions = jb.junctionLat.count
+        let rx = RestrictionExpansion(junctionCount: junctions, edges: jb.edges, pieceWay: jb.pieces.way, extract: x,
+                                      junctionOf: jb.junctionOf)
+        report.junctions = junctions; report.restrictionCopies = rx.copyOf.count
+        report.restrictionsApplied = rx.applied; report.restrictionsSkipped = rx.skipped
+        let total = junctions + rx.copyOf.count
+        var lat = jb.junctionLat, lon = jb.junctionLon
+        for j in rx.copyOf { lat.append(jb.junctionLat[Int(j)]); lon.append(jb.junctionLon[Int(j)]) }
+        let edges = rx.edges
+        progress?("junction graph: \(total) nodes, \(edges.count) edges")
+
+        // Strongly connected components: each one of useful size is a served area.
+        let bySourceFirst = JunctionGraph.firstIndex(keys: edges.source, count: total)
+        let bySource = JunctionGraph.grouped(keys: edges.source, first: bySourceFirst)
+        let scc = GraphAlgorithms.stronglyConnectedComponents(nodeCount: total, firstOut: bySourceFirst,
+                                                              head: bySource.map { edges.target[Int($0)] })
+        report.components = scc.count
+        var componentSize = [Int](repeating: 0, count: scc.count)
+        for v in 0..<total { componentSize[Int(scc.component[v])] += 1 }
+        let keptComponents = componentSize.indices
+            .filter { $0 == Int(scc.largest) || componentSize[$0] >= report.minAreaNodes }
+            .sorted { componentSize[$0] != componentSize[$1] ? componentSize[$0] > componentSize[$1] : $0 < $1 }
+        var areaOfComponent = [Int32](repeating: -1, count: scc.count)
+        for (a, c) in keptComponents.enumerated() { areaOfComponent[c] = Int32(a) }
+        report.areaNodes = keptComponents.map { componentSize[$0] }
+        var keptIndex: [Int] = []
+        for v in 0..<total where areaOfComponent[Int(scc.component[v])] >= 0 { keptIndex.append(v) }
+        let spatial = GraphAlgorithms.hilbertOrder(lat: keptIndex.map { lat[$0] }, lon: keptIndex.map { lon[$0] })
+        var newId = [Int32](repeating: -1, count: total)
+        for (k, i) in spatial.enumerated() { newId[keptIndex[i]] = Int32(k) }
+        let n = keptIndex.count
+
+        // Kept edges in CSR order; pieces that keep an edge, in spatial order.
+        var keptEdges: [UInt32] = []
+        for v in keptIndex {
+            for k in Int(bySourceFirst[v])..<Int(bySourceFirst[v + 1]) {
+                let e = Int(bySource[k])
+                if newId[Int(edges.target[e])] >= 0 { keptEdges.append(UInt32(e)) }
+            }
+        }
+        report.removedNodes = total - n; report.removedEdges = edges.count - keptEdges.count
+        guard !keptEdges.isEmpty else { throw OSMImportError("\(source): no road of the file can be driven both to and from another") }
+        var pieceUsed = [Bool](repeating: false, count: jb.pieces.count)
+        for e in keptEdges { pieceUsed[Int(edges.pieceDir[Int(e)] >> 1)] = true }
+        let usedPieces = (0..<jb.pieces.count).filter { pieceUsed[$0] }
+        let pieceOrder = GraphAlgorithms.hilbertOrder(lat: usedPieces.map { jb.pieces.pointLat[Int(jb.pieces.firstPoint[$0])] },
+                                                      lon: usedPieces.map { jb.pieces.pointLon[Int(jb.pieces.firstPoint[$0])] })
+        var newPiece = [Int32](repeating: -1, count: jb.pieces.count)
+        for (k, i) in pieceOrder.enumerated() { newPiece[usedPieces[i]] = Int32(k) }
+
+        var g = GraphData()
+        g.nodeLat = [Int32](repeating: 0, count: n)
+        g.nodeLon = [Int32](repeating: 0, count: n)
+        g.nodeArea = [UInt32](repeating: 0, count: n)
+        for v in keptIndex {
+            g.nodeLat[Int(newId[v])] = lat[v]; g.nodeLon[Int(newId[v])] = lon[v]
+            g.nodeArea[Int(newId[v])] = UInt32(areaOfComponent[Int(scc.component[v])])
+        }
+        let newSource = keptEdges.map { UInt32(newId[Int(edges.source[Int($0)])]) }
+        g.firstOut = JunctionGraph.firstIndex(keys: newSource, count: n)
+        let csr = JunctionGraph.grouped(keys: newSource, first: g.firstOut).map { keptEdges[Int($0)] }
+        g.head = csr.map { UInt32(newId[Int(edges.target[Int($0)])]) }
+        g.length = csr.map { edges.length[Int($0)] }
+        g.combo = csr.map { edges.combo[Int($0)] }
+        g.edgePiece = csr.map { UInt32(newPiece[Int(edges.pieceDir[Int($0)] >> 1)]) << 1 | (edges.pieceDir[Int($0)] & 1) }
+        let edgePieceIds = g.edgePiece.map { $0 >> 1 }
+        g.pieceFirstEdge = JunctionGraph.firstIndex(keys: edgePieceIds, count: usedPieces.count)
+        g.pieceEdges = JunctionGraph.grouped(keys: edgePieceIds, first: g.pieceFirstEdge)
+        for i in pieceOrder {
+            let old = usedPieces[i]
+            let lo = Int(jb.pieces.firstPoint[old]), hi = Int(jb.pieces.firstPoint[old + 1])
+            g.pointLat.append(contentsOf: jb.pieces.pointLat[lo..<hi])
+            g.pointLon.append(contentsOf: jb.pieces.pointLon[lo..<hi])
+            g.pointOffset.append(contentsOf: jb.pieces.pointOffset[lo..<hi])
+            g.pieceFirstPoint.append(UInt32(g.pointLat.count))
+            g.pieceName.append(jb.names.pieceName[old])
+        }
+        g.nameOffsets = jb.names.offsets
+        g.nameBytes = jb.names.bytes
+
+        // Lower bounds: each hour's edge times divided by that hour's congestion factor (how much
+        // slower than its fastest hour every class is), the smallest over the day. Uncapped
+        // edges get exactly their fastest-hour time; at any hour h the bound times the
+        // factor stays below the true time, so queries can scale the potential up by it.
+        g.boundSpeedKmh = RoadClass.allCases.map { c in (0..<24).map { profile.speed(c, hour: $0) }.max() ?? 1 }
+        let congestion = (0..<24).map { h in
+            RoadClass.allCases.map { c in g.boundSpeedKmh[Int(c.rawValue)] / profile.speed(c, hour: h) }.min() ?? 1
+        }
+        g.comboClass = jb.combos.roadClass
+        g.comboCapKmh = jb.combos.capKmh
+        g.comboBoundQ = zip(jb.combos.roadClass, jb.combos.capKmh).map { c, cap in
+            let cls = RoadClass(rawValue: c) ?? .service
+            let q = (0..<24).map { h in
+                (Double(SpeedFactor.q(kmh: min(profile.speed(cls, hour: h), Double(cap)))) / congestion[h]).rounded(.down)
+            }.min() ?? 1
+            return UInt64(max(1, q))
+        }
+        let lowerBoundTime = (0..<g.edgeCount).map { SpeedFactor.lowerBound(cm: g.length[$0], q: g.comboBoundQ[Int(g.combo[$0])]) }
+        // The hierarchy's witnesses must hold at every hour of the profile, so that each hour's
+        // customized weights give exact times.
+        let hourQ = SpeedFactor.hourFactors(profile, comboClass: g.comboClass, comboCapKmh: g.comboCapKmh)
+        g.hourQ = hourQ.flatMap { $0 }
+        let margin = WitnessMargin.covering(boundQ: g.comboBoundQ, hourQ: hourQ)
+        progress?("graph: \(n) nodes, \(g.edgeCount) edges; computing \(min(landmarks, n)) landmarks and a contraction hierarchy")
+        // The hierarchy is built on its own thread while the landmarks are computed.
+        let hierarchy = BackgroundResult { [firstOut = g.firstOut, head = g.head, progress = UncheckedProgress(report: progress)] in
+            ContractionHierarchyBuilder.build(firstOut: firstOut, head: head, weight: lowerBoundTime, margin: margin, progress: progress.report)
+        }
+        let lm = LandmarkBuilder.compute(count: landmarks, firstOut: g.firstOut, head: g.head, lowerBoundTime: lowerBoundTime,
+                                         length: g.length, progress: progress)
+        // Circuity while the hierarchy is still being built on its own thread (it is the long pole).
+        progress?("measuring circuity (route length over straight line) by distance band")
+        g.circuity = CircuityMeasure.measure(firstOut: g.firstOut, head: g.head, weight: lowerBoundTime, length: g.length,
+                                             nodeLat: g.nodeLat, nodeLon: g.nodeLon, nodeArea: g.nodeArea,
+                                             edgeClass: g.combo.map { g.comboClass[Int($0)] })
+        g.ch = hierarchy.value
+        report.hierarchyEdges = g.ch.upHead.count + g.ch.downTail.count
+        // A landmark in another area reaches no node of this one: 0 both ways, a bound of 0
+        // for every query inside the area (no road joins two areas, so no query crosses).
+        var lmTime = lm.time, lmDistance = lm.distance
+        if report.areaNodes.count > 1 {
+            for i in lmTime.indices where lmTime[i] == .max { lmTime[i] = 0 }
+            for i in lmDistance.indices where lmDistance[i] == .max { lmDistance[i] = 0 }
+        }
+        guard !lmTime.contains(where: { $0 >= UInt32.max / 2 }), !lmDistance.contains(where: { $0 >= UInt32.max / 2 }) else {
+            throw OSMImportError("\(source): the road network is too large to prepare (distances beyond 21,000 km or 24 days of driving)")
+        }
+        g.landmarkNodes = lm.nodes; g.landmarkTime = lmTime; g.landmarkDistance = lmDistance
+        let grid = SpatialGridBuilder.build(pointLat: g.pointLat, pointLon: g.pointLon, pieceFirstPoint: g.pieceFirstPoint)
+        g.grid = grid.0; g.gridCellFirst = grid.cellFirst; g.gridItems = grid.items
+        report.nodes = n; report.edges = g.edgeCount; report.pieces = g.pieceCount; report.landmarks = lm.nodes.count
+        return g
+    }
+}
+
+/// A progress callback handed to a worker thread (the callers' callbacks only print a line).
+struct UncheckedProgress: @unchecked Sendable {
+    let report: ((String) -> Void)?
+}
+
+/// A value computed on a thread of its own; `value` waits for it.
+final class BackgroundResult<T>: @unchecked Sendable {
+    private let done = DispatchSemaphore(value: 0)
+    private var result: T?
+
+    init(_ work: @escaping @Sendable () -> T) {
+        let thread = Thread { [self] in
+            result = work()
+            done.signal()
+        }
+        thread.stackSize = 8 << 20
+        thread.start()
+    }
+
+    /// The result, once the work has finished.
+    var value: T {
+        done.wait()
+        done.signal()
+        return result!
+    }
+}

@@ -1,0 +1,239 @@
+import Engine
+import FareEstimation
+import Fares
+import Foundation
+import Geo
+import Parties
+import Routing
+
+/// A party's quote: its ride through the riders' drop-offs in the shortest order, the metered
+/// fare, and each rider's share.
+public struct PartyQuote: Sendable {
+    public var party: Party
+    public var priced: PricedRide
+    /// Each rider's share in won, by rider id (organiser first).
+    public var shares: [(riderID: String, krw: Int)] { priced.shares }
+}
+
+/// Pooling over the live parties: party quotes and matching riders to open parties.
+///
+/// Travel times come through one `TravelTimes` seam (`TableTravelTimes`: the contraction
+/// hierarchy); each party's own ride plan is kept until the party changes, with its points
+/// snapped and their upward searches in the hierarchy of its departure hour, and its own route
+/// once priced. So a match request asks the road network only about the rider's points: two
+/// searches from the rider's stop per departure hour (scanned against the kept ones: every
+/// candidate's legs to and from the stop), then two routed legs per candidate that passes the
+/// detour limit (the party's other legs are reused for the fare).
+public final class PartyMatcher: Sendable {
+    public let parties: PartyService
+    public let pricer: RidePricer
+    public let planner: RidePlanner
+    /// Candidates left out of match answers, by reason, since the engine started.
+    public let dropped = DroppedCandidateCounts()
+    private let now: @Sendable () -> Double
+
+    public init(quotes: RideQuoter, parties: PartyService, times: (any TravelTimes)? = nil,
+                now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 })
+    {
+        self.parties = parties
+        pricer = RidePricer(quotes: quotes)
+        planner = RidePlanner(times: times ?? TableTravelTimes(routes: quotes.routes))
+        self.now = now
+    }
+
+    /// The quote of the live party `id`: origin → drop-offs (in the order that makes the ride
+    /// shortest in time) → destination, metered at its departure, split by `split`
+    /// (`by_leg`: each leg's increment among those aboard). Throws a `FareRequestError`:
+    /// `partyNotFound`, or the route's or the fare's failure.
+    public func quote(partyID: String, split: SplitPolicy = .byLeg, roundingKrw: Int = 10) throws(FareRequestError) -> PartyQuote {
+        guard let party = parties.party(id: partyID) else {
+            throw .partyNotFound(id: partyID)
+        }
+        let order = planner.plan(party)?.order ?? Array(party.intermediateDropOffs.indices.map { $0 + 1 })
+        return PartyQuote(party: party, priced: try pricer.price(PartyRide(party: party, order: order), split: split, roundingKrw: roundingKrw))
+    }
+
+    /// The open parties `request`'s rider could join, best first: most saved, then least
+    /// detour, then party id. Parties that cannot be reached by road are left out; errors are
+    /// only the request's own (a 400 naming a field, a rider's point off the roads).
+    public func match(_ request: MatchRequest) throws(FareRequestError) -> [PartyMatch] {
+        try request.validate()
+        let t = now()
+        let window = request.windowMinutes * 60
+        let filter = PartyFilter(departAfter: max(request.departAt - window, t.nextUp), departBefore: request.departAt + window,
+                                 minSeats: request.seats)
+        let (solo, soloEstimate) = try soloFare(request)
+        let nearby = parties.nearby(request.origin, radiusMeters: request.walkMeters, filter: filter,
+                                    limit: MatchRequest.maxCandidates).parties
+        guard !nearby.isEmpty else { return [] }
+
+        var drops = [Int](repeating: 0, count: DroppedCandidate.allCases.count)
+        func drop(_ reason: DroppedCandidate) { drops[DroppedCandidate.allCases.firstIndex(of: reason)!] += 1 }
+        defer { dropped.add(drops) }
+
+        var candidates: [(NearbyParty, PlannedRide)] = []
+        for c in nearby {
+            if c.party.seatedRiders.contains(where: { $0.id == request.riderID }) {
+                drop(.alreadyInParty)
+            } else if let planned = planner.planned(c.party) {
+                candidates.append((c, planned))
+            } else {
+                drop(.noRide)
+            }
+        }
+
+        // Per departure hour, the legs between every candidate's points and the rider's stop
+        // (both searches from the rider's stop once, scanned against each party's kept ones).
+        var byHour: [Int: [Int]] = [:]
+        for (i, c) in candidates.enumerated() { byHour[SeoulTime.hour(c.0.party.departAt), default: []].append(i) }
+        var insertions = [Result<Insertion, DroppedCandidate>](repeating: .failure(.noRouteToStop), count: candidates.count)
+        for (_, members) in byHour.sorted(by: { $0.key < $1.key }) {
+            let at = candidates[members[0]].0.party.departAt
+            let legs = planner.times.insertionLegs(members.map { candidates[$0].1.prepared }, point: request.destination, departAt: at)
+            for (i, l) in zip(members, legs) {
+                insertions[i] = candidates[i].1.plan.cheapestInsertion(maxDetourPercent: request.maxDetourPercent,
+                                                                       toNew: { l.toNew[$0] }, fromNew: { l.fromNew[$0] })
+            }
+        }
+
+        // The candidates within the detour limits, each with a bound of what the rider would save
+        // (from a lower bound of the pooled share: no routing).
+        let rider = pricer.quotes.routes.snap(request.destination)
+        var pending: [PendingMatch] = []
+        for (i, (c, planned)) in candidates.enumerated() {
+            let ins: Insertion
+            switch insertions[i] {
+            case .success(let found): ins = found
+            case .failure(let reason): drop(reason); continue
+            }
+            let pct = percent(ins.added.duration, of: planned.plan.duration)
+            let ride = planned.plan.ride(c.party, inserting: request.riderID, seats: request.seats, at: request.destination, position: ins.position)
+            let least = rider.flatMap { pricer.leastPooledShare(ride, planned: planned, rider: $0, position: ins.position, toStop: ins.toStop) }
+            pending.append(PendingMatch(index: i, partyID: c.party.id, insertion: ins, pct: pct, ride: ride, most: least.map { Double(solo) - $0 } ?? .infinity))
+        }
+
+        // Best first: the candidate that may save the most is made more exact (the leg to the
+        // rider's stop routed, then priced in full) until the best is an exact one, which is
+        // then the next of the list. So no candidate is routed whose bound is below the last
+        // of the list, whatever order the bounds came in.
+        var out: [PartyMatch] = []
+        while out.count < request.limit, let k = PendingMatch.best(pending) {
+            let p = pending[k]
+            if let match = p.match {
+                out.append(match)
+                pending.swapAt(k, pending.count - 1)
+                pending.removeLast()
+                continue
+            }
+            let (c, planned) = candidates[p.index]
+            if p.toStop == nil, !p.triedLeg {
+                // Route the leg to the rider's stop first: the bound it gives leaves out most
+                // candidates before their second leg is routed.
+                pending[k].triedLeg = true
+                if let rider, let upTo = pricer.pooledShareUpToStop(p.ride, planned: planned, rider: rider, position: p.insertion.position) {
+                    pending[k].most = min(p.most, Double(solo) - upTo.least)
+                    pending[k].toStop = upTo.leg
+                    continue
+                }
+            }
+            let share = rider.map { pricer.pooledShare(p.ride, planned: planned, rider: $0, position: p.insertion.position, toStop: p.toStop) }
+                ?? (try? pricer.price(p.ride, split: .byLeg))?.shares.last?.krw
+            guard let pooled = share else {
+                drop(.noPrice)
+                pending.swapAt(k, pending.count - 1)
+                pending.removeLast()
+                continue
+            }
+            let m = PartyMatch(party: c.party, walkMeters: c.distance, dropOffOrder: p.ride.dropOffOrder,
+                               addedSeconds: p.insertion.added.duration, addedMeters: p.insertion.added.distance, detourPercent: p.pct,
+                               riderDelays: planned.plan.riderDelays(p.ride, p.insertion),
+                               soloKrw: solo, soloEstimate: soloEstimate, pooledKrw: pooled, ride: p.ride)
+            pending[k].match = m
+            pending[k].most = Double(m.savingKrw)
+        }
+        return out
+    }
+}
+
+extension PartyMatcher {
+    /// Why `party`'s ride cannot take a rider to `dropOff` (no road within the snapping limit, or
+    /// none from the party's origin), or nil when it can: a join is refused then.
+    @Sendable public func dropOffProblem(_ party: Party, _ dropOff: Coordinate) -> String? {
+        // A problem of the party's own origin is the party's, not the rider's.
+        guard dropOff != party.destination, let problem = pricer.quotes.routes.coverageProblem(from: party.origin, to: dropOff),
+              case .outsideCoverage(.destination, _, _, _, _) = problem else { return nil }
+        return problem.message(naming: { $0 == .origin ? "the party's origin" : "rider.drop_off" })
+    }
+
+    /// The rider's solo fare: metered along its route, or (when the trip is outside the served
+    /// roads and `allowEstimate`) estimated in a straight line, with the estimate's label.
+    func soloFare(_ request: MatchRequest) throws(FareRequestError) -> (Int, QuoteEstimate?) {
+        let quotes = pricer.quotes
+        if request.allowEstimate, let problem = quotes.routes.coverageProblem(from: request.origin, to: request.destination),
+           case .outsideCoverage = problem
+        {
+            let q = try quotes.estimate(QuoteRequest(origin: request.origin, destination: request.destination, riders: 1,
+                                                     departure: request.departAt, split: .byLeg), because: problem)
+            return (q.fare.totalKrw, q.estimate)
+        }
+        return (try pricer.soloFare(from: request.origin, to: request.destination, departure: request.departAt), nil)
+    }
+}
+
+/// A candidate of a match request within the detour limit, on its way to a price: `most` bounds
+/// what the rider can save with it (exact once `match` is set).
+struct PendingMatch {
+    var index: Int
+    var partyID: String
+    var insertion: Insertion
+    var pct: Double
+    var ride: PartyRide
+    var most: Double
+    /// The leg to the rider's stop, once routed; `triedLeg` once asked for.
+    var toStop: RouteResult? = nil
+    var triedLeg = false
+    /// The priced match.
+    var match: PartyMatch? = nil
+
+    /// The whole won the rider can save at most (savings are whole won).
+    var ceiling: Int { most >= Double(Int.max) ? Int.max : Int(most.rounded(.down)) }
+
+    /// The index of the candidate to take next: the highest ceiling; among equal ones a bound
+    /// before an exact match (it may still come first), and exact matches in the list's order
+    /// (less detour, then party id). Nil when none is left.
+    static func best(_ all: [PendingMatch]) -> Int? {
+        guard !all.isEmpty else { return nil }
+        return all.withUnsafeBufferPointer { a in
+            var best = 0
+            for i in 1..<a.count where a[i].precedes(a[best]) { best = i }
+            return best
+        }
+    }
+
+    /// Reads only plain fields (no copy of the ride or the match: this runs for every pair the
+    /// selection compares).
+    func precedes(_ o: PendingMatch) -> Bool {
+        if ceiling != o.ceiling { return ceiling > o.ceiling }
+        let exact = match != nil, otherExact = o.match != nil
+        if exact != otherExact { return !exact }
+        if !exact { return most != o.most ? most > o.most : index < o.index }
+        // Both exact: the list's order (`PartyMatch.addedSeconds` is the insertion's duration).
+        if insertion.added.duration != o.insertion.added.duration { return insertion.added.duration < o.insertion.added.duration }
+        return partyID < o.partyID
+    }
+}
+
+/// Distinct points in first-seen order, for table rows and columns.
+struct PointSet {
+    private(set) var points: [Coordinate] = []
+    private var at: [Coordinate: Int] = [:]
+
+    mutating func insert(_ p: Coordinate) {
+        if at[p] == nil {
+            at[p] = points.count
+            points.append(p)
+        }
+    }
+
+    func index(_ p: Coordinate) -> Int { at[p]! }
+}
