@@ -140,9 +140,11 @@ public struct PlaceHit: Sendable, Codable {
     public let distanceMeters: Double?
     /// The ranking score (higher is better); comparable only within one answer.
     public let score: Double
+    /// For an address answer (category `address`): how much of it is known; nil for places.
+    public var precision: AddressPrecision? = nil
 
     enum CodingKeys: String, CodingKey {
-        case place, distanceMeters = "distance_meters", score
+        case place, distanceMeters = "distance_meters", score, precision
     }
 }
 
