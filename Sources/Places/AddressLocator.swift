@@ -38,6 +38,8 @@ struct AddressLocator: Sendable {
     /// 읍면동 by name, all of Korea.
     let dongsByName: [String: [Division]]
     let divisionsByCode: [String: Division]
+    /// Names the 시군구 a placed address lies in.
+    let admin: AdminLocator
     /// Province names other than Seoul's (an address naming one is not on our roads).
     let otherProvinceNames: [String]
 
@@ -48,8 +50,9 @@ struct AddressLocator: Sendable {
     /// Numbers above this are malformed (the longest Seoul roads stop below 5,000).
     static let largestNumber = 99_999
 
-    init(roads: [NamedRoad], divisions: [Division]) {
+    init(roads: [NamedRoad], divisions: [Division], admin: AdminLocator) {
         self.roads = roads
+        self.admin = admin
         var byName: [String: [Int]] = [:]
         for (i, r) in roads.enumerated() { byName[r.name, default: []].append(i) }
         roadsByName = byName
@@ -88,6 +91,8 @@ struct AddressLocator: Sendable {
         var malformed = false
         var underground = false
         var mountain = false
+        /// No number at all.
+        var bare = false
     }
 
     static func parse(_ text: String) -> Parsed? {
@@ -108,7 +113,8 @@ struct AddressLocator: Sendable {
         var p = Parsed(prefix: chars)
         let end = chars.count
         let j = digitsBefore(end)
-        guard j < end else { return nil }  // no number: not an address
+        // No number: only a bare road name reads as an address (at road precision).
+        guard j < end else { return chars.count >= 2 ? Parsed(prefix: chars, bare: true) : nil }
         func number(_ s: ArraySlice<Character>) -> Int? {
             guard s.count <= 6, let n = Int(String(s)), n > 0, n <= largestNumber else { return nil }
             return n
@@ -143,9 +149,12 @@ struct AddressLocator: Sendable {
                 guard let candidates = roadsByName[name] else { continue }
                 let context = String(p.prefix.dropLast(k))
                 if names(otherProvinceNames, in: context) { return nil }
+                // A bare name is a road only as the whole text, bar the divisions before it.
+                if p.bare && !context.isEmpty && district(in: context) == nil && !names(["서울"], in: context) { return nil }
                 return onRoad(candidates, context: context, p)
             }
         }
+        if p.bare { return nil }
         if p.mountain { p.prefix.removeLast() }
         let prefix = String(p.prefix)
         if names(otherProvinceNames, in: prefix) && !(prefix.hasSuffix("동") || prefix.hasSuffix("가") || prefix.hasSuffix("리")) { return nil }
@@ -163,8 +172,11 @@ struct AddressLocator: Sendable {
         return districtByName.filter { context.contains($0.key) }.max { $0.key.count < $1.key.count }?.value
     }
 
-    func fullText(_ road: NamedRoad, district: String?, number: String) -> String {
-        let code = district ?? road.districts.first
+    /// The address written out: its 시군구 is the one named (when the road runs there), else
+    /// the one holding the point (when the road runs there), else the road's first.
+    func fullText(_ road: NamedRoad, district: String?, number: String, at point: Coordinate? = nil) -> String {
+        let located = point.flatMap { admin.locate($0)?.sigungu?.code }.flatMap { road.districts.contains($0) ? $0 : nil }
+        let code = district ?? located ?? road.districts.first
         let sigungu = code.flatMap { divisionsByCode[$0]?.name }
         return (["서울특별시"] + (sigungu.map { [$0] } ?? []) + [road.name, number]).joined(separator: " ")
     }
@@ -181,12 +193,12 @@ struct AddressLocator: Sendable {
         let district = wanted.flatMap { road.districts.contains($0) ? $0 : nil }
         guard let main = p.main, !p.malformed else {
             let mid = road.point(at: road.length / 2).point
-            return AddressMatch(text: fullText(road, district: district, number: "").trimmingCharacters(in: .whitespaces),
+            return AddressMatch(text: fullText(road, district: district, number: "", at: mid).trimmingCharacters(in: .whitespaces),
                                 name: road.name, coordinate: mid, precision: .road)
         }
         let number = (p.underground ? "지하 " : "") + "\(main)" + (p.sub.map { "-\($0)" } ?? "")
-        let text = fullText(road, district: district, number: number)
         let d = NamedRoad.distance(ofNumber: main)
+        let text = fullText(road, district: district, number: number, at: road.point(at: d).point)
         guard d <= road.length + AddressLocator.endTolerance else {
             // Past the end the network knows: the end, and only the road is claimed.
             return AddressMatch(text: text, name: "\(road.name) \(number)", coordinate: road.points.last!, precision: .road)
@@ -244,15 +256,14 @@ struct AddressLocator: Sendable {
         }
         if found == nil, prefix.hasSuffix("로") || prefix.hasSuffix("길") {
             // An unknown road: the last 동 named before it.
-            var best: (name: String, end: String.Index)?
-            for name in dongsByName.keys where name.count >= 2 {
-                if let r = prefix.range(of: name, options: .backwards), r.upperBound > (best?.end ?? prefix.startIndex) {
-                    best = (name, r.upperBound)
+            search: for end in stride(from: chars.count, through: 2, by: -1) where "동가리".contains(chars[end - 1]) {
+                for k in stride(from: min(8, end), through: 2, by: -1) {
+                    let name = String(chars[(end - k)..<end])
+                    if dongsByName[name] != nil { found = (name, String(chars[..<(end - k)])); break search }
                 }
             }
-            if let best { found = (best.name, String(prefix[..<best.end].dropLast(best.name.count))) }
         }
-        guard let found, let main = p.main, !p.malformed || p.main != nil else { return nil }
+        guard let found, let main = p.main else { return nil }
         let candidates = dongsByName[found.name]!
         let wanted = district(in: found.context)
         let province = KoreanProvinces.all.first { pr in
@@ -267,7 +278,7 @@ struct AddressLocator: Sendable {
         let dong = candidates.max { rank($0) != rank($1) ? rank($0) < rank($1) : $0.code > $1.code }!
         let isLot = prefix.hasSuffix(found.name) || (p.mountain && prefix.hasSuffix(found.name + "산"))
         let number = (p.mountain ? "산" : "") + "\(main)" + (p.sub.map { "-\($0)" } ?? "")
-        let road = isLot ? "" : String(prefix.suffix(prefix.count - found.context.count - found.name.count)) + " "
+        let road = isLot ? "" : String(prefix.dropFirst(found.context.count + found.name.count)) + " "
         return AddressMatch(text: "\(dong.fullName) \(road)\(number)", name: "\(found.name) \(road)\(number)",
                             coordinate: dong.inner, precision: .dong)
     }

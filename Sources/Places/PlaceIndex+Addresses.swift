@@ -33,11 +33,17 @@ extension PlaceIndex {
         return hit
     }
 
-    /// Where the address answer goes among the ranked places: first, unless the best place's
-    /// name is the query itself (a place named like an address keeps its place).
-    func addressPosition(_ ordered: [(place: Int32, score: Float, distance: Double)], folded: String) -> Int {
-        guard let first = ordered.first else { return 0 }
-        return SearchText.fold(places[Int(first.place)].name) == folded ? 1 : 0
+    /// Where the address answer goes among the ranked places: after every place named exactly
+    /// as the query (a place named like an address keeps its place) and, for a road-level
+    /// answer, after the places that score higher.
+    func addressPosition(_ ordered: [(place: Int32, score: Float, distance: Double)], folded: String, _ hit: PlaceHit) -> Int {
+        var at = 0
+        while at < ordered.count {
+            let c = ordered[at]
+            guard SearchText.fold(places[Int(c.place)].name) == folded || (hit.precision == .road && Double(c.score) > hit.score) else { break }
+            at += 1
+        }
+        return at
     }
 
     /// The road-name address estimate nearest `point` (within `radius` metres of a named road).

@@ -87,7 +87,7 @@ public final class PlaceIndex: Sendable {
         var byID: [String: Int32] = [:]
         for (i, p) in places.enumerated() { byID[p.id] = Int32(i) }
         placeByID = byID
-        addresses = AddressLocator(roads: roads, divisions: divisions)
+        addresses = AddressLocator(roads: roads, divisions: divisions, admin: admin)
     }
 
     /// The folded names an address may use for the divisions above (and at) `code`:

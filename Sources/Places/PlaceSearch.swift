@@ -76,7 +76,7 @@ extension PlaceIndex {
         let ordered = topK(candidates, wanted + 1, byDistance: query.sort == .distance)
         // An address answer takes one place in the ranking (see PlaceIndex+Addresses).
         let address = addressHit(query)
-        let addressAt = address.map { _ in addressPosition(ordered, folded: folded) }
+        let addressAt = address.map { addressPosition(ordered, folded: folded, $0) }
         let total = ordered.count + (address == nil ? 0 : 1)
         let hits = (offset..<max(offset, min(total, offset + query.limit))).map { k -> PlaceHit in
             if let address, let addressAt, k == addressAt { return address }
