@@ -110,6 +110,9 @@ struct AddressLocator: Sendable {
             while i > 0 && chars[i - 1].isASCII && chars[i - 1].isNumber { i -= 1 }
             return i
         }
+        // Stray dashes around the number (`1-`, `--3`) make it malformed, not another text.
+        var dangling = false
+        while chars.last == "-" { chars.removeLast(); dangling = true }
         var p = Parsed(prefix: chars)
         let end = chars.count
         let j = digitsBefore(end)
@@ -134,6 +137,8 @@ struct AddressLocator: Sendable {
             p.malformed = p.main == nil
             p.prefix = Array(chars[..<j])
         }
+        while p.prefix.last == "-" { p.prefix.removeLast(); p.malformed = true }
+        p.malformed = p.malformed || dangling
         if p.prefix.count > 2 && String(p.prefix.suffix(2)) == "지하" { p.underground = true; p.prefix.removeLast(2) }
         if p.prefix.count > 1 && p.prefix.last == "산" { p.mountain = true }
         return p.prefix.isEmpty ? nil : p
