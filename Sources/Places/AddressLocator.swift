@@ -77,9 +77,18 @@ struct AddressLocator: Sendable {
     /// The address `text` names, placed; nil when it does not read as an address (the caller
     /// then searches places as usual).
     func locate(_ text: String) -> AddressMatch? {
-        if let m = locateTyped(text) { return m }
+        if let m = locateTyped(text) ?? locateTyped(Self.withoutTrailingRemark(text)) { return m }
         if KeyboardLayout.hasLatinLetter(text) { return locateTyped(KeyboardLayout.hangul(fromKeys: text)) }
         return nil
+    }
+
+    /// An address with a remark after its number (`낙성대로 77 낙성대공원내`, `…로 12, 3층`): the
+    /// text up to the last word holding a digit.
+    static func withoutTrailingRemark(_ text: String) -> String {
+        let words = text.split(whereSeparator: { $0.isWhitespace || $0 == "," })
+        guard words.count >= 2, let last = words.lastIndex(where: { $0.contains(where: \.isNumber) }), last < words.count - 1,
+              last >= 1 else { return text }
+        return words[...last].joined(separator: " ")
     }
 
     /// The parts of an address: what precedes the number, the number, and its flags.
@@ -156,6 +165,8 @@ struct AddressLocator: Sendable {
                 if names(otherProvinceNames, in: context) { return nil }
                 // A bare name is a road only as the whole text, bar the divisions before it.
                 if p.bare && !context.isEmpty && district(in: context) == nil && !names(["서울"], in: context) { return nil }
+                // A road of this name elsewhere is another road: the named 시군구's is unknown.
+                if let wanted = district(in: context), !candidates.contains(where: { roads[$0].districts.contains(wanted) }) { break }
                 return onRoad(candidates, context: context, p)
             }
         }

@@ -57,7 +57,7 @@ public enum PlaceDatabaseBuilder {
             let db = try PlaceStore.create(at: tmp)
             try PlaceStore.insert(all, into: db)
             try PlaceStore.insert(divisions, boundaries: boundaries, into: db)
-            let roads = try RoadNetworkSource.roadsIfPresent(dataDirectory: dataDirectory, warnings: &warnings)
+            let roads = try RoadNetworkSource.roadsIfPresent(dataDirectory: dataDirectory, locator: locator, warnings: &warnings)
             try PlaceStore.insert(roads, into: db)
             try db.execute("ANALYZE")
             try db.close()

@@ -19,7 +19,10 @@ public enum RoadNetworkSource {
     static let joinGap = 1_500.0
 
     /// The named roads of the network in `directory`.
-    public static func roads(directory: String, warnings: inout [String]) throws -> [NamedRoad] {
+    /// A road's districts are the Seoul 시군구 its links are filed under (`DEPT_CODE`) and those
+    /// its nodes and link midpoints lie in (`locator`): arterials are filed under city or national
+    /// agencies, and roads along a 구 boundary belong to both sides.
+    static func roads(directory: String, locator: AdminLocator, warnings: inout [String]) throws -> [NamedRoad] {
         func path(_ f: String) -> String { (directory as NSString).appendingPathComponent(f) }
         let nodeTable = try CSVTable(path: path(nodeFile), encoding: .utf8)
         let cID = try nodeTable.column("Id"), cLat = try nodeTable.column("latitude"), cLon = try nodeTable.column("longitude")
@@ -43,7 +46,13 @@ public enum RoadNetworkSource {
             let key = NodePair(a, b)
             var e = edges[name]?[key] ?? (length, [])
             e.length = min(e.length, length)
-            if row[cDistrict].hasPrefix(PlaceDatabaseBuilder.seoulCode) && row[cDistrict].count == 5 { e.districts.insert(row[cDistrict]) }
+            if row[cDistrict].hasPrefix(PlaceDatabaseBuilder.seoulCode) && row[cDistrict].count == 5 && row[cDistrict] != "11000" {
+                e.districts.insert(row[cDistrict])
+            }
+            let (p, q) = (nodes[a]!, nodes[b]!)
+            for point in [p, q, Coordinate(lon: (p.lon + q.lon) / 2, lat: (p.lat + q.lat) / 2)] {
+                if let code = locator.locate(point)?.sigungu?.code, code.hasPrefix(PlaceDatabaseBuilder.seoulCode) { e.districts.insert(code) }
+            }
             edges[name, default: [:]][key] = e
         }
         var out: [NamedRoad] = []
@@ -218,12 +227,12 @@ extension RoadNetworkSource {
 
     /// The roads of `dataDirectory/nodelink`, or none (with a warning) when the folder is absent:
     /// place search then answers no road-name address.
-    static func roadsIfPresent(dataDirectory: String, warnings: inout [String]) throws -> [NamedRoad] {
+    static func roadsIfPresent(dataDirectory: String, locator: AdminLocator, warnings: inout [String]) throws -> [NamedRoad] {
         let dir = (dataDirectory as NSString).appendingPathComponent(directory)
         guard FileManager.default.fileExists(atPath: (dir as NSString).appendingPathComponent(linkFile)) else {
             warnings.append("\(dir): no node-link network; road-name addresses will not be placed")
             return []
         }
-        return try roads(directory: dir, warnings: &warnings)
+        return try roads(directory: dir, locator: locator, warnings: &warnings)
     }
 }
