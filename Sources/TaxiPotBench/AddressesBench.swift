@@ -68,5 +68,12 @@ enum AddressesBench {
                             samples: p50, n: usable.count, conditions: cond))
         ctx.add(BenchRecord(key: "addresses.p99", impl: "taxipot PlaceIndex", metric: "address search p99", unit: "µs", better: "lower",
                             samples: p99, n: usable.count, conditions: cond))
+        // The address reading alone: what it adds to every search.
+        let texts = usable.map(\.address)
+        let (l50, l99) = latencyRounds(texts, rounds: ctx.runs) { t in _ = index.address(t) }
+        ctx.add(BenchRecord(key: "addresses.read_p50", impl: "taxipot PlaceIndex", metric: "address reading alone p50", unit: "µs",
+                            better: "lower", samples: l50, n: usable.count, conditions: cond))
+        ctx.add(BenchRecord(key: "addresses.read_p99", impl: "taxipot PlaceIndex", metric: "address reading alone p99", unit: "µs",
+                            better: "lower", samples: l99, n: usable.count, conditions: cond))
     }
 }
