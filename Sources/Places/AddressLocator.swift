@@ -179,19 +179,38 @@ struct AddressLocator: Sendable {
     }
 
     func names(_ list: [String], in context: String) -> Bool {
-        !context.isEmpty && list.contains { context.contains($0) }
+        !context.isEmpty && list.contains { AddressLocator.text(context, contains: $0) }
+    }
+
+    /// Whether `needle` occurs in `text`, byte-wise (Foundation's `contains` costs about a
+    /// microsecond a call, and an address is checked against some 50 names).
+    static func text(_ text: String, contains needle: String) -> Bool {
+        var t = text, n = needle
+        return t.withUTF8 { tb in
+            n.withUTF8 { nb in
+                guard nb.count <= tb.count, !nb.isEmpty else { return nb.isEmpty }
+                for i in 0...(tb.count - nb.count) where tb[i] == nb[0] {
+                    var j = 1
+                    while j < nb.count && tb[i + j] == nb[j] { j += 1 }
+                    if j == nb.count { return true }
+                }
+                return false
+            }
+        }
     }
 
     /// The Seoul 시군구 a context names (the longest name found in it).
     func district(in context: String) -> String? {
         guard !context.isEmpty else { return nil }
-        return districtByName.filter { context.contains($0.key) }.max { $0.key.count < $1.key.count }?.value
+        return districtByName.filter { AddressLocator.text(context, contains: $0.key) }.max { $0.key.count < $1.key.count }?.value
     }
 
     /// The address written out: its 시군구 is the one named (when the road runs there), else
     /// the one holding the point (when the road runs there), else the road's first.
     func fullText(_ road: NamedRoad, district: String?, number: String, at point: Coordinate? = nil) -> String {
-        let located = point.flatMap { admin.locate($0)?.sigungu?.code }.flatMap { road.districts.contains($0) ? $0 : nil }
+        // The polygon test only when it can change the answer (a road in several 시군구).
+        let located = district != nil || road.districts.count < 2 ? nil
+            : point.flatMap { admin.locate($0)?.sigungu?.code }.flatMap { road.districts.contains($0) ? $0 : nil }
         let code = district ?? located ?? road.districts.first
         let sigungu = code.flatMap { divisionsByCode[$0]?.name }
         return (["서울특별시"] + (sigungu.map { [$0] } ?? []) + [road.name, number]).joined(separator: " ")
@@ -283,7 +302,7 @@ struct AddressLocator: Sendable {
         let candidates = dongsByName[found.name]!
         let wanted = district(in: found.context)
         let province = KoreanProvinces.all.first { pr in
-            ([pr.name] + pr.shortNames).contains { found.context.contains($0) }
+            ([pr.name] + pr.shortNames).contains { AddressLocator.text(found.context, contains: $0) }
         }?.code
         // In the named 시군구, else the named 시도, else Seoul, else the first.
         func rank(_ d: Division) -> Int {
