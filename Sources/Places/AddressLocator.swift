@@ -78,8 +78,20 @@ struct AddressLocator: Sendable {
     /// then searches places as usual).
     func locate(_ text: String) -> AddressMatch? {
         if let m = locateTyped(text) ?? locateTyped(Self.withoutTrailingRemark(text)) { return m }
+        if let withDong = Self.bracketedDongFirst(text), let m = locateTyped(withDong), m.precision == .dong { return m }
         if KeyboardLayout.hasLatinLetter(text) { return locateTyped(KeyboardLayout.hangul(fromKeys: text)) }
         return nil
+    }
+
+    /// An address whose road is unknown may still name its 동 in brackets, as official
+    /// addresses do (`고려대로 지하89 (안암동5가)`): the 동 moved before the road, where a 동 is read.
+    static func bracketedDongFirst(_ text: String) -> String? {
+        guard let open = text.firstIndex(of: "(") else { return nil }
+        let inside = text[text.index(after: open)...].prefix { $0 != ")" && $0 != "," && !$0.isWhitespace }
+        var words = text[..<open].split(whereSeparator: \.isWhitespace).map(String.init)
+        guard !inside.isEmpty, let road = words.lastIndex(where: { $0.hasSuffix("로") || $0.hasSuffix("길") }) else { return nil }
+        words.insert(String(inside), at: road)
+        return words.joined(separator: " ")
     }
 
     /// An address with a remark after its number (`낙성대로 77 낙성대공원내`, `…로 12, 3층`): the
@@ -312,7 +324,7 @@ struct AddressLocator: Sendable {
         }
         let dong = candidates.max { rank($0) != rank($1) ? rank($0) < rank($1) : $0.code > $1.code }!
         let isLot = prefix.hasSuffix(found.name) || (p.mountain && prefix.hasSuffix(found.name + "산"))
-        let number = (p.mountain ? "산" : "") + "\(main)" + (p.sub.map { "-\($0)" } ?? "")
+        let number = (p.mountain ? "산" : "") + (p.underground && !isLot ? "지하 " : "") + "\(main)" + (p.sub.map { "-\($0)" } ?? "")
         let road = isLot ? "" : String(prefix.dropFirst(found.context.count + found.name.count)) + " "
         return AddressMatch(text: "\(dong.fullName) \(road)\(number)", name: "\(found.name) \(road)\(number)",
                             coordinate: dong.inner, precision: .dong)

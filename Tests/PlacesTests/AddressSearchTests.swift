@@ -63,6 +63,11 @@ final class AddressSearchTests: XCTestCase {
         XCTAssertEqual(try address("테헤란로99길 3")?.precision, .road)
         // An unknown road in a named 동: the 동.
         XCTAssertEqual(try address("서울 강남구 역삼동 없는길 12")?.precision, .dong)
+        // An unknown road whose 동 is given in brackets, as official addresses write it: the 동.
+        let bracketed = try XCTUnwrap(address("서울특별시 성북구 없는대로 지하89 (안암동5가)"))
+        XCTAssertEqual(bracketed.precision, .dong)
+        XCTAssertTrue(bracketed.place.address.hasSuffix("안암동5가 없는대로 지하 89"), bracketed.place.address)
+        XCTAssertEqual(try PlacesFixture.index().reverse(at: bracketed.place.coordinate).area?.emd?.name, "안암동5가")
         // An unknown road and no 동: ordinary search, no address answer.
         XCTAssertNil(try address("없는길 12"))
         // Elsewhere in Korea, a road address is not placed on Seoul's roads.
