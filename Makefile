@@ -16,7 +16,7 @@ GRAPH := $(BUILD)/seoul.graph
 OSM ?= data/osm/seoul-central.osm.pbf data/osm/extracts/yeouido.osm.pbf \
        data/osm/extracts/dongjak_heukseok.osm.gz data/osm/extracts/songpa_jamsil.osm.gz
 PLACES := $(BUILD)/places.db
-PLACE_SOURCES := $(wildcard data/places/*.csv data/places/*.geojson)
+PLACE_SOURCES := $(wildcard data/places/*.csv data/places/*.geojson data/nodelink/*.csv)
 
 .PHONY: run test test-tools deps build release data derived bench fuzz browser-test load contract spark-test pg-test clean
 

@@ -110,6 +110,9 @@
   // The route and party lines are few: SVG, so each is an element (with a class) in the page.
   const lineRenderer = L.svg({ padding: 0.3 });
 
+  // How much an address answer of /v1/places knows (its `precision`).
+  const PRECISION_LABEL = { interpolated: 'placed along the road', road: 'road only', dong: '동 only' };
+
   const ROAD_STYLE = {
     motorway: { color: '#e8590c', weight: 4 }, trunk: { color: '#f08c00', weight: 3.5 },
     primary: { color: '#fab005', weight: 3 }, secondary: { color: '#ffd43b', weight: 2.5 },
@@ -330,7 +333,7 @@
         li.setAttribute('role', 'option');
         li.dataset.placeId = p.id;
         if (i === active) li.className = 'active';
-        li.innerHTML = `<div class="name">${escapeHTML(p.name)}</div><div class="meta">${escapeHTML(p.category)} · ${escapeHTML(p.address)}</div>`;
+        li.innerHTML = `<div class="name">${escapeHTML(p.name)}</div><div class="meta">${escapeHTML(p.precision ? `address, ${PRECISION_LABEL[p.precision] || p.precision}` : p.category)} · ${escapeHTML(p.address)}</div>`;
         li.addEventListener('mousedown', (e) => { e.preventDefault(); choose(p); });
         list.appendChild(li);
       });

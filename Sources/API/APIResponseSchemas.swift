@@ -148,7 +148,15 @@ enum ResponseSchemas {
     static let place: JSONValue = object(["id", "name", "category", "address", "lon", "lat"], [
         ("id", string), ("name", string), ("category", string), ("address", string),
         ("lon", APISchemas.lon), ("lat", APISchemas.lat), ("distance_m", metres),
+        ("precision", ["type": "string", "enum": ["interpolated", "road", "dong"],
+                       "description": "address answers only (category address): interpolated along the road, the road only, or the 동 only"]),
     ])
+
+    static let reverseAddress: JSONValue = nullable(object(["text", "road", "number", "lon", "lat", "distance_m", "precision"], [
+        ("text", string), ("road", string), ("number", ["type": "integer", "minimum": 1]),
+        ("lon", APISchemas.lon), ("lat", APISchemas.lat), ("distance_m", metres),
+        ("precision", ["type": "string", "enum": ["interpolated", "road", "dong"]]),
+    ], description: "the nearest road-name address estimate (road and basic number at the point's projection), null when no named road is within 100 m"))
 
     static let places: JSONValue = object(["places", "next_cursor"], [("places", array(place)), ("next_cursor", ["type": ["string", "null"]])])
 
@@ -160,12 +168,13 @@ enum ResponseSchemas {
 
     static let division: JSONValue = nullable(object(["code", "name"], [("code", string), ("name", string)]))
 
-    static let reverse: JSONValue = object(["region", "places"], [
+    static let reverse: JSONValue = object(["region", "places", "address"], [
         ("region", nullable(object(["sido", "sigungu", "dong", "full_name", "code", "approximate"], [
             ("sido", division), ("sigungu", division), ("dong", division), ("full_name", string), ("code", string),
             ("approximate", ["type": "boolean"]),
         ]))),
         ("places", array(place)),
+        ("address", reverseAddress),
     ])
 
     static let reverseExample: JSONValue = [
@@ -174,6 +183,8 @@ enum ResponseSchemas {
                    "approximate": false],
         "places": [["id": "bus:SEB101000227", "name": "시청.덕수궁", "category": "bus_stop", "address": "서울특별시 중구 정동",
                     "lon": 126.976921, "lat": 37.566254, "distance_m": 99]],
+        "address": ["text": "서울특별시 중구 세종대로 119", "road": "세종대로", "number": 119, "lon": 126.9770263, "lat": 37.5664613,
+                    "distance_m": 12, "precision": "interpolated"],
     ]
 
     // MARK: Map layers and system

@@ -16,7 +16,18 @@ public enum PlacesJSON {
             ("address", .string(p.address)), ("lon", round(p.lon, 1e7)), ("lat", round(p.lat, 1e7)),
         ]
         if let d = hit.distanceMeters { members.append(("distance_m", .number(d.rounded()))) }
+        if let precision = hit.precision { members.append(("precision", .string(precision.rawValue))) }
         return .object(members)
+    }
+
+    /// `{"text","road","number","lon","lat","distance_m","precision"}` or null.
+    static func encode(_ a: ReverseAddress?) -> JSONValue {
+        guard let a else { return .null }
+        return .object([
+            ("text", .string(a.text)), ("road", .string(a.road)), ("number", .number(Double(a.number))),
+            ("lon", round(a.coordinate.lon, 1e7)), ("lat", round(a.coordinate.lat, 1e7)),
+            ("distance_m", .number(a.distanceMeters.rounded())), ("precision", .string(a.precision.rawValue)),
+        ])
     }
 
     /// `{"places":[…],"next_cursor":…}`.
@@ -37,7 +48,7 @@ public enum PlacesJSON {
             region = ["sido": encode(a.sido), "sigungu": encode(a.sigungu), "dong": encode(a.emd),
                       "full_name": .string(a.fullName), "code": .string(a.code), "approximate": .bool(a.approximate)]
         }
-        return ["region": region, "places": .array(r.nearby.map(encode))]
+        return ["region": region, "places": .array(r.nearby.map(encode)), "address": encode(r.address)]
     }
 }
 
@@ -47,9 +58,9 @@ public enum PlacesJSON {
 func registerPlacesEndpoints(_ router: Router, _ context: ServiceContext) {
 
     let searchDoc = OperationDoc(
-        "Find places by name, part of a name, 초성, typo, romanisation or address, optionally near a point",
+        "Find places by name, part of a name, 초성, typo, romanisation or address, optionally near a point. A road-name address (테헤란로 152, 서울 강남구 테헤란로7길 21, 세종대로 지하 2) or a lot address (역삼동 737) also gives one answer of category `address` with its `precision`: `interpolated` (placed along the road by its number), `road` (only the road is known) or `dong` (only the 동)",
         parameters: [
-            ParameterDoc("q", required: true, "what the user typed (1–\(PlaceQuery.maximumLength) Unicode code points): 강남역, 홍대, ㅎㄷㅇㄱ, 왕심리, Gangnam, 서울 강남구 역삼동", schema: APISchemas.placeText),
+            ParameterDoc("q", required: true, "what the user typed (1–\(PlaceQuery.maximumLength) Unicode code points): 강남역, 홍대, ㅎㄷㅇㄱ, 왕심리, Gangnam, 서울 강남구 역삼동, 테헤란로 152, 역삼동 737", schema: APISchemas.placeText),
             ParameterDoc("near", "location bias as lon,lat: closer places rank higher; needed by radius_m and sort=distance", schema: APISchemas.pointQuery),
             ParameterDoc("radius_m", type: "number", "only places within this many metres of near (1–\(Int(PlaceQuery.maximumRadius)))", schema: APISchemas.number(1...PlaceQuery.maximumRadius)),
             ParameterDoc("rect", "only places inside west,south,east,north (degrees)", schema: APISchemas.bboxQuery),
@@ -58,7 +69,7 @@ func registerPlacesEndpoints(_ router: Router, _ context: ServiceContext) {
             ParameterDoc("limit", type: "integer", "page size, 1–\(PlaceQuery.maximumLimit) (default 15)", schema: APISchemas.integer(1...PlaceQuery.maximumLimit)),
             ParameterDoc("cursor", "next_cursor of the previous page", schema: APISchemas.placesCursor),
         ],
-        responses: [(200, "{\"places\":[{\"id\",\"name\",\"category\",\"address\",\"lon\",\"lat\",\"distance_m\"?}],\"next_cursor\":string|null}"),
+        responses: [(200, "{\"places\":[{\"id\",\"name\",\"category\",\"address\",\"lon\",\"lat\",\"distance_m\"?,\"precision\"?}],\"next_cursor\":string|null}"),
                     (400, "bad q, near, rect, radius_m, category, sort, limit or cursor"),
                     (422, "empty_query (q has no letter or digit), invalid_cursor (a cursor of another search), invalid_radius or invalid_sort (radius_m or sort=distance without near), invalid_rect (bounds out of order)")],
         responseSchema: ResponseSchemas.places, responseExample: ResponseSchemas.placesExample)
@@ -99,13 +110,13 @@ func registerPlacesEndpoints(_ router: Router, _ context: ServiceContext) {
 
     let reverseRadius: ClosedRange<Double> = 1...5_000
     let reverseDoc = OperationDoc(
-        "The 시도/시군구/동 at a point (polygons in Seoul; elsewhere the nearest division, marked approximate) and the places within 300 m",
+        "The 시도/시군구/동 at a point (polygons in Seoul; elsewhere the nearest division, marked approximate), the places within 300 m and the nearest road-name address estimate (road and basic number, precision interpolated)",
         parameters: [
             ParameterDoc("at", required: true, "the point as lon,lat (WGS84)", schema: APISchemas.pointQuery),
             ParameterDoc("radius_m", type: "number", "radius for nearby places, 1–5000 (default 300)", schema: APISchemas.number(reverseRadius)),
             ParameterDoc("limit", type: "integer", "number of nearby places, 0–50 (default 10)", schema: APISchemas.integer(0...50)),
         ],
-        responses: [(200, "{\"region\":{\"sido\",\"sigungu\",\"dong\",\"full_name\",\"code\",\"approximate\"}|null,\"places\":[…]}"),
+        responses: [(200, "{\"region\":{\"sido\",\"sigungu\",\"dong\",\"full_name\",\"code\",\"approximate\"}|null,\"places\":[…],\"address\":{\"text\",\"road\",\"number\",\"lon\",\"lat\",\"distance_m\",\"precision\"}|null}"),
                     (400, "bad at, radius_m or limit")],
         responseSchema: ResponseSchemas.reverse, responseExample: ResponseSchemas.reverseExample)
     router.operation("GET", "/v1/reverse", reverseDoc, cost: .light) { _, query in

@@ -135,6 +135,8 @@ public struct PlaceHit: Sendable {
     public let distanceMeters: Double?
     /// The ranking score (higher is better); comparable only within one answer.
     public let score: Double
+    /// For an address answer (category `address`): how much of it is known; nil for places.
+    public var precision: AddressPrecision? = nil
 }
 
 /// One page of results.

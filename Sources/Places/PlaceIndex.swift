@@ -29,6 +29,8 @@ public final class PlaceIndex: Sendable {
     let admin: AdminLocator
     let pool: ScratchPool
     let placeByID: [String: Int32]
+    /// Road-name and lot addresses over the DB's `roads` table and divisions.
+    let addresses: AddressLocator
 
     /// Loads the place DB at `path` and builds the search index.
     public static func open(path: String) throws(PlaceDatabaseError) -> PlaceIndex {
@@ -37,14 +39,15 @@ public final class PlaceIndex: Sendable {
             let rows = try PlaceStore.readPlaces(db)
             let divisions = try PlaceStore.readDivisions(db)
             let boundaries = try PlaceStore.readBoundaries(db)
-            return PlaceIndex(path: path, rows: rows, divisions: divisions, boundaries: boundaries)
+            let roads = try PlaceStore.readRoads(db)
+            return PlaceIndex(path: path, rows: rows, divisions: divisions, boundaries: boundaries, roads: roads)
         } catch {
             throw PlaceDatabaseError.wrap(error)
         }
     }
 
     init(path: String, rows: [(place: Place, aliases: [String], regionCode: String)], divisions: [Division],
-         boundaries: [Boundary])
+         boundaries: [Boundary], roads: [NamedRoad] = [])
     {
         self.path = path
         places = rows.map(\.place)
@@ -84,6 +87,7 @@ public final class PlaceIndex: Sendable {
         var byID: [String: Int32] = [:]
         for (i, p) in places.enumerated() { byID[p.id] = Int32(i) }
         placeByID = byID
+        addresses = AddressLocator(roads: roads, divisions: divisions, admin: admin)
     }
 
     /// The folded names an address may use for the divisions above (and at) `code`:
@@ -129,6 +133,8 @@ public struct ReverseResult: Sendable {
     public let area: AdminArea?
     /// Places (not divisions) within the radius, nearest first.
     public let nearby: [PlaceHit]
+    /// The nearest road-name address estimate (nil when no named road is within 100 m).
+    public var address: ReverseAddress? = nil
 }
 
 extension PlaceIndex {
@@ -147,6 +153,8 @@ extension PlaceIndex {
         for n in near.prefix(max(0, limit)) {
             hits.append(PlaceHit(place: places[n.index], distanceMeters: n.distance, score: 0))
         }
-        return ReverseResult(coordinate: point, area: area, nearby: hits)
+        var result = ReverseResult(coordinate: point, area: area, nearby: hits)
+        result.address = nearestAddress(to: point)
+        return result
     }
 }

@@ -74,12 +74,17 @@ extension PlaceIndex {
 
         let wanted = min(offset + query.limit, PlaceIndex.maximumResults)
         let ordered = topK(candidates, wanted + 1, byDistance: query.sort == .distance)
-        let page = ordered.dropFirst(offset).prefix(query.limit)
-        let hits = page.map { c in
-            PlaceHit(place: places[Int(c.place)], distanceMeters: query.near.map { $0.distance(to: coordinates[Int(c.place)]) },
-                     score: Double(c.score))
+        // An address answer takes one place in the ranking (see PlaceIndex+Addresses).
+        let address = addressHit(query)
+        let addressAt = address.map { addressPosition(ordered, folded: folded, $0) }
+        let total = ordered.count + (address == nil ? 0 : 1)
+        let hits = (offset..<max(offset, min(total, offset + query.limit))).map { k -> PlaceHit in
+            if let address, let addressAt, k == addressAt { return address }
+            let c = ordered[addressAt.map { k > $0 ? k - 1 : k } ?? k]
+            return PlaceHit(place: places[Int(c.place)], distanceMeters: query.near.map { $0.distance(to: coordinates[Int(c.place)]) },
+                            score: Double(c.score))
         }
-        let hasMore = ordered.count > offset + query.limit && offset + query.limit < PlaceIndex.maximumResults
+        let hasMore = total > offset + query.limit && offset + query.limit < PlaceIndex.maximumResults
         let next = hasMore ? encodeCursor(offset + query.limit, fingerprint: fingerprint) : nil
         return PlaceSearchResult(places: hits, nextCursor: next)
     }

@@ -11,6 +11,9 @@ public enum PlaceSources {
     public static let touristSitesFile = "kr_tourist_spots_std.csv"
     public static let osmPOIsFile = "osm_named_pois.csv"
 
+    /// The 시도 code prefix of Seoul (서울특별시), where the 동 polygons and the road network are.
+    package static let seoulCode = "11"
+
     /// Every file the builder reads, in reading order.
     public static let allFiles = [divisionsFile, boundariesFile, railStationsFile, seoulStationMasterFile,
                                   busStopsFile, touristSitesFile, osmPOIsFile]

@@ -14,6 +14,7 @@ let sections: [(String, (BenchContext, [String: String]) throws -> Void)] = [
     ("routing", RoutingBench.run),
     ("table", TableBench.run),
     ("places", PlacesBench.run),
+    ("addresses", AddressesBench.run),
     ("quote", QuoteBench.run),
     ("clusters", ClustersBench.run),
     ("pooling", PoolingBench.run),

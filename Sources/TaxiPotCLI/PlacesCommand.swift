@@ -59,6 +59,7 @@ struct PlacesCommand: Command {
             let p = hit.place
             var line = "\(p.name)\t\(p.category)\t\(p.address)\t\(p.lon),\(p.lat)"
             if let d = hit.distanceMeters { line += "\t\(Int(d.rounded())) m" }
+            if let precision = hit.precision { line += "\tprecision \(precision.rawValue)" }
             print(line)
         }
         return 0

@@ -67,6 +67,12 @@ ROWS = [
     ("Places", "search p99, in-process (vs FTS5 trigram + LIKE)", "places.p99", "peer", "≤ 1 ms",
      lambda o, p: o <= 1000),
     ("Places", "search p50, in-process (vs rapidfuzz)", "places.p50", "peer-rapidfuzz", "", None),
+    ("Places", "road-name addresses: median error (public test set)", "addresses.median", None, "≤ 150 m",
+     lambda o, p: o <= 150),
+    ("Places", "road-name addresses: within 300 m (public test set)", "addresses.within300", None, "≥ 80%",
+     lambda o, p: o >= 80),
+    ("Places", "road-name addresses: p90 error (public test set)", "addresses.p90", None, "", None),
+    ("Places", "address search p99, in-process", "addresses.p99", None, "≤ 1 ms", lambda o, p: o <= 1000),
     ("Clusters", "1M parties: index build", "clusters.1m.build_s", "peer", "≤ 0.5× pysupercluster load",
      lambda o, p: o <= 0.5 * p),
     # judged on viewports the warm-up did not see; cold and after-a-write stand beside it (BESIDE)

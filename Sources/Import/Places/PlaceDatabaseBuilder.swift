@@ -58,6 +58,8 @@ public enum PlaceDatabaseBuilder {
             let db = try PlaceStore.create(at: tmp)
             try PlaceStore.insert(all, into: db)
             try PlaceStore.insert(divisions, boundaries: boundaries, into: db)
+            let roads = try RoadNetworkSource.roadsIfPresent(dataDirectory: dataDirectory, locator: locator, warnings: &warnings)
+            try PlaceStore.insert(roads, into: db)
             try db.execute("ANALYZE")
             try db.close()
             try PlaceFileChecksum.seal(path: tmp)
@@ -84,7 +86,7 @@ public enum PlaceDatabaseBuilder {
 
     /// The service is Seoul's first: places in Seoul rank a little above their namesakes elsewhere.
     static let seoulBonus = 0.02
-    static let seoulCode = "11"
+    static let seoulCode = PlaceSources.seoulCode
 
     /// Fills a record's division code and, when it has none, its address from the divisions.
     static func locate(_ r: inout PlaceRecord, _ locator: AdminLocator) {
