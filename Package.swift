@@ -43,6 +43,10 @@ let package = Package(
                        providers: [.apt(["libpq-dev"])]),
         .systemLibrary(name: "CReadOSM", path: "\(cSystem)/CReadOSM", pkgConfig: "readosm",
                        providers: [.apt(["libreadosm-dev"])]),
+        // shapelib: the official form of the Korean node-link network (MOCT_LINK.shp, MOCT_NODE.shp,
+        // TURNINFO.dbf) for `taxipot import nodelink`.
+        .systemLibrary(name: "CShapelib", path: "\(cSystem)/CShapelib", pkgConfig: "shapelib",
+                       providers: [.apt(["libshp-dev"])]),
 
         // Shared primitives.
         .target(name: "Geo"),
@@ -55,7 +59,7 @@ let package = Package(
         // Capabilities.
         .target(name: "Coordinates", dependencies: ["CProj", "CSV", "Geo"]),
         .target(name: "Places", dependencies: ["CSV", "Geo", "JSON", "SQLiteKit"]),
-        .target(name: "Routing", dependencies: ["Geo", "CReadOSM"]),
+        .target(name: "Routing", dependencies: ["Geo", "CSV", "CReadOSM", "CShapelib"]),
         .target(name: "Fares", dependencies: ["Geo", "JSON"]),
         .target(name: "Parties", dependencies: ["CSV", "Geo", "SQLiteKit", "PostgresKit"]),
         // Fare estimation: the meter's trips from the traffic profile (speeds and slow share by
@@ -89,7 +93,7 @@ let package = Package(
         .testTarget(name: "CSVTests", dependencies: ["CSV", "TestSupport"]),
         .testTarget(name: "CoordinatesTests", dependencies: ["Coordinates", "CSV", "Geo"]),
         .testTarget(name: "PlacesTests", dependencies: ["Places", "Geo", "TestSupport"]),
-        .testTarget(name: "RoutingTests", dependencies: ["Routing", "Geo", "SyntheticCity", "TestSupport"]),
+        .testTarget(name: "RoutingTests", dependencies: ["Routing", "Coordinates", "Geo", "SyntheticCity", "TestSupport"]),
         .testTarget(name: "FaresTests", dependencies: ["Fares", "FareEstimation", "Engine", "Geo", "Routing", "TestSupport"]),
         .testTarget(name: "PartiesTests", dependencies: ["Parties", "Geo", "SQLiteKit", "PostgresKit", "TestSupport"]),
         .testTarget(name: "FareEstimationTests", dependencies: ["FareEstimation", "Fares", "Geo", "TestSupport"]),
