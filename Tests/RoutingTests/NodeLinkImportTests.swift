@@ -139,6 +139,7 @@ final class NodeLinkImportTests: XCTestCase {
     /// 011/012 lists it or where no other turn is left.
     func testRoutesEqualPlainDijkstraOverLinksWithTurnRules() throws {
         let (net, engine, report) = try Self.gangnam.get()
+        XCTAssertEqual(engine.graph.network, "nodelink")
         XCTAssertGreaterThan(report.uTurnsProhibited, 100)
         XCTAssertGreaterThan(report.turnsProhibited, 50)
         let nodeIds = Set(net.nodes.map(\.id))
