@@ -5,7 +5,10 @@ import PackageDescription
 ///
 /// Modules by concept (see README.md, "Architecture"):
 /// - Geo, JSON, SQLiteKit, PostgresKit, CSV: shared primitives.
-/// - Coordinates, Places, Routing, Fares, Parties: the five capabilities.
+/// - Coordinates, Places, Routing, Fares, Parties: the five capabilities (what is served).
+/// - Import: the import stage (`taxipot import`): OSM files to the prepared road graph (reader,
+///   car profile, turn restrictions, graph builder, preparer, landmarks, hierarchy builder) and
+///   the place sources to the place database. Only the CLI links it (and readosm).
 /// - FareEstimation: fares for a distance or along a route's road classes (traffic profile's
 ///   slow share, trip segments, the estimator) and the request errors of fares and quotes.
 /// - Engine: the loaded dataset and quotes (route + fare + split).
@@ -59,7 +62,7 @@ let package = Package(
         // Capabilities.
         .target(name: "Coordinates", dependencies: ["CProj", "CSV", "Geo"]),
         .target(name: "Places", dependencies: ["CSV", "Geo", "JSON", "SQLiteKit"]),
-        .target(name: "Routing", dependencies: ["Geo", "CSV", "CReadOSM", "CShapelib"]),
+        .target(name: "Routing", dependencies: ["Geo"]),
         .target(name: "Fares", dependencies: ["Geo", "JSON"]),
         .target(name: "Parties", dependencies: ["CSV", "Geo", "SQLiteKit", "PostgresKit"]),
         // Fare estimation: the meter's trips from the traffic profile (speeds and slow share by
@@ -67,6 +70,9 @@ let package = Package(
         // Its own module because it needs both Fares and Routing, two capabilities that must
         // not depend on each other.
         .target(name: "FareEstimation", dependencies: ["Geo", "Routing", "Fares"]),
+
+        // The import stage: raw sources to the files the capabilities serve (graph, place DB).
+        .target(name: "Import", dependencies: ["CSV", "Geo", "SQLiteKit", "Places", "Routing", "CReadOSM", "CShapelib"]),
 
         // Composition and faces.
         .target(name: "Engine", dependencies: ["Geo", "Routing", "Fares", "FareEstimation", "Places"]),
@@ -81,7 +87,7 @@ let package = Package(
         .target(name: "TaxiPotServer", dependencies: ["TaxiPot", "JSON", "HTTPServer", "API"]),
         // Tools: the synthetic city generator (CLI and tests, not the engine).
         .target(name: "SyntheticCity", dependencies: ["Geo"]),
-        .executableTarget(name: "TaxiPotCLI", dependencies: ["TaxiPot", "TaxiPotServer", "SyntheticCity"]),
+        .executableTarget(name: "TaxiPotCLI", dependencies: ["TaxiPot", "TaxiPotServer", "Import", "SyntheticCity"]),
         // The bench reads SPI probes (`@_spi(Benchmarks) import Coordinates / Routing / Parties`).
         .executableTarget(name: "TaxiPotBench", dependencies: ["TaxiPot", "JSON", "Coordinates", "Routing", "Parties"]),
 
@@ -92,19 +98,19 @@ let package = Package(
         .testTarget(name: "PostgresKitTests", dependencies: ["PostgresKit", "TestSupport"]),
         .testTarget(name: "CSVTests", dependencies: ["CSV", "TestSupport"]),
         .testTarget(name: "CoordinatesTests", dependencies: ["Coordinates", "CSV", "Geo"]),
-        .testTarget(name: "PlacesTests", dependencies: ["Places", "Geo", "TestSupport"]),
-        .testTarget(name: "RoutingTests", dependencies: ["Routing", "Coordinates", "Geo", "SyntheticCity", "TestSupport"]),
+        .testTarget(name: "PlacesTests", dependencies: ["Places", "Import", "Geo", "TestSupport"]),
+        .testTarget(name: "RoutingTests", dependencies: ["Routing", "Import", "Coordinates", "Geo", "SyntheticCity", "TestSupport"]),
         .testTarget(name: "FaresTests", dependencies: ["Fares", "FareEstimation", "Engine", "Geo", "Routing", "TestSupport"]),
         .testTarget(name: "PartiesTests", dependencies: ["Parties", "Geo", "SQLiteKit", "PostgresKit", "TestSupport"]),
         .testTarget(name: "FareEstimationTests", dependencies: ["FareEstimation", "Fares", "Geo", "TestSupport"]),
-        .testTarget(name: "EngineTests", dependencies: ["Engine", "Fares", "FareEstimation", "Geo", "Places", "Routing", "TestSupport"]),
+        .testTarget(name: "EngineTests", dependencies: ["Engine", "Import", "Fares", "FareEstimation", "Geo", "Places", "Routing", "TestSupport"]),
         .testTarget(name: "PoolingTests", dependencies: ["Pooling", "Engine", "Fares", "Geo", "Parties", "Routing", "TaxiPot", "TaxiPotServer", "TestSupport"],
                     exclude: ["Fixtures"]),  // golden JSON, read by path
         .testTarget(name: "BatchTests", dependencies: ["Batch", "CSV", "Geo", "TaxiPot", "TestSupport"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
-        .testTarget(name: "APITests", dependencies: ["API", "Engine", "Fares", "FareEstimation", "Geo", "HTTPServer", "JSON", "Parties",
+        .testTarget(name: "APITests", dependencies: ["API", "Import", "Engine", "Fares", "FareEstimation", "Geo", "HTTPServer", "JSON", "Parties",
                                                      "Places", "Pooling", "Routing", "SQLiteKit", "TaxiPot", "TaxiPotServer",
                                                      "TestSupport"]),
-        .target(name: "TestSupport", dependencies: ["TaxiPot", "TaxiPotServer"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["TaxiPot", "TaxiPotServer", "Import"], path: "Tests/TestSupport"),
     ]
 )

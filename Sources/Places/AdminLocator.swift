@@ -24,31 +24,31 @@ public struct AdminArea: Sendable, Codable {
 
 /// Finds the divisions containing a point: polygons where we have them (Seoul), the nearest
 /// 읍면동 elsewhere.
-struct AdminLocator: Sendable {
-    let divisionsByCode: [String: Division]
+package struct AdminLocator: Sendable {
+    package let divisionsByCode: [String: Division]
     /// 읍면동 outside the polygon-covered area, for the nearest search (and, in parallel
     /// arrays, their points, boxes and areas: the search reads only those).
-    let emds: [Division]
-    let emdCentroids: [Coordinate]
-    let emdInners: [Coordinate]
-    let emdBoxes: [BoundingBox]
-    let emdAreas: [Double]
+    package let emds: [Division]
+    package let emdCentroids: [Coordinate]
+    package let emdInners: [Coordinate]
+    package let emdBoxes: [BoundingBox]
+    package let emdAreas: [Double]
     /// 시군구 by 시도 code and the first word of their name ("성남시" for 성남시 수정구).
-    let sigunguByCity: [String: [Division]]
-    let sigunguBoundaries: [Boundary]
+    package let sigunguByCity: [String: [Division]]
+    package let sigunguBoundaries: [Boundary]
     /// 법정동 polygons by their 구 code, and all of them.
-    let emdBoundaries: [String: [Boundary]]
-    let emdBoundaryList: [Boundary]
+    package let emdBoundaries: [String: [Boundary]]
+    package let emdBoundaryList: [Boundary]
     /// 시도 codes whose area the polygons cover completely (Seoul, "11").
-    let polygonSidoCodes: Set<String>
+    package let polygonSidoCodes: Set<String>
     /// Largest distance to the nearest 읍면동 point for an approximate answer.
-    static let maximumApproximateDistance = 30_000.0
+    package static let maximumApproximateDistance = 30_000.0
     /// How far outside a simplified boundary polygon a point still counts as on it: the
     /// polygons of neighbouring 구/동 do not tile exactly and leave slivers (a point by
     /// 서대문사거리 lies 0.1 m outside 종로구 and in no polygon at all).
-    static let boundaryTolerance = 50.0
+    package static let boundaryTolerance = 50.0
 
-    init(divisions: [Division], boundaries: [Boundary]) {
+    package init(divisions: [Division], boundaries: [Boundary]) {
         var byCode: [String: Division] = [:]
         for d in divisions { byCode[d.code] = d }
         divisionsByCode = byCode
@@ -79,7 +79,7 @@ struct AdminLocator: Sendable {
     /// simplified to 30–150 vertices and miss slivers of their own 구). A point in a 구 polygon
     /// but in no 법정동 polygon gets the nearest 동 of that 구. A point in no polygon but within
     /// 50 m of one (a sliver between simplified neighbours) gets that one, marked approximate.
-    func locate(_ point: Coordinate) -> AdminArea? {
+    package func locate(_ point: Coordinate) -> AdminArea? {
         guard point.isValid else { return nil }
         if let hit = emdBoundaryList.first(where: { $0.area.contains(point) }) {
             return AdminArea(sido: divisionsByCode[String(hit.code.prefix(2))], sigungu: divisionsByCode[String(hit.code.prefix(5))],
@@ -112,7 +112,7 @@ struct AdminLocator: Sendable {
     /// when none does), the one whose centroid or inner point is nearest relative to its size
     /// (distance / √area). On 638 tourist sites outside Seoul this picks the 읍면동 of the site's
     /// lot address 82% of the time (nearest inner point alone: 68%).
-    func nearestEmd(_ point: Coordinate) -> Division? {
+    package func nearestEmd(_ point: Coordinate) -> Division? {
         let proj = LocalProjection(referenceLatitude: point.lat)
         let (px, py) = proj.project(point)
         func distance(_ c: Coordinate) -> Double {
@@ -137,7 +137,7 @@ struct AdminLocator: Sendable {
 
     /// True when `point` is inside the polygons of 시도 `code` (only for polygon-covered 시도):
     /// the union of its 구 polygons and its 법정동 polygons.
-    func isInsidePolygons(sidoCode: String, _ point: Coordinate) -> Bool {
+    package func isInsidePolygons(sidoCode: String, _ point: Coordinate) -> Bool {
         sigunguBoundaries.contains { $0.code.hasPrefix(sidoCode) && $0.area.contains(point) }
             || emdBoundaryList.contains { $0.code.hasPrefix(sidoCode) && $0.area.contains(point) }
             || sigunguBoundaries.contains { $0.code.hasPrefix(sidoCode) && $0.area.contains(point, toleranceMeters: Self.boundaryTolerance) }

@@ -17,15 +17,15 @@ public struct Boundary: Sendable {
 }
 
 /// Reading boundaries from GeoJSON and storing them as compact blobs.
-enum BoundaryCodec {
-    struct Failure: Error, CustomStringConvertible {
+package enum BoundaryCodec {
+    package struct Failure: Error, CustomStringConvertible {
         let message: String
-        var description: String { message }
+        package var description: String { message }
     }
 
     /// Reads a GeoJSON FeatureCollection of Polygon/MultiPolygon features with properties
     /// `level` and `code` (as in seoul_sigungu_emd_boundaries.geojson).
-    static func readGeoJSON(path: String) throws(Failure) -> [Boundary] {
+    package static func readGeoJSON(path: String) throws(Failure) -> [Boundary] {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw Failure(message: "\(path): cannot read the file")
         }
@@ -63,7 +63,7 @@ enum BoundaryCodec {
         return out
     }
 
-    static func polygon(_ rings: [JSONValue], path: String, feature: Int) throws(Failure) -> Polygon {
+    package static func polygon(_ rings: [JSONValue], path: String, feature: Int) throws(Failure) -> Polygon {
         var out: [[Coordinate]] = []
         for ring in rings {
             guard let points = ring.arrayValue else { throw Failure(message: "\(path): feature \(feature): a ring is not an array") }
@@ -83,7 +83,7 @@ enum BoundaryCodec {
     }
 
     /// Polygons → bytes: counts as little-endian UInt32, positions as Float64 lon, lat.
-    static func encode(_ area: MultiPolygon) -> [UInt8] {
+    package static func encode(_ area: MultiPolygon) -> [UInt8] {
         var out: [UInt8] = []
         func u32(_ v: Int) { withUnsafeBytes(of: UInt32(v).littleEndian) { out.append(contentsOf: $0) } }
         func f64(_ v: Double) { withUnsafeBytes(of: v.bitPattern.littleEndian) { out.append(contentsOf: $0) } }
@@ -99,7 +99,7 @@ enum BoundaryCodec {
     }
 
     /// Bytes from `encode` → polygons; nil when truncated or malformed.
-    static func decode(_ bytes: [UInt8]) -> MultiPolygon? {
+    package static func decode(_ bytes: [UInt8]) -> MultiPolygon? {
         var i = 0
         func u32() -> Int? {
             guard i + 4 <= bytes.count else { return nil }

@@ -80,16 +80,16 @@ public enum KoreanProvinces {
 }
 
 /// Reads `kr_legal_divisions_centroids.csv`.
-enum DivisionSource {
+package enum DivisionSource {
     /// Cities whose 구 the source lists without the city (고양시 덕양구 appears as "덕양구").
-    static let cityOfDistrict: [String: String] = [
+    package static let cityOfDistrict: [String: String] = [
         "41281": "고양시", "41285": "고양시", "41287": "고양시",
         "41461": "용인시", "41463": "용인시", "41465": "용인시",
     ]
 
     /// The display name of a 시군구 as the source writes it: "수원시장안구" → "수원시 장안구",
     /// "덕양구" (code 41281) → "고양시 덕양구".
-    static func sigunguName(_ raw: String, code: String) -> String {
+    package static func sigunguName(_ raw: String, code: String) -> String {
         if let city = cityOfDistrict[code] { return "\(city) \(raw)" }
         let chars = Array(raw)
         if raw.hasSuffix("구"), let si = chars.firstIndex(of: "시"), si > 0, si < chars.count - 2 {
@@ -98,7 +98,7 @@ enum DivisionSource {
         return raw
     }
 
-    static func read(path: String, warnings: inout [String]) throws(CSVTable.ReadError) -> [Division] {
+    package static func read(path: String, warnings: inout [String]) throws(CSVTable.ReadError) -> [Division] {
         let t = try CSVTable(path: path)
         let cLevel = try t.column("level"), cCode = try t.column("code"), cName = try t.column("name")
         let cSido = try t.column("sido"), cSigungu = try t.column("sigungu"), cEmd = try t.column("emd")

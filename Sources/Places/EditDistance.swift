@@ -1,9 +1,9 @@
 /// Bounded edit distance over search symbols (insertions, deletions, substitutions and
 /// adjacent transpositions, each costing 1), for typo-tolerant matching.
-enum EditDistance {
+package enum EditDistance {
     /// The distance from `query` to the whole `key` and to the closest prefix of `key`.
     /// Values above `maxEdits` come back as `maxEdits + 1`.
-    static func distances(_ query: UnsafeBufferPointer<UInt8>, _ key: UnsafeBufferPointer<UInt8>, maxEdits: Int)
+    package static func distances(_ query: UnsafeBufferPointer<UInt8>, _ key: UnsafeBufferPointer<UInt8>, maxEdits: Int)
         -> (full: Int, prefix: Int)
     {
         let m = query.count

@@ -6,12 +6,12 @@ import Geo
 /// (`user_version` at offset 60 and `application_id` at 68, big-endian; both counted as zero
 /// while summing). `taxipot import places` seals the file once it is complete and closed;
 /// opening it verifies the seal first, so a flipped bit is refused rather than served.
-enum PlaceFileChecksum {
+package enum PlaceFileChecksum {
     /// Offsets of the two 4-byte header fields holding the checksum (high half, low half).
-    static let fieldOffsets = (high: 60, low: 68)
+    package static let fieldOffsets = (high: 60, low: 68)
 
     /// The stored and the computed checksum of the file at `path`.
-    static func read(path: String) throws(PlaceDatabaseError) -> (stored: UInt64, computed: UInt64) {
+    package static func read(path: String) throws(PlaceDatabaseError) -> (stored: UInt64, computed: UInt64) {
         guard let f = fopen(path, "rb") else {
             throw PlaceDatabaseError("\(path): cannot read the place database (\(String(cString: strerror(errno))))")
         }
@@ -43,7 +43,7 @@ enum PlaceFileChecksum {
     }
 
     /// Writes the checksum of the complete, closed file at `path` into its header, durably.
-    static func seal(path: String) throws(PlaceDatabaseError) {
+    package static func seal(path: String) throws(PlaceDatabaseError) {
         let value = try read(path: path).computed
         var bytes = [UInt8](repeating: 0, count: 8)
         for i in 0..<8 { bytes[i] = UInt8(truncatingIfNeeded: value >> (56 - 8 * UInt64(i))) }
@@ -59,7 +59,7 @@ enum PlaceFileChecksum {
     }
 
     /// Throws, naming the file and saying to rebuild it, unless its checksum matches.
-    static func verify(path: String) throws(PlaceDatabaseError) {
+    package static func verify(path: String) throws(PlaceDatabaseError) {
         let (stored, computed) = try read(path: path)
         guard stored != 0 else {
             throw PlaceDatabaseError("\(path): the place database has no checksum (built by an older taxipot, or not by "

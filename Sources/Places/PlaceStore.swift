@@ -9,32 +9,39 @@ public struct PlaceDatabaseError: Error, Sendable, CustomStringConvertible {
     public init(_ message: String) { self.message = message }
 
     /// Any error as a place-DB error (its description kept).
-    static func wrap(_ error: any Error) -> PlaceDatabaseError {
+    package static func wrap(_ error: any Error) -> PlaceDatabaseError {
         (error as? PlaceDatabaseError) ?? PlaceDatabaseError("\(error)")
     }
 }
 
 /// One row of the place table as the builder assembles it.
-struct PlaceRecord: Sendable {
-    var id: String
-    var name: String
-    var category: String
-    var address: String
-    var lon: Double
-    var lat: Double
-    var importance: Double
-    var englishName: String?
+package struct PlaceRecord: Sendable {
+    package var id: String
+    package var name: String
+    package var category: String
+    package var address: String
+    package var lon: Double
+    package var lat: Double
+    package var importance: Double
+    package var englishName: String?
     /// Other names the place is found by (a station's sub-name, an OSM Korean name, …).
-    var aliases: [String] = []
+    package var aliases: [String] = []
     /// The legal code of the division holding the place (8-digit 읍면동 when known).
-    var regionCode: String = ""
-    var detail: String = ""
+    package var regionCode: String = ""
+    package var detail: String = ""
     /// Where the row came from (file name, or "user:<file>").
-    var source: String
+    package var source: String
 
-    var coordinate: Coordinate { Coordinate(lon: lon, lat: lat) }
+    package init(id: String, name: String, category: String, address: String, lon: Double, lat: Double, importance: Double,
+                 englishName: String?, aliases: [String] = [], regionCode: String = "", detail: String = "", source: String) {
+        self.id = id; self.name = name; self.category = category; self.address = address; self.lon = lon; self.lat = lat
+        self.importance = importance; self.englishName = englishName; self.aliases = aliases; self.regionCode = regionCode
+        self.detail = detail; self.source = source
+    }
 
-    var place: Place {
+    package var coordinate: Coordinate { Coordinate(lon: lon, lat: lat) }
+
+    package var place: Place {
         Place(id: id, name: name, category: category, address: address, lon: lon, lat: lat,
               importance: importance, englishName: englishName, romanizedName: Romanization.displayForm(name),
               detail: detail)
@@ -47,12 +54,12 @@ struct PlaceRecord: Sendable {
 /// name_en, name_rr, aliases, region_code, detail, source)`, `divisions(code, level, name,
 /// full_name, lon, lat, inner_lon, inner_lat, min_lon, min_lat, max_lon, max_lat, area_km2)` and
 /// `boundaries(code, level, rings)` (polygons as blobs).
-enum PlaceStore {
-    static let formatVersion = "taxipot-places-2"
+package enum PlaceStore {
+    package static let formatVersion = "taxipot-places-2"
     /// Separator of the `aliases` column.
-    static let aliasSeparator: Character = "|"
+    package static let aliasSeparator: Character = "|"
 
-    static let schema = """
+    package static let schema = """
         CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
         CREATE TABLE places(
             id TEXT PRIMARY KEY, name TEXT NOT NULL, category TEXT NOT NULL, address TEXT NOT NULL,
@@ -70,7 +77,7 @@ enum PlaceStore {
         """
 
     /// A new, empty place DB at `path` (a file already there is replaced).
-    static func create(at path: String) throws -> SQLiteDatabase {
+    package static func create(at path: String) throws -> SQLiteDatabase {
         for suffix in ["", "-journal", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
         let db = try SQLiteDatabase(path: path)
         try db.execute("PRAGMA journal_mode=DELETE; PRAGMA synchronous=OFF;")
@@ -81,7 +88,7 @@ enum PlaceStore {
     }
 
     /// Opens an existing place DB, checking its checksum (`PlaceFileChecksum`) and format.
-    static func open(path: String, readOnly: Bool) throws -> SQLiteDatabase {
+    package static func open(path: String, readOnly: Bool) throws -> SQLiteDatabase {
         guard FileManager.default.fileExists(atPath: path) else {
             throw PlaceDatabaseError("\(path): no place database here (build one with 'taxipot import places --data data -o \(path)')")
         }
@@ -99,7 +106,7 @@ enum PlaceStore {
         return db
     }
 
-    static func insert(_ places: [PlaceRecord], into db: SQLiteDatabase) throws {
+    package static func insert(_ places: [PlaceRecord], into db: SQLiteDatabase) throws {
         let s = try db.prepare("""
             INSERT OR REPLACE INTO places(id, name, category, address, lon, lat, importance, name_en, name_rr,
                 aliases, region_code, detail, source) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)
@@ -121,7 +128,7 @@ enum PlaceStore {
         }
     }
 
-    static func insert(_ divisions: [Division], boundaries: [Boundary], into db: SQLiteDatabase) throws {
+    package static func insert(_ divisions: [Division], boundaries: [Boundary], into db: SQLiteDatabase) throws {
         let s = try db.prepare("INSERT INTO divisions VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)")
         let b = try db.prepare("INSERT INTO boundaries(code, level, rings) VALUES (?,?,?)")
         try db.execute("BEGIN IMMEDIATE")
@@ -145,7 +152,7 @@ enum PlaceStore {
     }
 
     /// Every place, ordered by id (so the in-memory index is the same on every open).
-    static func readPlaces(_ db: SQLiteDatabase) throws -> [(place: Place, aliases: [String], regionCode: String)] {
+    package static func readPlaces(_ db: SQLiteDatabase) throws -> [(place: Place, aliases: [String], regionCode: String)] {
         let s = try db.prepare("""
             SELECT id, name, category, address, lon, lat, importance, name_en, name_rr, aliases, region_code, detail
             FROM places ORDER BY id
@@ -161,7 +168,7 @@ enum PlaceStore {
         return out
     }
 
-    static func readDivisions(_ db: SQLiteDatabase) throws -> [Division] {
+    package static func readDivisions(_ db: SQLiteDatabase) throws -> [Division] {
         let s = try db.prepare("SELECT * FROM divisions ORDER BY code")
         var out: [Division] = []
         while try s.step() {
@@ -174,7 +181,7 @@ enum PlaceStore {
         return out
     }
 
-    static func readBoundaries(_ db: SQLiteDatabase) throws -> [Boundary] {
+    package static func readBoundaries(_ db: SQLiteDatabase) throws -> [Boundary] {
         let s = try db.prepare("SELECT code, level, rings FROM boundaries ORDER BY code")
         var out: [Boundary] = []
         while try s.step() {

@@ -2,12 +2,12 @@ import Foundation
 import Geo
 
 /// Points bucketed into cells of fixed degrees, for "everything within r metres" queries.
-struct SpatialGrid: Sendable {
+package struct SpatialGrid: Sendable {
     /// Cell size in degrees of latitude (longitude cells are the same number of degrees).
     static let cellDegrees = 0.005
     let cells: [Int64: [Int32]]
 
-    init(points: [Coordinate]) {
+    package init(points: [Coordinate]) {
         var cells: [Int64: [Int32]] = [:]
         for (i, p) in points.enumerated() where p.isValid {
             cells[SpatialGrid.cellKey(p), default: []].append(Int32(i))
@@ -20,7 +20,7 @@ struct SpatialGrid: Sendable {
     static func cellKey(_ x: Int64, _ y: Int64) -> Int64 { (x &* 1_000_003) &+ y }
 
     /// Indices of the points within `radius` metres of `center` (unordered), with distances.
-    func within(_ radius: Double, of center: Coordinate, points: [Coordinate]) -> [(index: Int, distance: Double)] {
+    package func within(_ radius: Double, of center: Coordinate, points: [Coordinate]) -> [(index: Int, distance: Double)] {
         guard center.isValid, radius > 0 else { return [] }
         let dLat = radius / 111_195.0
         let dLon = dLat / max(0.01, cos(center.lat * .pi / 180))

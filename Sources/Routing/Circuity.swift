@@ -77,7 +77,7 @@ public struct CircuityTable: Sendable, Equatable {
 /// Measures a `CircuityTable` on a prepared graph: shortest routes (fastest-hour times) from
 /// sources spread over the graph to targets spread over it, in the same area, compared with
 /// the great-circle distance between their ends.
-enum CircuityMeasure {
+package enum CircuityMeasure {
     /// Sources (one full Dijkstra each, two at a time on two cores) and targets per source:
     /// 16 searches cost about a third of the landmarks' 48 (16 on time, 32 on distance).
     static let sources = 16
@@ -90,7 +90,7 @@ enum CircuityMeasure {
         init(sources: Int) { bySource = Array(repeating: [], count: sources) }
     }
 
-    static func measure(firstOut: [UInt32], head: [UInt32], weight: [UInt32], length: [UInt32], nodeLat: [Int32], nodeLon: [Int32],
+    package static func measure(firstOut: [UInt32], head: [UInt32], weight: [UInt32], length: [UInt32], nodeLat: [Int32], nodeLon: [Int32],
                         nodeArea: [UInt32], edgeClass: [UInt8]) -> CircuityTable
     {
         let n = nodeLat.count

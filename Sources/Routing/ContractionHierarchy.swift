@@ -5,41 +5,43 @@ import Foundation
 /// `v → w` (rank w > rank v) and, per node `y`, the edges `x → y` coming down from
 /// higher-ranked nodes (what a backward search relaxes). Weights include shortcuts; every
 /// distance in it equals the metric's distance in the graph.
-struct ContractionHierarchy {
-    var rank: [UInt32] = []
-    var upFirst: [UInt32] = [0]
-    var upHead: [UInt32] = []
-    var upWeight: [UInt32] = []
-    var downFirst: [UInt32] = [0]
-    var downTail: [UInt32] = []
-    var downWeight: [UInt32] = []
+package struct ContractionHierarchy {
+    package var rank: [UInt32] = []
+    package var upFirst: [UInt32] = [0]
+    package var upHead: [UInt32] = []
+    package var upWeight: [UInt32] = []
+    package var downFirst: [UInt32] = [0]
+    package var downTail: [UInt32] = []
+    package var downWeight: [UInt32] = []
+
+    package init() {}
 }
 
 /// An edge of the remaining graph during contraction, stored at both ends: from the node whose
 /// list holds it to `other`, `forward` is the weight of node → other and `backward` of
 /// other → node (`.max` when absent), with the number of original edges each stands for.
-struct CHArc {
-    var other: UInt32
-    var forward: UInt32
-    var backward: UInt32
-    var forwardHops: UInt16
-    var backwardHops: UInt16
+package struct CHArc {
+    package var other: UInt32
+    package var forward: UInt32
+    package var backward: UInt32
+    package var forwardHops: UInt16
+    package var backwardHops: UInt16
 }
 
 /// The remaining (uncontracted) graph: one arc list per node in a growable pool. Shared
 /// between threads only while nobody changes it (the initial priorities).
-final class CHRemainingGraph: @unchecked Sendable {
-    static let none = UInt32.max
-    let nodeCount: Int
-    private(set) var pool: UnsafeMutablePointer<CHArc>
+package final class CHRemainingGraph: @unchecked Sendable {
+    package static let none = UInt32.max
+    package let nodeCount: Int
+    package private(set) var pool: UnsafeMutablePointer<CHArc>
     private var poolCapacity: Int
     private var poolEnd = 0
-    let start: UnsafeMutablePointer<Int>
-    let count: UnsafeMutablePointer<Int32>
-    let capacity: UnsafeMutablePointer<Int32>
+    package let start: UnsafeMutablePointer<Int>
+    package let count: UnsafeMutablePointer<Int32>
+    package let capacity: UnsafeMutablePointer<Int32>
 
     /// The graph of `firstOut`/`head` with `weight`; loops dropped, parallel edges merged.
-    init(firstOut: [UInt32], head: [UInt32], weight: [UInt32]) {
+    package init(firstOut: [UInt32], head: [UInt32], weight: [UInt32]) {
         let n = firstOut.count - 1
         nodeCount = n
         var degree = [Int32](repeating: 0, count: n)
@@ -68,12 +70,12 @@ final class CHRemainingGraph: @unchecked Sendable {
 
     /// Arcs of `v`.
     @inline(__always)
-    func arcs(_ v: Int) -> UnsafeMutableBufferPointer<CHArc> {
+    package func arcs(_ v: Int) -> UnsafeMutableBufferPointer<CHArc> {
         UnsafeMutableBufferPointer(start: pool + start[v], count: Int(count[v]))
     }
 
     /// Adds (or shortens) the edge `u → x` at both ends.
-    func add(from u: Int, to x: Int, weight: UInt32, hops: UInt16) {
+    package func add(from u: Int, to x: Int, weight: UInt32, hops: UInt16) {
         update(u, other: x) { a in if weight < a.forward { a.forward = weight; a.forwardHops = hops } }
         update(x, other: u) { a in if weight < a.backward { a.backward = weight; a.backwardHops = hops } }
     }
@@ -92,7 +94,7 @@ final class CHRemainingGraph: @unchecked Sendable {
     }
 
     /// Removes the arc to `other` from `v`'s list.
-    func remove(_ v: Int, other: Int) {
+    package func remove(_ v: Int, other: Int) {
         let list = pool + start[v]
         let c = Int(count[v])
         for i in 0..<c where Int(list[i].other) == other {
@@ -134,16 +136,16 @@ final class CHRemainingGraph: @unchecked Sendable {
 
 /// A bounded Dijkstra over the remaining graph's forward arcs, looking for paths that make a
 /// shortcut unnecessary. Stopping early only means more shortcuts, never a wrong distance.
-final class CHWitnessSearch {
-    let dist: UnsafeMutablePointer<UInt32>
+package final class CHWitnessSearch {
+    package let dist: UnsafeMutablePointer<UInt32>
     /// Original edges on the path that gave `dist` (saturating).
-    let hops: UnsafeMutablePointer<UInt32>
-    let stamp: UnsafeMutablePointer<UInt32>
-    let isTarget: UnsafeMutablePointer<UInt32>
-    var generation: UInt32 = 0
-    var heap = PackedMinHeap(capacity: 1024)
+    package let hops: UnsafeMutablePointer<UInt32>
+    package let stamp: UnsafeMutablePointer<UInt32>
+    package let isTarget: UnsafeMutablePointer<UInt32>
+    package var generation: UInt32 = 0
+    package var heap = PackedMinHeap(capacity: 1024)
 
-    init(nodeCount: Int) {
+    package init(nodeCount: Int) {
         dist = .allocate(capacity: nodeCount); hops = .allocate(capacity: nodeCount)
         stamp = .allocate(capacity: nodeCount); isTarget = .allocate(capacity: nodeCount)
         stamp.initialize(repeating: 0, count: nodeCount)
@@ -154,15 +156,15 @@ final class CHWitnessSearch {
 
     /// The distance found from the last search's source to `v` (`.max` when not reached).
     @inline(__always)
-    func distance(_ v: Int) -> UInt32 { stamp[v] == generation ? dist[v] : .max }
+    package func distance(_ v: Int) -> UInt32 { stamp[v] == generation ? dist[v] : .max }
 
     /// The number of original edges of a path of length `distance(v)` to `v` (valid when reached).
     @inline(__always)
-    func hopCount(_ v: Int) -> UInt32 { hops[v] }
+    package func hopCount(_ v: Int) -> UInt32 { hops[v] }
 
     /// Searches from `source` avoiding `skip`, up to `limit`, until `targets` are settled or
     /// `settleLimit` nodes are.
-    func run(_ g: CHRemainingGraph, from source: Int, skip: Int, limit: UInt32, targets: Int, settleLimit: Int) {
+    package func run(_ g: CHRemainingGraph, from source: Int, skip: Int, limit: UInt32, targets: Int, settleLimit: Int) {
         generation &+= 1
         if generation == 0 {
             for i in 0..<g.nodeCount { stamp[i] = 0; isTarget[i] = 0 }

@@ -1,19 +1,19 @@
 /// A binary min-heap of packed `key << 32 | node` entries, with lazy deletion (stale
 /// entries are skipped by the caller when popped).
-struct PackedMinHeap {
-    var items: [UInt64] = []
+package struct PackedMinHeap {
+    package var items: [UInt64] = []
 
-    init(capacity: Int = 0) { items.reserveCapacity(capacity) }
+    package init(capacity: Int = 0) { items.reserveCapacity(capacity) }
 
-    var isEmpty: Bool { items.isEmpty }
-    var count: Int { items.count }
-    mutating func removeAll() { items.removeAll(keepingCapacity: true) }
+    package var isEmpty: Bool { items.isEmpty }
+    package var count: Int { items.count }
+    package mutating func removeAll() { items.removeAll(keepingCapacity: true) }
 
     /// The smallest entry, without removing it.
-    var min: UInt64? { items.first }
+    package var min: UInt64? { items.first }
 
     @inline(__always)
-    mutating func push(key: UInt32, node: UInt32) {
+    package mutating func push(key: UInt32, node: UInt32) {
         items.append(UInt64(key) << 32 | UInt64(node))
         items.withUnsafeMutableBufferPointer { a in
             var i = a.count - 1
@@ -30,7 +30,7 @@ struct PackedMinHeap {
     }
 
     @inline(__always)
-    mutating func pop() -> (key: UInt32, node: UInt32)? {
+    package mutating func pop() -> (key: UInt32, node: UInt32)? {
         guard let top = items.first else { return nil }
         let last = items.removeLast()
         if !items.isEmpty {
@@ -56,14 +56,14 @@ struct PackedMinHeap {
 /// monotone keys: every key pushed must be at least the last key popped, as in Dijkstra.
 /// Amortised O(log C) per entry with linear scans only; used for the full-graph searches
 /// of landmark preparation. Buckets are raw buffers owned by this non-copyable value.
-struct RadixHeap: ~Copyable {
+package struct RadixHeap: ~Copyable {
     private let storage: UnsafeMutablePointer<UnsafeMutablePointer<UInt64>>
     private let sizes: UnsafeMutablePointer<Int>
     private let capacities: UnsafeMutablePointer<Int>
     private var last: UInt32 = 0
-    private(set) var count = 0
+    package private(set) var count = 0
 
-    init() {
+    package init() {
         storage = .allocate(capacity: 33)
         sizes = .allocate(capacity: 33)
         capacities = .allocate(capacity: 33)
@@ -79,7 +79,7 @@ struct RadixHeap: ~Copyable {
         storage.deallocate(); sizes.deallocate(); capacities.deallocate()
     }
 
-    mutating func removeAll() {
+    package mutating func removeAll() {
         for b in 0..<33 { sizes[b] = 0 }
         last = 0
         count = 0
@@ -102,12 +102,12 @@ struct RadixHeap: ~Copyable {
     }
 
     @inline(__always)
-    mutating func push(key: UInt32, node: UInt32) {
+    package mutating func push(key: UInt32, node: UInt32) {
         append(bucket(key), UInt64(key) << 32 | UInt64(node))
         count += 1
     }
 
-    mutating func pop() -> (key: UInt32, node: UInt32)? {
+    package mutating func pop() -> (key: UInt32, node: UInt32)? {
         guard count > 0 else { return nil }
         if sizes[0] == 0 {
             var i = 1
@@ -129,15 +129,19 @@ struct RadixHeap: ~Copyable {
 
 /// A graph in CSR form over borrowed arrays: out-edges of node `v` are
 /// `firstOut[v] ..< firstOut[v + 1]`, each with a head and a weight.
-struct WeightedCSR: @unchecked Sendable {
-    let firstOut: UnsafeBufferPointer<UInt32>
-    let head: UnsafeBufferPointer<UInt32>
-    let weight: UnsafeBufferPointer<UInt32>
-    var nodeCount: Int { firstOut.count - 1 }
+package struct WeightedCSR: @unchecked Sendable {
+    package let firstOut: UnsafeBufferPointer<UInt32>
+    package let head: UnsafeBufferPointer<UInt32>
+    package let weight: UnsafeBufferPointer<UInt32>
+    package var nodeCount: Int { firstOut.count - 1 }
+
+    package init(firstOut: UnsafeBufferPointer<UInt32>, head: UnsafeBufferPointer<UInt32>, weight: UnsafeBufferPointer<UInt32>) {
+        self.firstOut = firstOut; self.head = head; self.weight = weight
+    }
 
     /// Distances from `source` to every node (UInt32.max where unreachable), written to
     /// `out[v * stride]` for each node v.
-    func shortestDistances(from source: Int, heap: inout RadixHeap, dist: inout [UInt32], out: UnsafeMutablePointer<UInt32>, stride: Int) {
+    package func shortestDistances(from source: Int, heap: inout RadixHeap, dist: inout [UInt32], out: UnsafeMutablePointer<UInt32>, stride: Int) {
         let n = nodeCount
         if dist.count != n { dist = [UInt32](repeating: .max, count: n) } else {
             for i in 0..<n { dist[i] = .max }
@@ -165,10 +169,10 @@ struct WeightedCSR: @unchecked Sendable {
     }
 }
 
-enum GraphAlgorithms {
+package enum GraphAlgorithms {
     /// Strongly connected components (iterative Tarjan): the component of each node and the
     /// id of the largest component.
-    static func stronglyConnectedComponents(nodeCount n: Int, firstOut: [UInt32], head: [UInt32]) -> (component: [Int32], largest: Int32, count: Int) {
+    package static func stronglyConnectedComponents(nodeCount n: Int, firstOut: [UInt32], head: [UInt32]) -> (component: [Int32], largest: Int32, count: Int) {
         var index = [Int32](repeating: -1, count: n)
         var low = [Int32](repeating: 0, count: n)
         var onStack = [Bool](repeating: false, count: n)
@@ -218,7 +222,7 @@ enum GraphAlgorithms {
     }
 
     /// The index of (x, y) along a Hilbert curve over a 2^16 × 2^16 grid.
-    static func hilbertIndex(x: UInt32, y: UInt32) -> UInt64 {
+    package static func hilbertIndex(x: UInt32, y: UInt32) -> UInt64 {
         var rx: UInt32, ry: UInt32
         var d: UInt64 = 0
         var x = x, y = y
@@ -240,7 +244,7 @@ enum GraphAlgorithms {
     }
 
     /// A permutation of points (1e-7 degrees) in Hilbert-curve order: `order[newIndex] = oldIndex`.
-    static func hilbertOrder(lat: [Int32], lon: [Int32]) -> [Int] {
+    package static func hilbertOrder(lat: [Int32], lon: [Int32]) -> [Int] {
         guard let minLat = lat.min(), let maxLat = lat.max(), let minLon = lon.min(), let maxLon = lon.max() else { return [] }
         let spanLat = max(1, Double(maxLat) - Double(minLat)), spanLon = max(1, Double(maxLon) - Double(minLon))
         var keyed = [(UInt64, Int)]()

@@ -11,83 +11,85 @@
 ///   then from the node to each landmark, on lower-bound travel time (ms) and on distance (cm).
 /// - A uniform grid over segment start points for snapping.
 /// - A contraction hierarchy of the lower-bound travel times (ms), for the CH potential.
-struct GraphData {
-    var nodeLat: [Int32] = []
-    var nodeLon: [Int32] = []
-    var firstOut: [UInt32] = [0]
-    var head: [UInt32] = []
-    var length: [UInt32] = []
-    var combo: [UInt16] = []
-    var edgePiece: [UInt32] = []
+package struct GraphData {
+    package var nodeLat: [Int32] = []
+    package var nodeLon: [Int32] = []
+    package var firstOut: [UInt32] = [0]
+    package var head: [UInt32] = []
+    package var length: [UInt32] = []
+    package var combo: [UInt16] = []
+    package var edgePiece: [UInt32] = []
 
-    var pieceFirstPoint: [UInt32] = [0]
-    var pieceName: [UInt32] = []
-    var pieceFirstEdge: [UInt32] = [0]
-    var pieceEdges: [UInt32] = []
-    var pointLat: [Int32] = []
-    var pointLon: [Int32] = []
-    var pointOffset: [UInt32] = []
+    package var pieceFirstPoint: [UInt32] = [0]
+    package var pieceName: [UInt32] = []
+    package var pieceFirstEdge: [UInt32] = [0]
+    package var pieceEdges: [UInt32] = []
+    package var pointLat: [Int32] = []
+    package var pointLon: [Int32] = []
+    package var pointOffset: [UInt32] = []
 
-    var comboClass: [UInt8] = []
-    var comboCapKmh: [UInt8] = []
-    var comboBoundQ: [UInt64] = []
+    package var comboClass: [UInt8] = []
+    package var comboCapKmh: [UInt8] = []
+    package var comboBoundQ: [UInt64] = []
     /// The per-class speed (km/h) the lower bounds were computed with (fastest hour of the profile).
-    var boundSpeedKmh: [Double] = []
+    package var boundSpeedKmh: [Double] = []
     /// Per hour (24 rows), per speed combo: the time factors of the profile the hierarchy was
     /// prepared with; its witnesses hold for each of these metrics (see `WitnessMargin`).
-    var hourQ: [UInt64] = []
+    package var hourQ: [UInt64] = []
 
-    var nameOffsets: [UInt32] = [0]
-    var nameBytes: [UInt8] = []
+    package var nameOffsets: [UInt32] = [0]
+    package var nameBytes: [UInt8] = []
 
-    var landmarkNodes: [UInt32] = []
-    var landmarkTime: [UInt32] = []
-    var landmarkDistance: [UInt32] = []
+    package var landmarkNodes: [UInt32] = []
+    package var landmarkTime: [UInt32] = []
+    package var landmarkDistance: [UInt32] = []
 
-    var grid = GridParameters()
-    var gridCellFirst: [UInt32] = [0]
-    var gridItems: [UInt32] = []
+    package var grid = GridParameters()
+    package var gridCellFirst: [UInt32] = [0]
+    package var gridItems: [UInt32] = []
 
-    var ch = ContractionHierarchy()
+    package var ch = ContractionHierarchy()
 
     /// The served area (connected component, 0 = largest) of each node.
-    var nodeArea: [UInt32] = []
+    package var nodeArea: [UInt32] = []
     /// Route length over straight-line length by distance band, measured at import.
-    var circuity = CircuityTable()
+    package var circuity = CircuityTable()
 
     /// The import report as JSON text.
-    var metadata: [UInt8] = []
+    package var metadata: [UInt8] = []
 
-    var nodeCount: Int { nodeLat.count }
-    var edgeCount: Int { head.count }
-    var pieceCount: Int { pieceName.count }
+    package init() {}
+
+    package var nodeCount: Int { nodeLat.count }
+    package var edgeCount: Int { head.count }
+    package var pieceCount: Int { pieceName.count }
 }
 
 /// The snapping grid: cells of `cellLat × cellLon` degrees from (`originLat`, `originLon`).
-struct GridParameters: Sendable {
-    var originLat = 0.0
-    var originLon = 0.0
-    var cellLat = 1.0
-    var cellLon = 1.0
-    var rows = 1
-    var cols = 1
+package struct GridParameters: Sendable {
+    package var originLat = 0.0
+    package var originLon = 0.0
+    package var cellLat = 1.0
+    package var cellLon = 1.0
+    package var rows = 1
+    package var cols = 1
 }
 
 /// Fixed-point speed factors: travel time in ms of one centimetre at a speed, scaled by 2^20.
-enum SpeedFactor {
-    static let shift: UInt64 = 20
+package enum SpeedFactor {
+    package static let shift: UInt64 = 20
 
     /// ms per cm at `kmh`, times 2^20, rounded.
-    static func q(kmh: Double) -> UInt64 { UInt64((36.0 / kmh * Double(1 << shift)).rounded()) }
+    package static func q(kmh: Double) -> UInt64 { UInt64((36.0 / kmh * Double(1 << shift)).rounded()) }
 
     /// Travel time in ms of `cm` centimetres, rounded up.
     @inline(__always)
-    static func time(cm: UInt32, q: UInt64) -> UInt32 {
+    package static func time(cm: UInt32, q: UInt64) -> UInt32 {
         UInt32(truncatingIfNeeded: min((UInt64(cm) &* q &+ ((1 << shift) - 1)) >> shift, UInt64(UInt32.max >> 2)))
     }
 
     /// Per hour, per speed combo (class and speed cap): the factor of the edge times at that hour.
-    static func hourFactors(_ profile: TrafficProfile, comboClass: [UInt8], comboCapKmh: [UInt8]) -> [[UInt64]] {
+    package static func hourFactors(_ profile: TrafficProfile, comboClass: [UInt8], comboCapKmh: [UInt8]) -> [[UInt64]] {
         (0..<24).map { h in
             zip(comboClass, comboCapKmh).map { c, cap in
                 q(kmh: min(profile.speed(RoadClass(rawValue: c) ?? .service, hour: h), Double(cap)))
@@ -97,7 +99,7 @@ enum SpeedFactor {
 
     /// Lower-bound travel time in ms of `cm` centimetres, rounded down.
     @inline(__always)
-    static func lowerBound(cm: UInt32, q: UInt64) -> UInt32 {
+    package static func lowerBound(cm: UInt32, q: UInt64) -> UInt32 {
         UInt32(truncatingIfNeeded: min((UInt64(cm) &* q) >> shift, UInt64(UInt32.max >> 2)))
     }
 }

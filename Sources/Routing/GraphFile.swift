@@ -9,7 +9,7 @@ import Geo
 ///     32 nodes, edges, pieces, landmarks (UInt32 each)
 ///     48 section count (UInt32), reserved   56 byte-order mark 0x0102030405060708
 ///     64 sections: id, element size (UInt32 each), offset, element count (UInt64 each)
-enum GraphFile {
+package enum GraphFile {
     static let magic: [UInt8] = Array("TXPGRAPH".utf8)
     /// Bumped whenever the layout or the meaning of a section changes.
     /// 6: several connected areas (`nodeArea`) and the circuity table measured at import.
@@ -54,7 +54,7 @@ enum GraphFile {
     static func padding(_ n: Int) -> Int { (8 - n % 8) % 8 }
 
     /// Writes `g` to `path` (through a temporary file renamed into place).
-    static func write(_ g: GraphData, to path: String) throws(OSMImportError) {
+    package static func write(_ g: GraphData, to path: String) throws(GraphWriteError) {
         let gp = g.grid
         let blobs: [Blob] = [
             blob(.nodeLat, g.nodeLat), blob(.nodeLon, g.nodeLon), blob(.firstOut, g.firstOut), blob(.head, g.head),
@@ -109,7 +109,7 @@ enum GraphFile {
 
         let temporary = path + ".tmp-\(getpid())"
         guard let f = fopen(temporary, "wb") else {
-            throw OSMImportError("\(path): cannot write the graph file (\(String(cString: strerror(errno))))")
+            throw GraphWriteError("\(path): cannot write the graph file (\(String(cString: strerror(errno))))")
         }
         var ok = header.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, f) == $0.count }
         for b in blobs where ok {
@@ -121,7 +121,13 @@ enum GraphFile {
         guard ok, rename(temporary, path) == 0 else {
             let reason = String(cString: strerror(errno))
             unlink(temporary)
-            throw OSMImportError("\(path): cannot write the graph file (\(reason))")
+            throw GraphWriteError("\(path): cannot write the graph file (\(reason))")
         }
     }
+}
+
+/// Why the graph file could not be written: the path and the cause.
+package struct GraphWriteError: Error, CustomStringConvertible, Sendable {
+    package let description: String
+    init(_ description: String) { self.description = description }
 }

@@ -15,11 +15,11 @@ struct SnapHit {
 }
 
 /// The snapping grid: segment start points bucketed by cell, built at prepare time.
-enum SpatialGridBuilder {
+package enum SpatialGridBuilder {
     /// Cell side in metres.
     static let cellMeters = 150.0
 
-    static func build(pointLat: [Int32], pointLon: [Int32], pieceFirstPoint: [UInt32])
+    package static func build(pointLat: [Int32], pointLon: [Int32], pieceFirstPoint: [UInt32])
         -> (GridParameters, cellFirst: [UInt32], items: [UInt32])
     {
         guard let minLat = pointLat.min(), let maxLat = pointLat.max(), let minLon = pointLon.min(), let maxLon = pointLon.max()

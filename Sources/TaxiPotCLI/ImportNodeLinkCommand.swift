@@ -1,4 +1,5 @@
 import Foundation
+import Import
 import TaxiPot
 
 /// `taxipot import nodelink DIR -o GRAPH`: the Korean standard node-link network → prepared road graph.

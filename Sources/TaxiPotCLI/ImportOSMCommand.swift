@@ -1,4 +1,5 @@
 import Foundation
+import Import
 import TaxiPot
 
 /// `taxipot import osm FILE… -o GRAPH`: OSM files → one prepared road graph.

@@ -1,4 +1,5 @@
 import Foundation
+import Import
 import TaxiPot
 
 /// `taxipot import places`: builds the place DB from a data folder, or adds a user CSV to one.

@@ -5,6 +5,7 @@ import Fares
 import Foundation
 import Geo
 import HTTPServer
+import Import
 import JSON
 import Places
 import Routing

@@ -3,6 +3,7 @@ import FareEstimation
 import Fares
 import Foundation
 import Geo
+import Import
 import Places
 import Routing
 import TestSupport

@@ -1,5 +1,6 @@
 import Foundation
 import Geo
+import Import
 import Places
 import TestSupport
 import XCTest

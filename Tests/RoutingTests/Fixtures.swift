@@ -1,5 +1,6 @@
 import Foundation
 import Geo
+import Import
 import Routing
 import TestSupport
 import XCTest

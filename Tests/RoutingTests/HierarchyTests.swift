@@ -1,5 +1,6 @@
 import Foundation
 import Geo
+@testable import Import
 @testable import Routing
 import SyntheticCity
 import TestSupport

@@ -1,5 +1,6 @@
 import Foundation
 import Geo
+import Import
 @testable import Routing
 import TestSupport
 import XCTest

@@ -1,6 +1,7 @@
 import Coordinates
 import Foundation
 import Geo
+import Import
 import Routing
 import TestSupport
 import XCTest

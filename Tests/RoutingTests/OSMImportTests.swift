@@ -1,4 +1,5 @@
 import Foundation
+import Import
 import Routing
 import SyntheticCity
 import TestSupport

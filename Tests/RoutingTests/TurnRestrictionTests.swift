@@ -1,4 +1,5 @@
 import Geo
+import Import
 import Routing
 import XCTest
 

@@ -1,4 +1,5 @@
 import Foundation
+import Import
 import TaxiPotServer
 
 /// A complete prepared dataset for tests, built in-process once per test run (every test

@@ -1,4 +1,5 @@
 import Dispatch
+import Routing
 
 /// ALT landmarks, chosen and measured at prepare time.
 ///

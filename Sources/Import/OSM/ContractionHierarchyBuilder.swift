@@ -1,4 +1,5 @@
 import Foundation
+import Routing
 
 /// Builds a `ContractionHierarchy`: nodes contracted one at a time in order of a priority
 /// (depth in the hierarchy + added/removed edges + added/removed original-edge hops, as in

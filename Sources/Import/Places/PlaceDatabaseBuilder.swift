@@ -1,6 +1,7 @@
 import CSV
 import Foundation
 import Geo
+import Places
 import SQLiteKit
 
 /// Builds the place DB (`taxipot import places`) from the sources in a data folder, and adds a

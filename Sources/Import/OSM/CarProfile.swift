@@ -1,4 +1,5 @@
 import Geo
+import Routing
 
 /// The tags of an OSM way that the car profile reads.
 public struct WayTags: Sendable, Equatable {

@@ -1,4 +1,5 @@
 import Geo
+import Routing
 
 /// Directed edges of the junction graph while it is being built.
 struct EdgeList {

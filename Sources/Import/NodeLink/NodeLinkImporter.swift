@@ -1,4 +1,5 @@
 import Foundation
+import Routing
 
 /// What a node-link import read, kept and left out (printed by `taxipot import nodelink` and
 /// stored in the graph file's metadata).

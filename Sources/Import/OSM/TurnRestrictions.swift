@@ -1,3 +1,5 @@
+import Routing
+
 /// Turn restrictions built into the graph by splitting their via junctions.
 ///
 /// For every approach to a via junction that some restriction starts from (an edge of the

@@ -1,4 +1,5 @@
 import Foundation
+import Routing
 
 /// What an import did: counts from the OSM file to the prepared graph.
 public struct ImportReport: Sendable, CustomStringConvertible {
@@ -109,7 +110,7 @@ public enum OSMImporter {
         report.prepareSeconds = Date().timeIntervalSince(t1)
         graph.metadata = Array(report.json.utf8)
         let t2 = Date()
-        try GraphFile.write(graph, to: output)
+        do { try GraphFile.write(graph, to: output) } catch { throw OSMImportError(error.description) }
         report.writeSeconds = Date().timeIntervalSince(t2)
         report.fileBytes = (try? FileManager.default.attributesOfItem(atPath: output)[.size] as? Int) ?? 0
         return report

@@ -1,5 +1,6 @@
 import CSV
 import Geo
+import Places
 
 /// Urban rail stations from the national station table and the Seoul station master, merged
 /// into one place per station: same name within 500 m is one station whatever its lines.

@@ -1,5 +1,6 @@
 import CReadOSM
 import Foundation
+import Routing
 
 /// A turn restriction as read from a relation, before it is tied to graph edges.
 struct RawRestriction: Sendable {

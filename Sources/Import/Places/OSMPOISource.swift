@@ -1,5 +1,6 @@
 import CSV
 import Geo
+import Places
 
 /// Named OpenStreetMap POIs (`osm_named_pois.csv`): shops, restaurants, hotels, offices, parks,
 /// station stops and entrances.

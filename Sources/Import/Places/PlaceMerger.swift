@@ -1,4 +1,5 @@
 import Geo
+import Places
 
 /// Near-duplicate removal: the same place delivered twice (both sides of a road for a bus
 /// stop, an OSM node beside the official record, a station's OSM stop).
