@@ -62,8 +62,9 @@ $(OSM_GRAPH): $(OSM) Sources/Routing/GraphFile.swift
 $(NODELINK_SHP): data/nodelink/Seoul_link.csv data/nodelink/Seoul_node.csv data/nodelink/TURNINFO.csv tools/nodelink/make_shapefiles.py
 	bash tools/nodelink/make-shapefiles data/nodelink $(BUILD)/nodelink
 
-$(NODELINK_GRAPH): $(NODELINK_SHP) Sources/Routing/GraphFile.swift
-	$(BIN) import nodelink $(BUILD)/nodelink -o $@ --quiet
+$(NODELINK_GRAPH): $(NODELINK_SHP) data/nodelink/topis_speed_20181023.csv Sources/Routing/GraphFile.swift
+	$(BIN) import nodelink $(BUILD)/nodelink -o $@ --quiet \
+	  --speeds data/nodelink/topis_speed_20181023.csv --speed-mapping data/nodelink/topis_standard_link_mapping_202003.csv
 
 # The served graph: the chosen network's, copied when it differs.
 graph: $(BUILD)/seoul-$(NETWORK).graph

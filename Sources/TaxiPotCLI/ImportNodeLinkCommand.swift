@@ -7,7 +7,8 @@ struct ImportNodeLinkCommand: Command {
     let name = "nodelink"
     let summary = "road graph from the Korean standard node-link network (shapefiles, or the CSV subset)"
     let help = """
-        Usage: taxipot import nodelink DIR -o GRAPH [--format shp|csv] [--data DIR] [--profile CSV] [--landmarks N] [--quiet]
+        Usage: taxipot import nodelink DIR -o GRAPH [--format shp|csv] [--data DIR] [--profile CSV] [--landmarks N]
+                                       [--speeds TOPIS.csv --speed-mapping MAPPING.csv] [--quiet]
 
         Reads MOLIT's standard node-link network (표준노드링크) from DIR and prepares the road graph
         of its largest strongly connected part, with the turn rules of its turn table.
@@ -25,13 +26,16 @@ struct ImportNodeLinkCommand: Command {
           --data DIR          dataset folder whose traffic/profile.csv gives the speeds (default: data)
           --profile CSV       the traffic profile to use instead
           --landmarks N       ALT landmarks to compute (default 16, 1-64)
+          --speeds FILE       TOPIS hourly link speeds (CP949; 링크아이디, 01시…24시): read, checked
+                              and their coverage reported (durations still come from the profile)
+          --speed-mapping F   the TOPIS-to-standard-link mapping (서비스링크, 표준링크아이디), with --speeds
           --quiet             no progress lines on stderr
         """
 
     func run(_ args: [String]) throws -> Int32 {
         var rest = args
         if let i = rest.firstIndex(of: "-o") { rest[i] = "--output" }
-        let a = try Arguments(rest, valued: ["output", "format", "data", "profile", "landmarks"], flags: ["quiet"])
+        let a = try Arguments(rest, valued: ["output", "format", "data", "profile", "landmarks", "speeds", "speed-mapping"], flags: ["quiet"])
         guard a.positionals.count == 1, let directory = a.positionals.first else {
             throw UsageError("expected one DIR holding the node-link files, got \(a.positionals.count)")
         }
@@ -51,9 +55,16 @@ struct ImportNodeLinkCommand: Command {
             }
         case let other: throw UsageError("--format must be shp or csv, got '\(other)'")
         }
+        var speeds: (file: String, mapping: String)?
+        switch (a.value("speeds"), a.value("speed-mapping")) {
+        case (nil, nil): break
+        case let (file?, mapping?): speeds = (file, mapping)
+        default: throw UsageError("--speeds and --speed-mapping go together")
+        }
         let quiet = a.has("quiet")
         let start = Date()
-        let report = try NodeLinkImporter.importNetwork(from: source, to: output, profile: profile, landmarks: landmarks) { line in
+        let report = try NodeLinkImporter.importNetwork(from: source, to: output, profile: profile, landmarks: landmarks,
+                                                       speeds: speeds) { line in
             if !quiet { printError(String(format: "[%6.1f s] ", Date().timeIntervalSince(start)) + line) }
         }
         print(report.description)

@@ -198,4 +198,31 @@ final class NodeLinkImportTests: XCTestCase {
         }
         XCTAssertGreaterThan(compared, 100)
     }
+
+    func testMeasuredSpeedsCoverHalfTheLinksAndRefuseAMalformedHour() throws {
+        let speedPath = Self.csvDir + "/topis_speed_20181023.csv", mappingPath = Self.csvDir + "/topis_standard_link_mapping_202003.csv"
+        let speeds = try MeasuredSpeeds.read(speedPath: speedPath, mappingPath: mappingPath)
+        // PROVENANCE: 4,737 of the 4,741 TOPIS links are in the mapping; they cover 9,909 links.
+        XCTAssertEqual(speeds.serviceLinks, 4741)
+        XCTAssertEqual(speeds.mappedServiceLinks, 4737)
+        let net = try NodeLinkImporter.read(.csv(directory: Self.csvDir))
+        XCTAssertEqual(Set(net.links.map(\.id)).intersection(speeds.byLink.keys).count, 9909)
+        // Night is faster than the evening rush on the measured links.
+        let links = speeds.byLink.values.filter { !$0[2].isNaN && !$0[17].isNaN }
+        let night = links.map { $0[2] }.reduce(0, +) / Double(links.count), evening = links.map { $0[17] }.reduce(0, +) / Double(links.count)
+        XCTAssertGreaterThan(night, evening * 1.3, "03:00 \(night) km/h, 18:00 \(evening) km/h")
+
+        // A malformed hour: the file and line are named.
+        let dir = TestPaths.temporaryDirectory("nodelink-speeds").path
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: speedPath))
+        var lines = bytes.split(separator: 0x0A, omittingEmptySubsequences: false).map { Array($0) }
+        var fields = lines[3].split(separator: 0x2C, omittingEmptySubsequences: false).map { Array($0) }
+        fields[14] = Array("fast".utf8)
+        lines[3] = Array(fields.joined(separator: [0x2C]))
+        let bad = dir + "/speeds.csv"
+        try Data(lines.joined(separator: [0x0A])).write(to: URL(fileURLWithPath: bad))
+        XCTAssertThrowsError(try MeasuredSpeeds.read(speedPath: bad, mappingPath: mappingPath)) {
+            XCTAssertTrue("\($0)".hasSuffix("speeds.csv: line 4: 03시 'fast' is not a speed in km/h (0–200]"), "\($0)")
+        }
+    }
 }

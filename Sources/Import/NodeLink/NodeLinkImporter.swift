@@ -15,6 +15,11 @@ public struct NodeLinkImportReport: Sendable, CustomStringConvertible {
     public var turnsProhibited = 0, turnsNamingAbsentLinks = 0, turnsNotMeetingAtNode = 0, turnsOther = 0
     /// U-turns: allowed by a 011/012 row, allowed at a dead end (the only way on), prohibited.
     public var uTurnsListed = 0, uTurnsAtDeadEnds = 0, uTurnsProhibited = 0
+    /// TOPIS measured speeds when given: service links read and mapped, kept links they cover and
+    /// their length against all kept links (km).
+    public var speedServiceLinks = 0, speedMappedServiceLinks = 0, measuredLinks = 0
+    public var measuredKm = 0.0, keptKm = 0.0
+    public var speedsGiven = false
     /// The first few left-out rows, each naming its file and row.
     public var examples: [String] = []
     public var graph = ImportReport()
@@ -27,7 +32,19 @@ public struct NodeLinkImportReport: Sendable, CustomStringConvertible {
           U-turns: \(uTurnsListed) listed (011/012), \(uTurnsAtDeadEnds) at dead ends, \(uTurnsProhibited) prohibited
           largest strongly connected part: \(graph.nodes) graph nodes of \(graph.junctions + graph.restrictionCopies) (\(graph.junctions) road nodes, \(graph.restrictionCopies) turn-rule copies), \(graph.edges) edges; removed \(graph.removedNodes) nodes, \(graph.removedEdges) edges outside it
           landmarks: \(graph.landmarks); contraction hierarchy: \(graph.hierarchyEdges) edges; file \(graph.fileBytes) bytes
-        """ + examples.map { "\n  left out: " + $0 }.joined()
+        """ + (speedsGiven ? String(format: "\n  measured speeds (TOPIS): %d service links, %d in the mapping; they cover %d of %d kept links, %.0f of %.0f km (read and checked; durations still come from the class profile)",
+                                    speedServiceLinks, speedMappedServiceLinks, measuredLinks, linksKept, measuredKm, keptKm) : "")
+            + examples.map { "\n  left out: " + $0 }.joined()
+    }
+
+    /// Counts how much of the kept links `speeds` covers.
+    mutating func addCoverage(of speeds: MeasuredSpeeds, ways: [Int64], lengthCm: [UInt32]) {
+        speedsGiven = true
+        speedServiceLinks = speeds.serviceLinks; speedMappedServiceLinks = speeds.mappedServiceLinks
+        for (id, cm) in zip(ways, lengthCm) {
+            keptKm += Double(cm) / 100_000
+            if speeds.byLink[id] != nil { measuredLinks += 1; measuredKm += Double(cm) / 100_000 }
+        }
     }
 
     /// The report as JSON fields (the graph file's metadata).
@@ -67,21 +84,27 @@ public enum NodeLinkImporter {
     /// How many left-out rows the report names.
     static let exampleCount = 8
 
+    /// `speeds`, when given, is the TOPIS speed file and the TOPIS-to-link mapping: read and
+    /// checked (a malformed hour is refused naming file and line), their coverage reported.
     public static func importNetwork(from source: Source, to output: String, profile: TrafficProfile, landmarks: Int = 16,
+                                     speeds: (file: String, mapping: String)? = nil,
                                      progress: ((String) -> Void)? = nil) throws(NodeLinkError) -> NodeLinkImportReport
     {
         let t0 = Date()
         let net = try read(source)
+        let measured = try speeds.map { s throws(NodeLinkError) in try MeasuredSpeeds.read(speedPath: s.file, mappingPath: s.mapping) }
         progress?("read \(net.nodes.count) nodes, \(net.links.count) links, \(net.turns.count) turn rows")
-        return try prepare(net, to: output, profile: profile, landmarks: landmarks, readSeconds: Date().timeIntervalSince(t0),
-                           progress: progress)
+        return try prepare(net, to: output, profile: profile, landmarks: landmarks, speeds: measured,
+                           readSeconds: Date().timeIntervalSince(t0), progress: progress)
     }
 
     /// Prepares the graph of `net` and writes it to `output` (tests prepare a part of a network).
     package static func prepare(_ net: NodeLinkNetwork, to output: String, profile: TrafficProfile, landmarks: Int = 16,
-                                readSeconds: Double = 0, progress: ((String) -> Void)? = nil) throws(NodeLinkError) -> NodeLinkImportReport
+                                speeds: MeasuredSpeeds? = nil, readSeconds: Double = 0,
+                                progress: ((String) -> Void)? = nil) throws(NodeLinkError) -> NodeLinkImportReport
     {
         var (extract, report) = try extract(net)
+        if let speeds { report.addCoverage(of: speeds, ways: extract.wayIds, lengthCm: extract.wayLengthCm) }
         report.graph.readSeconds = readSeconds
         report.graph.source = "nodelink:" + (net.files.first.map { ($0 as NSString).deletingLastPathComponent } ?? "")
         report.graph.minAreaNodes = Int.max
