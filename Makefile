@@ -11,14 +11,28 @@ BIN ?= $(RELEASE_BIN)
 FUZZ_REQUESTS ?= 20000
 
 GRAPH := $(BUILD)/seoul.graph
+# The road network served (the graph copied to $(GRAPH)): `nodelink`, Seoul-wide from the Korean
+# standard node-link network (data/nodelink, imported in its official shapefile form), for
+# `make run`; `osm`, the central-Seoul OpenStreetMap extracts, for the tests and the bench.
+# `make data OSM=…` builds from other OSM files and serves them. A debug BIN defaults to osm (its
+# contraction of the node-link graph takes minutes; `make derived BIN=… NETWORK=nodelink` forces it).
+NETWORK ?= $(if $(filter $(RELEASE_BIN),$(BIN)),nodelink,osm)
+ifeq ($(origin OSM),command line)
+NETWORK := osm
+endif
 # The OSM extracts the road graph is built from, merged into one graph (every connected area
 # of at least 25 nodes is served). `make data OSM="a.osm.pbf b.osm.pbf"` builds from others.
 OSM ?= data/osm/seoul-central.osm.pbf data/osm/extracts/yeouido.osm.pbf \
        data/osm/extracts/dongjak_heukseok.osm.gz data/osm/extracts/songpa_jamsil.osm.gz
+OSM_GRAPH := $(BUILD)/seoul-osm.graph
+NODELINK_GRAPH := $(BUILD)/seoul-nodelink.graph
+# The node-link network as MOLIT distributes it (EPSG:5186 shapefiles, CP949), written from the
+# staged CSV subset by tools/nodelink/make-shapefiles (pyshp and pyproj in .venv-nodelink).
+NODELINK_SHP := $(BUILD)/nodelink/MOCT_LINK.shp
 PLACES := $(BUILD)/places.db
 PLACE_SOURCES := $(wildcard data/places/*.csv data/places/*.geojson data/nodelink/*.csv)
 
-.PHONY: run test test-tools deps build release data derived bench fuzz browser-test load contract spark-test pg-test clean
+.PHONY: run test test-tools deps build release data derived graph bench fuzz browser-test load contract spark-test pg-test clean
 
 deps:
 	@bash tools/install-deps
@@ -41,19 +55,30 @@ release: deps
 # than their sources. The graph also follows the file that defines its format version (and the
 # place DB the file that defines its checksum), so a checkout with a new format rebuilds it
 # instead of serving a refusal.
-$(GRAPH): $(OSM) Sources/Routing/GraphFile.swift
+$(OSM_GRAPH): $(OSM) Sources/Routing/GraphFile.swift
 	@mkdir -p $(BUILD)
 	$(BIN) import osm $(OSM) -o $@
+
+$(NODELINK_SHP): data/nodelink/Seoul_link.csv data/nodelink/Seoul_node.csv data/nodelink/TURNINFO.csv tools/nodelink/make_shapefiles.py
+	bash tools/nodelink/make-shapefiles data/nodelink $(BUILD)/nodelink
+
+$(NODELINK_GRAPH): $(NODELINK_SHP) data/nodelink/topis_speed_20181023.csv Sources/Routing/GraphFile.swift
+	$(BIN) import nodelink $(BUILD)/nodelink -o $@ --quiet \
+	  --speeds data/nodelink/topis_speed_20181023.csv --speed-mapping data/nodelink/topis_standard_link_mapping_202003.csv
+
+# The served graph: the chosen network's, copied when it differs.
+graph: $(BUILD)/seoul-$(NETWORK).graph
+	@cmp -s $< $(GRAPH) || cp -f $< $(GRAPH)
 
 $(PLACES): $(PLACE_SOURCES) Sources/Places/PlaceFileChecksum.swift
 	@mkdir -p $(BUILD)
 	$(BIN) import places --data data -o $@
 
-derived: $(GRAPH) $(PLACES)
+derived: graph $(PLACES)
 
 # Rebuild all derived data from scratch.
 data: release
-	rm -f $(GRAPH) $(PLACES)
+	rm -f $(GRAPH) $(OSM_GRAPH) $(NODELINK_GRAPH) $(PLACES)
 	@$(MAKE) --no-print-directory derived
 
 run: release
@@ -68,7 +93,7 @@ COVERAGE_RUNS := LLVM_PROFILE_FILE=$(CURDIR)/.build/profraw/taxipot-%p.profraw
 test: deps
 	@python3 tools/touch-dependents debug
 	swift build --build-tests --enable-code-coverage
-	@$(COVERAGE_RUNS) $(MAKE) --no-print-directory derived BIN=$(DEBUG_BIN)
+	@$(COVERAGE_RUNS) $(MAKE) --no-print-directory derived BIN=$(DEBUG_BIN) NETWORK=osm
 	swift test --skip-build --enable-code-coverage
 	@echo "Line coverage by module (the XCTest suite; no threshold):"
 	@python3 tools/coverage/table "$$(swift test --show-codecov-path)"
@@ -111,7 +136,7 @@ SPARK_ROWS ?= 100000
 spark-test: deps
 	@python3 tools/touch-dependents debug
 	swift build
-	@$(MAKE) --no-print-directory derived BIN=$(DEBUG_BIN)
+	@$(MAKE) --no-print-directory derived BIN=$(DEBUG_BIN) NETWORK=osm
 	bash tools/spark/test-batch-job $(DEBUG_BIN) $(SPARK_ROWS)
 
 # The HTTP fuzzer against a server on a free port (FUZZ_REQUESTS requests).
@@ -124,7 +149,7 @@ contract:
 	bash tools/contract/run $(DEBUG_BIN) --fuzz
 
 bench: release
-	@$(MAKE) --no-print-directory derived BIN=$(RELEASE_BIN)
+	@$(MAKE) --no-print-directory derived BIN=$(RELEASE_BIN) NETWORK=osm
 	bash tools/bench/run $(if $(QUICK),--quick,)
 
 clean:

@@ -46,6 +46,10 @@ let package = Package(
                        providers: [.apt(["libpq-dev"])]),
         .systemLibrary(name: "CReadOSM", path: "\(cSystem)/CReadOSM", pkgConfig: "readosm",
                        providers: [.apt(["libreadosm-dev"])]),
+        // shapelib: the official form of the Korean node-link network (MOCT_LINK.shp, MOCT_NODE.shp,
+        // TURNINFO.dbf) for `taxipot import nodelink`.
+        .systemLibrary(name: "CShapelib", path: "\(cSystem)/CShapelib", pkgConfig: "shapelib",
+                       providers: [.apt(["libshp-dev"])]),
 
         // Shared primitives.
         .target(name: "Geo"),
@@ -68,7 +72,7 @@ let package = Package(
         .target(name: "FareEstimation", dependencies: ["Geo", "Routing", "Fares"]),
 
         // The import stage: raw sources to the files the capabilities serve (graph, place DB).
-        .target(name: "Import", dependencies: ["CSV", "Geo", "SQLiteKit", "Places", "Routing", "CReadOSM"]),
+        .target(name: "Import", dependencies: ["CSV", "Geo", "SQLiteKit", "Places", "Routing", "CReadOSM", "CShapelib"]),
 
         // Composition and faces.
         .target(name: "Engine", dependencies: ["Geo", "Routing", "Fares", "FareEstimation", "Places"]),
@@ -95,7 +99,7 @@ let package = Package(
         .testTarget(name: "CSVTests", dependencies: ["CSV", "TestSupport"]),
         .testTarget(name: "CoordinatesTests", dependencies: ["Coordinates", "CSV", "Geo"]),
         .testTarget(name: "PlacesTests", dependencies: ["Places", "Import", "Geo", "TestSupport"]),
-        .testTarget(name: "RoutingTests", dependencies: ["Routing", "Import", "Geo", "SyntheticCity", "TestSupport"]),
+        .testTarget(name: "RoutingTests", dependencies: ["Routing", "Import", "Coordinates", "Geo", "SyntheticCity", "TestSupport"]),
         .testTarget(name: "FaresTests", dependencies: ["Fares", "FareEstimation", "Engine", "Geo", "Routing", "TestSupport"]),
         .testTarget(name: "PartiesTests", dependencies: ["Parties", "Geo", "SQLiteKit", "PostgresKit", "TestSupport"]),
         .testTarget(name: "FareEstimationTests", dependencies: ["FareEstimation", "Fares", "Geo", "TestSupport"]),

@@ -209,7 +209,11 @@ enum ResponseSchemas {
     ]
 
     static let coverage: JSONValue = featureCollection(
-        object(["area", "name", "nodes", "bbox"], [("area", count), ("name", string), ("nodes", count), ("bbox", bbox), ("area_km2", metres)]))
+        object(["area", "name", "nodes", "bbox"], [("area", count), ("name", string), ("nodes", count), ("bbox", bbox), ("area_km2", metres)]),
+        extra: [("network", network)])
+
+    /// The road network served: `nodelink` (Korean standard node-link) or `osm`.
+    static let network: JSONValue = object(["name", "description"], [("name", ["enum": ["nodelink", "osm"]]), ("description", string)])
 
     static let coverageExample: JSONValue = [
         "type": "FeatureCollection",
@@ -227,12 +231,14 @@ enum ResponseSchemas {
         ])),
         ("dataset", object(["name", "version"], [("name", string), ("version", string)])),
         ("uptime_s", seconds),
+        ("network", network),
         ("coverage", ["type": ["object", "null"], "description": "the served road areas (see /v1/coverage)"]),
         ("circuity", ["type": ["object", "null"], "description": "route length / straight-line length by distance band"]),
     ])
 
     static let healthExample: JSONValue = [
         "status": "ok", "party_store": ["status": "ok", "kind": "sqlite"], "dataset": ["name": "seoul-central", "version": "2026-11-30"], "uptime_s": 18.036,
+        "network": ["name": "osm", "description": "OpenStreetMap roads"],
         "coverage": ["areas": 1, "nodes": 4624, "by_area": [["area": 0, "nodes": 4624, "bbox": [126.949932, 37.52913, 127.006645, 37.589145]]],
                      "geojson": "/v1/coverage"],
         "circuity": ["method": "route length / straight-line length on the served graph, measured at import", "bands": []],

@@ -11,7 +11,8 @@ func registerCoverageEndpoints(_ router: Router, _ context: ServiceContext) {
         responses: [(200, "application/geo+json FeatureCollection")], responseSchema: ResponseSchemas.coverage,
         responseExample: ResponseSchemas.coverageExample, responseContentType: "application/geo+json")) { _ in
         HTTPResponse(status: 200, headers: [("Content-Type", "application/geo+json")],
-                     body: JSONWriter.bytes(CoverageJSON.featureCollection(context.routeEngine.coverage)))
+                     body: JSONWriter.bytes(CoverageJSON.featureCollection(context.routeEngine.coverage,
+                                                                               network: CoverageJSON.network(context.routeEngine.graph))))
     }
 }
 
@@ -22,7 +23,12 @@ public enum CoverageJSON {
     static func bbox(_ b: BoundingBox) -> JSONValue { [number(b.west), number(b.south), number(b.east), number(b.north)] }
 
     /// One Feature per area: `{"type":"Feature","properties":{"area","nodes","bbox","cells_km2","name"},"geometry":MultiPolygon}`.
-    public static func featureCollection(_ map: CoverageMap) -> JSONValue {
+    /// `{"name": "nodelink"|"osm", "description": …}`: the network the graph was imported from.
+    public static func network(_ graph: RoadGraph) -> JSONValue {
+        ["name": .string(graph.network), "description": .string(graph.networkDescription)]
+    }
+
+    public static func featureCollection(_ map: CoverageMap, network: JSONValue? = nil) -> JSONValue {
         let features: [JSONValue] = map.areas.map { a in
             let polygons: [JSONValue] = a.polygons.map { rings in
                 .array(rings.map { ring in .array(ring.map { [number($0.lon), number($0.lat)] }) })
@@ -40,7 +46,9 @@ public enum CoverageJSON {
                 "geometry": ["type": "MultiPolygon", "coordinates": .array(polygons)],
             ]
         }
-        return ["type": "FeatureCollection", "features": .array(features)]
+        var members: [(String, JSONValue)] = [("type", "FeatureCollection")]
+        if let network { members.append(("network", network)) }
+        return .object(members + [("features", .array(features))])
     }
 
     /// The `/health` summary: areas with node counts and bboxes, and the circuity bands.
@@ -57,6 +65,7 @@ public enum CoverageJSON {
             ]
         }
         return [
+            "network": network(graph),
             "coverage": ["areas": JSONValue(graph.areaCount), "nodes": JSONValue(graph.nodeCount), "by_area": .array(areas),
                          "geojson": "/v1/coverage"],
             "circuity": ["method": "route length / straight-line length on the served graph, measured at import",

@@ -16,6 +16,7 @@ func registerSystemEndpoints(_ router: Router, _ context: ServiceContext) {
             "party_store": .object(store),
             "dataset": ["name": .string(context.info.name), "version": .string(context.info.version)],
             "uptime_s": .number((Date().timeIntervalSince(context.startedAt) * 1000).rounded() / 1000),
+            "network": roads["network"] ?? .null,
             "coverage": roads["coverage"] ?? .null,
             "circuity": roads["circuity"] ?? .null,
         ])

@@ -57,6 +57,17 @@ public final class RoadGraph: @unchecked Sendable {
     /// The import report stored in the file (JSON text).
     public var metadata: String { String(decoding: metadataBytes, as: UTF8.self) }
 
+    /// The road network the graph was imported from: `nodelink` (the Korean standard node-link
+    /// network, `taxipot import nodelink`) or `osm` (OpenStreetMap, `taxipot import osm`).
+    public var network: String { metadata.hasPrefix("{\"network\":\"nodelink\"") ? "nodelink" : "osm" }
+
+    /// A sentence on the served network, for `/health` and `/v1/coverage`.
+    public var networkDescription: String {
+        network == "nodelink"
+            ? "Korean standard node-link network (표준노드링크, MOLIT/ITS), Seoul subset of 24 districts: links drawn straight between their nodes, lengths the real ones"
+            : "OpenStreetMap roads"
+    }
+
     /// Position of node `i` (0 ..< nodeCount).
     public func coordinate(ofNode i: Int) -> Coordinate {
         Coordinate(lon: Double(nodeLon[i]) / 1e7, lat: Double(nodeLat[i]) / 1e7)

@@ -1,11 +1,12 @@
 /// `taxipot import <kind> …`: the build stage that turns source data into prepared files.
 struct ImportCommand: Command {
     let name = "import"
-    let summary = "build prepared data: 'import osm' (road graph), 'import places' (place DB)"
+    let summary = "build prepared data: 'import osm' / 'import nodelink' (road graph), 'import places' (place DB)"
 
     /// Each `import` kind; the word after `import` selects one.
     let kinds: [any Command] = [
         ImportOSMCommand(),
+        ImportNodeLinkCommand(),
         ImportPlacesCommand(),
     ]
 

@@ -20,6 +20,7 @@ final class CoverageEndpointTests: XCTestCase {
         XCTAssertEqual(status, 200)
         XCTAssertEqual(type, "application/geo+json")
         XCTAssertEqual(json["type"]?.stringValue, "FeatureCollection")
+        XCTAssertEqual(json["network"]?["name"]?.stringValue, "osm", "the test dataset serves the OSM graph")
         let features = try XCTUnwrap(json["features"]?.arrayValue)
         XCTAssertGreaterThanOrEqual(features.count, 4, "central Seoul, Songpa, Dongjak and the Yeouido pieces")
         var nodes = 0
@@ -33,6 +34,7 @@ final class CoverageEndpointTests: XCTestCase {
             nodes += f["properties"]?["nodes"]?.intValue ?? 0
         }
         let health = try call("GET", "/health").json
+        XCTAssertEqual(health["network"]?["name"]?.stringValue, "osm")
         XCTAssertEqual(health["coverage"]?["areas"]?.intValue, features.count)
         XCTAssertEqual(health["coverage"]?["nodes"]?.intValue, nodes)
         let bands = try XCTUnwrap(health["circuity"]?["bands"]?.arrayValue)

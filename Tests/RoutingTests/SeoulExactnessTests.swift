@@ -16,6 +16,7 @@ final class SeoulExactnessTests: XCTestCase {
         XCTAssertGreaterThan(report.removedNodes, 0)
         XCTAssertLessThan(report.removedNodes, report.junctions / 50)
         XCTAssertEqual(engine.graph.landmarkCount, 16)
+        XCTAssertEqual(engine.graph.network, "osm")
         XCTAssertEqual(engine.graph.nodeCount, report.nodes)
         let box = engine.graph.boundingBox
         XCTAssertEqual(box.south, 37.529, accuracy: 0.01)

@@ -122,6 +122,15 @@ struct JunctionGraphBuilder {
                     pieces.pointLon.append(x.nodeLon[i])
                     pieces.pointOffset.append(UInt32(min(offset.rounded(), 4e9)))
                 }
+                if !x.wayLengthCm.isEmpty, pieceStart == lo, k == hi - 1, hi - lo == Int(x.wayFirstRef[w + 1] - x.wayFirstRef[w]) {
+                    // A whole way of known real length: its offsets scaled to that length.
+                    let first = pieces.pointOffset.count - (k - pieceStart + 1)
+                    let real = Double(x.wayLengthCm[w]), drawn = offset.rounded()
+                    for m in first..<pieces.pointOffset.count {
+                        pieces.pointOffset[m] = drawn > 0 ? UInt32(min((Double(pieces.pointOffset[m]) * real / drawn).rounded(), 4e9)) : 0
+                    }
+                    pieces.pointOffset[pieces.pointOffset.count - 1] = UInt32(min(real, 4e9))
+                }
                 pieces.firstPoint.append(UInt32(pieces.pointLat.count))
                 pieces.way.append(Int32(w))
                 names.pieceName.append(nameId)

@@ -29,6 +29,9 @@ struct OSMExtract {
     var wayRules: [WayRule] = []
     var wayFirstRef: [UInt32] = [0]
     var refs: [Int64] = []
+    /// The real length (cm) of each way when its points are not its shape (the node-link
+    /// network's straight links); empty means lengths are measured along the points.
+    var wayLengthCm: [UInt32] = []
 
     var restrictions: [RawRestriction] = []
     /// Restrictions left out: via ways, missing members, exceptions for cars, unknown kinds.
