@@ -7,6 +7,7 @@ public func makeRouter(context: ServiceContext) -> Router {
     registerCoordinatesEndpoints(router, context)
     registerFaresEndpoints(router, context)
     registerRoutingEndpoints(router, context)
+    registerOSRMEndpoints(router, context)
     registerCoverageEndpoints(router, context)
     registerTableEndpoints(router, context)
     registerPartiesEndpoints(router, context)
