@@ -13,6 +13,7 @@ public func makeRouter(context: ServiceContext) -> Router {
     registerPartiesEndpoints(router, context)
     registerPoolingEndpoints(router, context)
     registerPlacesEndpoints(router, context)
+    registerKakaoLocalEndpoints(router, context)
     registerMapEndpoints(router, context)
     registerPageEndpoints(router, context.configuration)
     // While a PostgreSQL store that was down at start has not loaded the parties, every party
