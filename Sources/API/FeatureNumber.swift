@@ -5,9 +5,9 @@ import JSON
 /// (`promoteId: "feature_id"`, or the feature's own `id`): a 53-bit hash (exact in a JavaScript
 /// number) of what the feature is, so the same cluster (the same cells at the same zoom) or the
 /// same party has the same id in every answer. Clusters and parties hash apart (a kind byte first).
-enum FeatureNumber {
-    static func of(cluster idText: [UInt8]) -> Int64 { hash(kind: 1, idText) }
-    static func of(party id: String) -> Int64 { hash(kind: 2, Array(id.utf8)) }
+package enum FeatureNumber {
+    package static func of(cluster idText: [UInt8]) -> Int64 { hash(kind: 1, idText) }
+    package static func of(party id: String) -> Int64 { hash(kind: 2, Array(id.utf8)) }
 
     /// FNV-1a (64 bits) over the kind and the text, folded to 53 bits, never 0.
     static func hash(kind: UInt8, _ bytes: [UInt8]) -> Int64 {
@@ -22,7 +22,7 @@ enum FeatureNumber {
 
     /// supercluster's `point_count_abbreviated`: the count itself below 1,000, then `1.2k`
     /// (tenths of thousands) below 10,000, then `12k`.
-    static func abbreviated(_ count: Int) -> JSONValue {
+    package static func abbreviated(_ count: Int) -> JSONValue {
         if count >= 10_000 { return .string("\(Int((Double(count) / 1000).rounded(.toNearestOrAwayFromZero)))k") }
         if count >= 1000 {
             let tenths = Int((Double(count) / 100).rounded(.toNearestOrAwayFromZero))

@@ -39,11 +39,13 @@ enum KakaoLocalFace {
         return zip(words, words.dropFirst()).contains { w, n in (w.hasSuffix("로") || w.hasSuffix("길")) && n.first?.isNumber == true }
     }
 
-    static func options(_ req: HTTPRequest, known: Set<String>) throws(KakaoError) -> [String: String] {
+    /// The declared parameters' values (others are ignored, as Kakao does); a missing required
+    /// one is `MissingParameter`, one given twice `InvalidArgument`.
+    static func options(_ query: QueryReader) throws(KakaoError) -> [String: String] {
         var out: [String: String] = [:]
-        for item in req.query where known.contains(item.name) {
-            guard out.updateValue(item.value, forKey: item.name) == nil else {
-                throw KakaoError(type: "InvalidArgument", message: "\(item.name) is given more than once")
+        for p in query.declaredQueryParameters {
+            do { out[p.name] = try query.text(p.name) } catch {
+                throw error.code == "missing_parameter" ? .missing(p.name) : KakaoError(type: "InvalidArgument", message: "\(p.name) is given more than once")
             }
         }
         return out
@@ -82,8 +84,8 @@ enum KakaoLocalFace {
     }
 
     /// `GET /v2/local/search/keyword.json`.
-    static func keyword(_ req: HTTPRequest, _ index: PlaceIndex) throws(KakaoError) -> HTTPResponse {
-        let o = try options(req, known: ["query", "category_group_code", "x", "y", "radius", "rect", "page", "size", "sort"])
+    static func keyword(_ query: QueryReader, _ index: PlaceIndex) throws(KakaoError) -> HTTPResponse {
+        let o = try options(query)
         guard let text = o["query"], !text.isEmpty else { throw .missing("query") }
         var query = PlaceQuery(text: text)
         let x = try number(o, "x"), y = try number(o, "y")
@@ -141,8 +143,8 @@ enum KakaoLocalFace {
 
     /// `GET /v2/local/search/address.json`: the index's address-kind places (divisions; road-name
     /// addresses when the index holds them) matching `query`.
-    static func addressSearch(_ req: HTTPRequest, _ index: PlaceIndex) throws(KakaoError) -> HTTPResponse {
-        let o = try options(req, known: ["query", "analyze_type", "page", "size"])
+    static func addressSearch(_ query: QueryReader, _ index: PlaceIndex) throws(KakaoError) -> HTTPResponse {
+        let o = try options(query)
         guard let text = o["query"], !text.isEmpty else { throw .missing("query") }
         if let a = o["analyze_type"], a != "similar", a != "exact" { throw .invalid("analyze_type", a, "similar or exact") }
         let pageNumber = try integer(o, "page", 1...maxPage, default: 1), size = try integer(o, "size", 1...30, default: 10)
@@ -171,8 +173,8 @@ enum KakaoLocalFace {
     }
 
     /// `GET /v2/local/geo/coord2address.json`: the 시도/시군구/동 at `x`,`y` (WGS84 only).
-    static func coord2address(_ req: HTTPRequest, _ index: PlaceIndex) throws(KakaoError) -> HTTPResponse {
-        let o = try options(req, known: ["x", "y", "input_coord"])
+    static func coord2address(_ query: QueryReader, _ index: PlaceIndex) throws(KakaoError) -> HTTPResponse {
+        let o = try options(query)
         guard let x = try number(o, "x") else { throw .missing("x") }
         guard let y = try number(o, "y") else { throw .missing("y") }
         if let crs = o["input_coord"], crs != "WGS84" { throw .invalid("input_coord", crs, "WGS84 only") }
@@ -190,9 +192,10 @@ func registerKakaoLocalEndpoints(_ router: Router, _ context: ServiceContext) {
         OperationDoc(summary, parameters: parameters + [auth],
                      responses: [(200, "Kakao Local's answer: {\"meta\",\"documents\"}"),
                                  (400, "Kakao's error: {\"errorType\",\"message\"} with MissingParameter or InvalidArgument")],
-                     responseSchema: schema, errorSchema: KakaoSchemas.error)
+                     responseSchema: schema, errorSchema: KakaoSchemas.error,
+                     errorExample: ["errorType": "MissingParameter", "message": "query parameter required"])
     }
-    router.add("GET", "/v2/local/search/keyword.json", doc(
+    router.operation("GET", "/v2/local/search/keyword.json", doc(
         "Kakao Local keyword search over the place index (x, y as strings; category_group_code SW8, AT4, FD6, AD5, MT1)",
         [ParameterDoc("query", required: true, "what the user typed", schema: APISchemas.placeText),
          ParameterDoc("category_group_code", "Kakao's category group", schema: APISchemas.oneOf(Array(Set(KakaoLocalFace.groups.map(\.code))).sorted())),
@@ -202,24 +205,24 @@ func registerKakaoLocalEndpoints(_ router: Router, _ context: ServiceContext) {
          ParameterDoc("rect", "left_x,left_y,right_x,right_y", schema: APISchemas.bboxQuery),
          page, ParameterDoc("size", type: "integer", "page size, 1–15 (default 15)", schema: APISchemas.integer(1...KakaoLocalFace.maxSize)),
          ParameterDoc("sort", "accuracy (default) or distance (needs x, y)", schema: APISchemas.oneOf(["accuracy", "distance"]))],
-        KakaoSchemas.keyword), cost: .light) { req in
-        do throws(KakaoError) { return try KakaoLocalFace.keyword(req, context.places) } catch { return error.response }
+        KakaoSchemas.keyword), cost: .light) { _, query in
+        do throws(KakaoError) { return try KakaoLocalFace.keyword(query, context.places) } catch { return error.response }
     }
-    router.add("GET", "/v2/local/search/address.json", doc(
+    router.operation("GET", "/v2/local/search/address.json", doc(
         "Kakao Local address search over the place index's addresses (시도/시군구/동; road-name addresses when indexed)",
         [ParameterDoc("query", required: true, "the address typed", schema: APISchemas.placeText),
          ParameterDoc("analyze_type", "similar (default) or exact", schema: APISchemas.oneOf(["similar", "exact"])),
          page, ParameterDoc("size", type: "integer", "page size, 1–30 (default 10)", schema: APISchemas.integer(1...30))],
-        KakaoSchemas.address), cost: .light) { req in
-        do throws(KakaoError) { return try KakaoLocalFace.addressSearch(req, context.places) } catch { return error.response }
+        KakaoSchemas.address), cost: .light) { _, query in
+        do throws(KakaoError) { return try KakaoLocalFace.addressSearch(query, context.places) } catch { return error.response }
     }
-    router.add("GET", "/v2/local/geo/coord2address.json", doc(
+    router.operation("GET", "/v2/local/geo/coord2address.json", doc(
         "Kakao Local coordinate to address: the 시도/시군구/동 at a point (road_address is null)",
         [ParameterDoc("x", required: true, type: "number", "longitude (WGS84)", schema: ["type": "number", "minimum": -180, "maximum": 180]),
          ParameterDoc("y", required: true, type: "number", "latitude (WGS84)", schema: ["type": "number", "minimum": -90, "maximum": 90]),
          ParameterDoc("input_coord", "WGS84 only", schema: APISchemas.oneOf(["WGS84"]))],
-        KakaoSchemas.coord2address), cost: .light) { req in
-        do throws(KakaoError) { return try KakaoLocalFace.coord2address(req, context.places) } catch { return error.response }
+        KakaoSchemas.coord2address), cost: .light) { _, query in
+        do throws(KakaoError) { return try KakaoLocalFace.coord2address(query, context.places) } catch { return error.response }
     }
 }
 

@@ -54,15 +54,16 @@ enum OSRMFace {
 
     // MARK: Query
 
-    /// The query's options by name; one not in `known` (or given twice) is OSRM's `InvalidQuery`.
-    static func options(_ req: HTTPRequest, known: Set<String>) throws(OSRMError) -> [String: String] {
+    /// The query's options by name (read through the operation's declaration); an undeclared
+    /// one, or one given twice, is OSRM's `InvalidQuery`.
+    static func options(_ query: QueryReader) throws(OSRMError) -> [String: String] {
+        if let name = query.undeclaredNames().first {
+            throw OSRMError("InvalidQuery", "Query string malformed close to position of '\(name.prefix(40))': not an option of this service")
+        }
         var out: [String: String] = [:]
-        for item in req.query {
-            guard known.contains(item.name) else {
-                throw OSRMError("InvalidQuery", "Query string malformed close to position of '\(item.name.prefix(40))': not an option of this service")
-            }
-            guard out.updateValue(item.value, forKey: item.name) == nil else {
-                throw OSRMError("InvalidQuery", "Query string malformed: option '\(item.name)' given twice")
+        for p in query.declaredQueryParameters {
+            do { out[p.name] = try query.text(p.name) } catch {
+                throw OSRMError("InvalidQuery", "Query string malformed: \(error.message)")
             }
         }
         return out
@@ -104,10 +105,6 @@ enum OSRMFace {
         return max(limit, 1)
     }
 
-    /// Options every service accepts and this face reads as OSRM does or ignores (`hints`: points
-    /// are snapped again; `generate_hints=false` drops the hints).
-    static let common: Set<String> = ["radiuses", "hints", "generate_hints", "bearings", "approaches", "exclude", "snapping", "skip_waypoints"]
-
     static func checkUnsupported(_ o: [String: String]) throws(OSRMError) {
         if o["bearings"].map({ !$0.isEmpty }) == true { throw OSRMError("NotImplemented", "bearings are not supported") }
         if let e = o["exclude"], !e.isEmpty { throw OSRMError("NotImplemented", "exclude classes are not supported") }
@@ -134,12 +131,10 @@ enum OSRMFace {
 
     // MARK: Services
 
-    static let routeOptions = common.union(["alternatives", "steps", "annotations", "geometries", "overview", "continue_straight", "waypoints"])
-
     /// `GET /route/v1/{profile}/{coordinates}`.
-    static func route(_ req: HTTPRequest, _ engine: RouteEngine) throws(OSRMError) -> HTTPResponse {
+    static func route(_ req: HTTPRequest, _ query: QueryReader, _ engine: RouteEngine) throws(OSRMError) -> HTTPResponse {
         let points = try coordinates(req)
-        let o = try options(req, known: routeOptions)
+        let o = try options(query)
         guard points.count >= 2 else { throw OSRMError("InvalidOptions", "Number of coordinates needs to be at least two.") }
         try checkUnsupported(o)
         if let a = o["alternatives"], a != "false", a != "true", Int(a) == nil { throw invalid("alternatives", a, "true, false or a number") }
@@ -201,8 +196,6 @@ enum OSRMFace {
         return keys
     }
 
-    static let tableOptions = common.union(["sources", "destinations", "annotations", "fallback_speed", "fallback_coordinate", "scale_factor"])
-
     /// `sources`/`destinations`: `all` or indices `i;j;…` into the coordinates.
     static func indices(_ o: [String: String], _ name: String, count: Int) throws(OSRMError) -> [Int] {
         guard let text = o[name], text != "all" else { return Array(0..<count) }
@@ -217,9 +210,9 @@ enum OSRMFace {
 
     /// `GET /table/v1/{profile}/{coordinates}`: durations (s) and distances (m) as `/v1/table`
     /// computes them; null where no route exists.
-    static func table(_ req: HTTPRequest, _ engine: RouteEngine) throws(OSRMError) -> HTTPResponse {
+    static func table(_ req: HTTPRequest, _ query: QueryReader, _ engine: RouteEngine) throws(OSRMError) -> HTTPResponse {
         let points = try coordinates(req)
-        let o = try options(req, known: tableOptions)
+        let o = try options(query)
         try checkUnsupported(o)
         for name in ["fallback_speed", "fallback_coordinate", "scale_factor"] where o[name] != nil {
             throw OSRMError("NotImplemented", "\(name) is not supported")
@@ -267,12 +260,10 @@ enum OSRMFace {
         return ok(members)
     }
 
-    static let nearestOptions = common.union(["number"])
-
     /// `GET /nearest/v1/{profile}/{coordinate}`: the `number` nearest road points (default 1).
-    static func nearest(_ req: HTTPRequest, _ engine: RouteEngine) throws(OSRMError) -> HTTPResponse {
+    static func nearest(_ req: HTTPRequest, _ query: QueryReader, _ engine: RouteEngine) throws(OSRMError) -> HTTPResponse {
         let points = try coordinates(req)
-        let o = try options(req, known: nearestOptions)
+        let o = try options(query)
         try checkUnsupported(o)
         guard points.count == 1 else { throw OSRMError("InvalidOptions", "Only one input coordinate is supported") }
         var number = 1
@@ -313,9 +304,10 @@ func registerOSRMEndpoints(_ router: Router, _ context: ServiceContext) {
     let errors: [(Int, String)] = [(400, "OSRM's error: {\"code\",\"message\"} with code \(OSRMError.codes.joined(separator: ", "))")]
     func doc(_ summary: String, _ extra: [ParameterDoc], _ schema: JSONValue) -> OperationDoc {
         OperationDoc(summary, parameters: path + extra + common, responses: [(200, "OSRM's answer with code Ok")] + errors,
-                     responseSchema: schema, errorSchema: OSRMSchemas.error)
+                     responseSchema: schema, errorSchema: OSRMSchemas.error,
+                     errorExample: ["code": "NoSegment", "message": "Could not find a matching segment for coordinate 0"])
     }
-    router.add("GET", "/route/v1/{profile}/{coordinates}", doc(
+    router.operation("GET", "/route/v1/{profile}/{coordinates}", doc(
         "OSRM v5 route service over the same engine as /v1/route (steps=false only; one route)",
         [option("geometries", "polyline (default), polyline6 or geojson", APISchemas.oneOf(OSRMGeometry.allCases.map(\.rawValue))),
          option("overview", "simplified (default), full or false", APISchemas.oneOf(OSRMOverview.allCases.map(\.rawValue))),
@@ -323,22 +315,22 @@ func registerOSRMEndpoints(_ router: Router, _ context: ServiceContext) {
          option("annotations", "true, false or duration,distance,weight,speed,datasources (one entry per road segment)"),
          option("alternatives", "accepted; one route is answered"), option("continue_straight", "accepted", APISchemas.oneOf(["true", "false", "default"])),
          option("waypoints", "every coordinate's index only")],
-        OSRMSchemas.route), cost: .light) { req in
-        do throws(OSRMError) { return try OSRMFace.route(req, context.routeEngine) } catch { return error.response }
+        OSRMSchemas.route), cost: .light) { req, query in
+        do throws(OSRMError) { return try OSRMFace.route(req, query, context.routeEngine) } catch { return error.response }
     }
-    router.add("GET", "/table/v1/{profile}/{coordinates}", doc(
+    router.operation("GET", "/table/v1/{profile}/{coordinates}", doc(
         "OSRM v5 table service over the same engine as /v1/table (at most \(OSRMFace.maxTableCoordinates) coordinates)",
         [option("sources", "all (default) or indices i;j;…"), option("destinations", "all (default) or indices i;j;…"),
          option("annotations", "duration (default), distance or duration,distance",
                 ["type": "string", "pattern": "^(duration|distance)(,(duration|distance))?$"]),
          option("fallback_speed", "not supported"), option("fallback_coordinate", "not supported"), option("scale_factor", "not supported")],
-        OSRMSchemas.table), cost: .light) { req in
-        do throws(OSRMError) { return try OSRMFace.table(req, context.routeEngine) } catch { return error.response }
+        OSRMSchemas.table), cost: .light) { req, query in
+        do throws(OSRMError) { return try OSRMFace.table(req, query, context.routeEngine) } catch { return error.response }
     }
-    router.add("GET", "/nearest/v1/{profile}/{coordinates}", doc(
+    router.operation("GET", "/nearest/v1/{profile}/{coordinates}", doc(
         "OSRM v5 nearest service: the nearest road points (nodes are this graph's node ids)",
         [option("number", "how many (default 1, at most \(OSRMFace.maxNearest))", ["type": "integer", "minimum": 1, "maximum": .number(Double(OSRMFace.maxNearest))])],
-        OSRMSchemas.nearest), cost: .light) { req in
-        do throws(OSRMError) { return try OSRMFace.nearest(req, context.routeEngine) } catch { return error.response }
+        OSRMSchemas.nearest), cost: .light) { req, query in
+        do throws(OSRMError) { return try OSRMFace.nearest(req, query, context.routeEngine) } catch { return error.response }
     }
 }

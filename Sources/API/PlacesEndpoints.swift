@@ -69,7 +69,7 @@ func registerPlacesEndpoints(_ router: Router, _ context: ServiceContext) {
         // Absent `q` is a missing parameter (an empty one is the domain's empty_query); Kakao's
         // name `query` is pointed at.
         guard let q = try params.textCheckedByDomain("q") else {
-            let hint = params.request.query.contains { $0.name == "query" }
+            let hint = params.undeclaredNames().contains("query")
                 ? " ('query' is Kakao Local's name: use q here, or /v2/local/search/keyword.json)" : ""
             throw HTTPError(status: 400, code: "missing_parameter", message: "query parameter 'q' is required\(hint)")
         }

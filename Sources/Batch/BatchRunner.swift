@@ -255,7 +255,7 @@ private final class RowJob: Sendable {
     let estimateColumns: Bool
     let placeColumns: (origin: Bool, destination: Bool)?
     let format: BatchOutputFormat
-    /// The result columns' count (all but `error`), empty on a failed row.
+    /// The result columns' count (all but the error columns), empty on a failed row.
     let resultCount: Int
     /// JSON Lines: each key, already written as `"key":`, and whether its value is a number.
     let jsonKeys: [[UInt8]]
@@ -271,7 +271,7 @@ private final class RowJob: Sendable {
         estimateColumns = options.estimateColumns
         placeColumns = options.placeColumns ? (schema.originPlace != nil, schema.destinationPlace != nil) : nil
         format = options.format
-        resultCount = outputColumns.count - columnCount - 1
+        resultCount = outputColumns.count - columnCount - BatchSchema.errorColumns.count
         jsonKeys = outputColumns.map { name in
             var key: [UInt8] = []
             JSONLine.appendString(name, to: &key)
@@ -297,7 +297,7 @@ private final class RowJob: Sendable {
         var results: [String] = []
         for record in chunk.records {
             let result = parser.parse(record).flatMap { estimator.estimate($0) }
-            let errorText: String
+            let errorFields: [String]
             results.removeAll(keepingCapacity: true)
             switch result {
             case .success(let estimate):
@@ -305,7 +305,7 @@ private final class RowJob: Sendable {
                 results += estimate.columns
                 if estimateColumns { results += estimate.estimateColumns }
                 if let p = placeColumns { results += estimate.placeColumns(origin: p.origin, destination: p.destination) }
-                errorText = ""
+                errorFields = ["", "", ""]
             case .failure(var error):
                 failures.append((error.code, record.line))
                 if record.fields.count > columnCount {
@@ -315,34 +315,32 @@ private final class RowJob: Sendable {
                     error.message += "; extra fields: \(extra)" + (extras.count > 5 ? ", … (\(extras.count) in all)" : "")
                 }
                 results += repeatElement("", count: resultCount)
-                errorText = error.description
+                errorFields = [error.code.rawValue, error.message, error.description]
             }
             switch format {
-            case .csv: appendCSV(record, results, errorText, to: &out)
-            case .jsonl: appendJSON(record, results, errorText, to: &out)
+            case .csv: appendCSV(record, results, errorFields, to: &out)
+            case .jsonl: appendJSON(record, results, errorFields, to: &out)
             }
         }
         return ChunkOutput(sequence: chunk.sequence, rows: chunk.records.count, byteCount: chunk.byteCount,
                            inputOffset: chunk.inputOffset, bytes: out, okRows: ok, failures: failures)
     }
 
-    /// The input fields (as many as the header has; a short row is padded), the results, the error.
-    private func appendCSV(_ record: CSVRecord, _ results: [String], _ errorText: String, to out: inout [UInt8]) {
+    /// The input fields (as many as the header has; a short row is padded), the results, the error columns.
+    private func appendCSV(_ record: CSVRecord, _ results: [String], _ errorFields: [String], to out: inout [UInt8]) {
         for i in 0..<columnCount {
             if i > 0 { out.append(0x2C) }
             if i < record.fields.count { CSVWriter.appendField(record.fields[i], to: &out) }
         }
-        for c in results {
+        for c in results + errorFields {
             out.append(0x2C)
             CSVWriter.appendField(c, to: &out)
         }
-        out.append(0x2C)
-        CSVWriter.appendField(errorText, to: &out)
         out.append(contentsOf: writer.lineEnd)
     }
 
     /// One JSON object: input fields as strings, numeric results as numbers, empty values as null.
-    private func appendJSON(_ record: CSVRecord, _ results: [String], _ errorText: String, to out: inout [UInt8]) {
+    private func appendJSON(_ record: CSVRecord, _ results: [String], _ errorFields: [String], to out: inout [UInt8]) {
         out.append(0x7B)
         var k = 0
         func value(_ text: String?, numeric: Bool) {
@@ -363,7 +361,7 @@ private final class RowJob: Sendable {
         }
         for i in 0..<columnCount { value(i < record.fields.count ? record.fields[i] : nil, numeric: false) }
         for c in results { value(c, numeric: jsonNumeric[k]) }
-        value(errorText, numeric: false)
+        for e in errorFields { value(e, numeric: false) }
         out.append(0x7D)
         out.append(0x0A)
     }
