@@ -88,15 +88,18 @@ enum KakaoLocalFace {
         let o = try options(query)
         guard let text = o["query"], !text.isEmpty else { throw .missing("query") }
         var query = PlaceQuery(text: text)
+        // x and y go together: one without the other, like radius or sort=distance without
+        // them, is ignored (a lone value fits its schema; Kakao uses them only as a pair).
         let x = try number(o, "x"), y = try number(o, "y")
-        if x != nil || y != nil {
-            guard let x, let y, Coordinate(lon: x, lat: y).isValid else { throw .invalid("x/y", "\(o["x"] ?? ""),\(o["y"] ?? "")", "both, WGS84 longitude and latitude") }
+        if let x, !(-180...180).contains(x) { throw .invalid("x", o["x"]!, "a longitude −180…180") }
+        if let y, !(-90...90).contains(y) { throw .invalid("y", o["y"]!, "a latitude −90…90") }
+        if let x, let y {
+            guard Coordinate(lon: x, lat: y).isValid else { throw .invalid("x/y", "\(x),\(y)", "WGS84 longitude and latitude") }
             query.near = Coordinate(lon: x, lat: y)
         }
         if let r = try number(o, "radius") {
             guard (0...PlaceQuery.maximumRadius).contains(r) else { throw .invalid("radius", o["radius"]!, "0–20000 metres") }
-            guard query.near != nil else { throw KakaoError(type: "MissingParameter", message: "x and y parameter required with radius") }
-            query.radiusMeters = max(r, 1)
+            if query.near != nil { query.radiusMeters = max(r, 1) }
         }
         if let rect = o["rect"] {
             let v = rect.split(separator: ",").compactMap { NumberParsing.finiteDouble(String($0)) }
@@ -109,8 +112,7 @@ enum KakaoLocalFace {
         }
         if let s = o["sort"] {
             guard let sort = PlaceSort(rawValue: s) else { throw .invalid("sort", s, "accuracy or distance") }
-            if sort == .distance && query.near == nil { throw KakaoError(type: "MissingParameter", message: "x and y parameter required with sort=distance") }
-            query.sort = sort
+            if query.near != nil { query.sort = sort }
         }
         let pageNumber = try integer(o, "page", 1...maxPage, default: 1), size = try integer(o, "size", 1...maxSize, default: maxSize)
         let (hits, end) = try page(index, query, page: pageNumber, size: size)

@@ -288,10 +288,13 @@ enum OSRMFace {
 func registerOSRMEndpoints(_ router: Router, _ context: ServiceContext) {
     let path: [ParameterDoc] = [
         ParameterDoc("profile", in: "path", required: true, "driving (also car): the one car profile with traffic speeds of the current hour",
-                     schema: APISchemas.oneOf(OSRMFace.profiles)),
-        ParameterDoc("coordinates", in: "path", required: true, "lon,lat;lon,lat… (WGS84), polyline(…) or polyline6(…), optionally followed by .json",
-                     schema: ["type": "string", "minLength": 1]),
+                     schema: ["type": "string", "enum": .array(OSRMFace.profiles.map { .string($0) }), "example": "driving"]),
     ]
+    func coordinates(_ example: String) -> ParameterDoc {
+        ParameterDoc("coordinates", in: "path", required: true, "lon,lat;lon,lat… (WGS84), polyline(…) or polyline6(…), optionally followed by .json",
+                     schema: ["type": "string", "minLength": 1, "example": .string(example)])
+    }
+    let two = "126.9780,37.5665;126.9920,37.5700", one = "126.9780,37.5665"
     func option(_ name: String, _ text: String, _ schema: JSONValue = ["type": "string"]) -> ParameterDoc { ParameterDoc(name, text, schema: schema) }
     let common = [
         option("radiuses", "metres or unlimited per coordinate, ;-separated; the largest is the snap limit (at most 5000; default 200)"),
@@ -302,13 +305,13 @@ func registerOSRMEndpoints(_ router: Router, _ context: ServiceContext) {
         option("exclude", "not supported (empty only)"), option("snapping", "default or any", APISchemas.oneOf(["default", "any"])),
     ]
     let errors: [(Int, String)] = [(400, "OSRM's error: {\"code\",\"message\"} with code \(OSRMError.codes.joined(separator: ", "))")]
-    func doc(_ summary: String, _ extra: [ParameterDoc], _ schema: JSONValue) -> OperationDoc {
-        OperationDoc(summary, parameters: path + extra + common, responses: [(200, "OSRM's answer with code Ok")] + errors,
+    func doc(_ summary: String, _ points: String, _ extra: [ParameterDoc], _ schema: JSONValue) -> OperationDoc {
+        OperationDoc(summary, parameters: path + [coordinates(points)] + extra + common, responses: [(200, "OSRM's answer with code Ok")] + errors,
                      responseSchema: schema, errorSchema: OSRMSchemas.error,
                      errorExample: ["code": "NoSegment", "message": "Could not find a matching segment for coordinate 0"])
     }
     router.operation("GET", "/route/v1/{profile}/{coordinates}", doc(
-        "OSRM v5 route service over the same engine as /v1/route (steps=false only; one route)",
+        "OSRM v5 route service over the same engine as /v1/route (steps=false only; one route)", two,
         [option("geometries", "polyline (default), polyline6 or geojson", APISchemas.oneOf(OSRMGeometry.allCases.map(\.rawValue))),
          option("overview", "simplified (default), full or false", APISchemas.oneOf(OSRMOverview.allCases.map(\.rawValue))),
          option("steps", "false only", APISchemas.oneOf(["false"])),
@@ -319,7 +322,7 @@ func registerOSRMEndpoints(_ router: Router, _ context: ServiceContext) {
         do throws(OSRMError) { return try OSRMFace.route(req, query, context.routeEngine) } catch { return error.response }
     }
     router.operation("GET", "/table/v1/{profile}/{coordinates}", doc(
-        "OSRM v5 table service over the same engine as /v1/table (at most \(OSRMFace.maxTableCoordinates) coordinates)",
+        "OSRM v5 table service over the same engine as /v1/table (at most \(OSRMFace.maxTableCoordinates) coordinates)", two,
         [option("sources", "all (default) or indices i;j;…"), option("destinations", "all (default) or indices i;j;…"),
          option("annotations", "duration (default), distance or duration,distance",
                 ["type": "string", "pattern": "^(duration|distance)(,(duration|distance))?$"]),
@@ -328,7 +331,7 @@ func registerOSRMEndpoints(_ router: Router, _ context: ServiceContext) {
         do throws(OSRMError) { return try OSRMFace.table(req, query, context.routeEngine) } catch { return error.response }
     }
     router.operation("GET", "/nearest/v1/{profile}/{coordinates}", doc(
-        "OSRM v5 nearest service: the nearest road points (nodes are this graph's node ids)",
+        "OSRM v5 nearest service: the nearest road points (nodes are this graph's node ids)", one,
         [option("number", "how many (default 1, at most \(OSRMFace.maxNearest))", ["type": "integer", "minimum": 1, "maximum": .number(Double(OSRMFace.maxNearest))])],
         OSRMSchemas.nearest), cost: .light) { req, query in
         do throws(OSRMError) { return try OSRMFace.nearest(req, query, context.routeEngine) } catch { return error.response }

@@ -22,7 +22,6 @@ public enum PartiesJSON {
             ("seats_total", .number(Double(p.seatsTotal))),
             ("seats_taken", .number(Double(p.seatsTaken))),
             ("seats_left", .number(Double(p.seatsLeft))),
-            ("feature_id", .number(Double(FeatureNumber.of(party: p.id)))),
         ]
         if let t = p.title { m.append(("title", .string(t))) }
         m.append(("riders", .array(p.seatedRiders.map(rider))))
@@ -48,6 +47,7 @@ public enum PartiesJSON {
             ("party_id", .string(p.id)),
             ("depart_at", .string(SeoulTime.format(p.departAt))),
             ("seats_left", .number(Double(p.seatsLeft))),
+            ("feature_id", .number(Double(FeatureNumber.of(party: p.id)))),
         ]
         if detailed {
             props.append(("seats_total", .number(Double(p.seatsTotal))))

@@ -57,7 +57,6 @@ def main():
         # Kakao's errors
         for path, params, etype in [("/v2/local/search/keyword.json", {}, "MissingParameter"),
                                     ("/v2/local/search/keyword.json", {"query": "역", "size": 99}, "InvalidArgument"),
-                                    ("/v2/local/search/keyword.json", {"query": "역", "radius": 500}, "MissingParameter"),
                                     ("/v2/local/search/keyword.json", {"query": "역", "x": "abc", "y": "37"}, "InvalidArgument"),
                                     ("/v2/local/geo/coord2address.json", {"x": "127"}, "MissingParameter"),
                                     ("/v2/local/geo/coord2address.json", {"x": "127", "y": "37", "input_coord": "TM"}, "InvalidArgument")]:
