@@ -97,9 +97,9 @@ enum KakaoLocalFace {
             guard Coordinate(lon: x, lat: y).isValid else { throw .invalid("x/y", "\(x),\(y)", "WGS84 longitude and latitude") }
             query.near = Coordinate(lon: x, lat: y)
         }
-        if let r = try number(o, "radius") {
-            guard (0...PlaceQuery.maximumRadius).contains(r) else { throw .invalid("radius", o["radius"]!, "0–20000 metres") }
-            if query.near != nil { query.radiusMeters = max(r, 1) }
+        if o["radius"] != nil {
+            let r = try integer(o, "radius", 0...Int(PlaceQuery.maximumRadius), default: 0)
+            if query.near != nil { query.radiusMeters = Double(max(r, 1)) }
         }
         if let rect = o["rect"] {
             let v = rect.split(separator: ",").compactMap { NumberParsing.finiteDouble(String($0)) }

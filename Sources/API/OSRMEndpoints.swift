@@ -273,6 +273,7 @@ enum OSRMFace {
             number = n
         }
         let hints = try bool(o, "generate_hints", default: true)
+        _ = try bool(o, "skip_waypoints", default: false)  // a nearest answer is its waypoints: kept
         let found = engine.nearestRoads(to: points[0], count: number, maxMeters: try snapLimit(o, count: 1) == 200 && o["radiuses"] == nil
                                             ? RouteEngine.maxSnapLimitMeters : try snapLimit(o, count: 1))
         guard !found.isEmpty else { throw OSRMError("NoSegment", "Could not find a matching segment for coordinate 0") }
