@@ -231,9 +231,13 @@ func registerKakaoLocalEndpoints(_ router: Router, _ context: ServiceContext) {
 /// JSON Schemas of the Kakao face's answers.
 enum KakaoSchemas {
     typealias S = ResponseSchemas
-    static let error: JSONValue = S.object(["errorType", "message"], [
-        ("errorType", ["type": "string", "enum": ["MissingParameter", "InvalidArgument"]]), ("message", S.string),
-    ])
+    static let error: JSONValue = ["oneOf": [
+        S.object(["errorType", "message"], [
+            ("errorType", ["type": "string", "enum": ["MissingParameter", "InvalidArgument"]]), ("message", S.string),
+        ]),
+        // The transport's own refusals (a malformed URL) come before the face and keep the API's shape.
+        ["$ref": "#/components/schemas/Error"],
+    ]]
     static let meta: JSONValue = S.object(["total_count", "pageable_count", "is_end"], [
         ("total_count", S.count), ("pageable_count", S.count), ("is_end", ["type": "boolean"]),
         ("same_name", S.object(["region", "keyword", "selected_region"], [("region", S.array(S.string)), ("keyword", S.string), ("selected_region", S.string)])),

@@ -4,9 +4,13 @@ import JSON
 enum OSRMSchemas {
     typealias S = ResponseSchemas
 
-    static let error: JSONValue = S.object(["code", "message"], [
-        ("code", ["type": "string", "enum": .array(OSRMError.codes.map { .string($0) })]), ("message", S.string),
-    ])
+    static let error: JSONValue = ["oneOf": [
+        S.object(["code", "message"], [
+            ("code", ["type": "string", "enum": .array(OSRMError.codes.map { .string($0) })]), ("message", S.string),
+        ]),
+        // The transport's own refusals (a malformed URL) come before the face and keep the API's shape.
+        ["$ref": "#/components/schemas/Error"],
+    ]]
     static let ok: JSONValue = ["const": "Ok"]
     static let waypoint: JSONValue = S.object(["distance", "name", "location"], [
         ("hint", S.string), ("distance", S.metres), ("name", S.string), ("location", S.position),

@@ -15,6 +15,8 @@ import JSON
 /// most 1 MiB like every body (413 beyond), so memory stays bounded by that.
 enum QuotesBulkEndpoint {
     static let ndjson = "application/x-ndjson"
+    /// The JSON Lines media types read (the others' names for it too).
+    static let lineTypes: Set<String> = [ndjson, "application/jsonl", "application/json-lines"]
 
     static func answer(_ req: HTTPRequest, _ estimator: QuoteTripEstimator) throws(HTTPError) -> HTTPResponse {
         let type = (req.header("Content-Type") ?? "").split(separator: ";").first.map { $0.trimmingSpaces().lowercased() } ?? ""
@@ -22,25 +24,33 @@ enum QuotesBulkEndpoint {
         options.format = .jsonl
         options.defaultDepartAt = SeoulTime.now()
         let sink = MemorySink()
+        guard type == "text/csv" || lineTypes.contains(type) else {
+            throw HTTPError(status: 415, code: "unsupported_media_type",
+                            message: "the body must be text/csv (a header line, then one trip per line) or \(ndjson) (one JSON object per line), got Content-Type '\(type.prefix(60))'")
+        }
+        // No trips, no answers (an empty CSV has no header to check either).
+        if isBlank(req.body) { return HTTPResponse(status: 200, headers: [("Content-Type", ndjson)], body: []) }
         do {
             switch type {
             case "text/csv":
                 let runner = try BatchRunner(source: MemorySource(req.body), options: options)
                 _ = try runner.run(estimator: estimator, sink: sink)
                 return HTTPResponse(status: 200, headers: [("Content-Type", ndjson)], body: sink.bytes)
-            case ndjson, "application/jsonl", "application/json-lines":
-                return try lines(req.body, options, estimator)
             default:
-                throw HTTPError(status: 415, code: "unsupported_media_type",
-                                message: "the body must be text/csv (a header line, then one trip per line) or \(ndjson) (one JSON object per line), got Content-Type '\(type.prefix(60))'")
+                return try lines(req.body, options, estimator)
             }
         } catch let e as HTTPError {
             throw e
         } catch let e as BatchError {
-            throw .badRequest("invalid_body", e.message)
+            // Text the document allows, refused for what it holds (a header without the columns): 422.
+            throw .unprocessable("invalid_body", e.message)
         } catch {
-            throw .badRequest("invalid_body", "\(error)")
+            throw .unprocessable("invalid_body", "\(error)")
         }
+    }
+
+    static func isBlank(_ bytes: [UInt8]) -> Bool {
+        bytes.allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }
     }
 
     /// NDJSON: each object becomes a row of the batch columns; a line that is not an object
@@ -100,7 +110,7 @@ func registerQuotesBulkEndpoint(_ router: Router, _ context: ServiceContext) {
         "Many quotes at once, priced by the batch engine: a CSV (text/csv, batch's columns and header names) or NDJSON (application/x-ndjson, objects with batch's columns) body; answers batch's JSON Lines in input order, each with error_code, error_message and error (null when priced)",
         requestBody: ["type": "string"],
         responses: [(200, "JSON Lines, one object per trip: the input columns, distance_m, duration_s, fare_krw, per_person_krw, night_krw, schedule, error_code, error_message, error"),
-                    (400, "invalid_body: a CSV header without the needed columns (the message names them)"),
+                    (422, "invalid_body: a CSV header without the needed columns (the message names them)"),
                     (413, "Body over 1 MiB"), (415, "unsupported_media_type: neither text/csv nor application/x-ndjson")],
         responseSchema: ["type": "string"], responseContentType: QuotesBulkEndpoint.ndjson,
         requestContentTypes: ["text/csv", QuotesBulkEndpoint.ndjson])) { req in

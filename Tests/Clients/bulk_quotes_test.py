@@ -77,7 +77,7 @@ def main():
 
         # Bad bodies: the header without the needed columns, another media type, over 1 MiB.
         status, _, body = post(server.base, b"a,b\n1,2\n", "text/csv")
-        check(status == 400 and json.loads(body)["error"]["code"] == "invalid_body", f"a header without the columns: 400 invalid_body ({body[:120]})")
+        check(status == 422 and json.loads(body)["error"]["code"] == "invalid_body", f"a header without the columns: 422 invalid_body ({body[:120]})")
         status, _, body = post(server.base, b"{}", "application/json")
         check(status == 415, f"application/json: 415 ({status})")
         big = (csv.splitlines()[0] + "\n" + (",".join(TRIPS[0]) + "\n") * 20000).encode()
