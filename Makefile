@@ -32,7 +32,7 @@ NODELINK_SHP := $(BUILD)/nodelink/MOCT_LINK.shp
 PLACES := $(BUILD)/places.db
 PLACE_SOURCES := $(wildcard data/places/*.csv data/places/*.geojson data/nodelink/*.csv)
 
-.PHONY: run test test-tools deps build release data derived graph bench fuzz browser-test load contract spark-test pg-test clean
+.PHONY: run test test-tools deps build release data derived graph bench fuzz browser-test clients-test load contract spark-test pg-test clean
 
 deps:
 	@bash tools/install-deps
@@ -106,6 +106,7 @@ test-tools:
 	bash tools/contract/run $(DEBUG_BIN)
 	@$(MAKE) --no-print-directory fuzz BIN=$(DEBUG_BIN)
 	@$(MAKE) --no-print-directory browser-test BIN=$(DEBUG_BIN)
+	@$(MAKE) --no-print-directory clients-test BIN=$(DEBUG_BIN)
 	bash tools/load/hostile-clients $(DEBUG_BIN) quick
 	bash tools/load/table-burst $(DEBUG_BIN) quick
 	bash tools/pg/test-replicas $(DEBUG_BIN)
@@ -120,6 +121,11 @@ pg-test:
 # .build/screenshots/.
 browser-test:
 	bash tools/browser/run-tests $(BIN) $(DATA)
+
+# Existing clients against the server (issue 37): routingpy and osrm-py (PyPI, in .venv-clients)
+# through the OSRM face, whose answers are compared with osrm-routed's recorded shapes.
+clients-test:
+	bash tools/clients/run-tests $(BIN) $(DATA)
 
 # Issue 21's availability checks at full size on loopback (2,000 connections; 1,100 sockets
 # trickling a header byte every 5 s), about a minute, and issue 32's table burst (4, 16 and 64

@@ -79,7 +79,7 @@ let package = Package(
         .target(name: "Pooling", dependencies: ["Geo", "Routing", "Fares", "FareEstimation", "Parties", "Engine"]),
         .target(name: "Batch", dependencies: ["CSV", "Geo", "Engine", "Fares", "FareEstimation", "Places", "Routing"]),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CZlib", "JSON"]),
-        .target(name: "API", dependencies: ["HTTPServer", "JSON", "Geo", "Engine", "Coordinates",
+        .target(name: "API", dependencies: ["HTTPServer", "JSON", "Geo", "Engine", "Coordinates", "Batch", "CSV",
                                             "Places", "Routing", "Fares", "FareEstimation", "Parties", "Pooling"]),
         // The two library products: the engine, and the HTTP service on top of it.
         .target(name: "TaxiPot", dependencies: ["CSV", "Geo", "Coordinates", "Places", "Routing", "Fares", "FareEstimation", "Parties",

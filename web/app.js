@@ -9,7 +9,7 @@
   const WORDS = {
     ko: {
       title: '택시팟 엔진', origin: '출발지', destination: '도착지', searchPlaceholder: '장소, 역, 주소 검색',
-      pinHint: '지도를 움직여 위치 선택', departAt: '출발 시각', riders: '인원', split: '나누기',
+      pinHint: '지도를 움직여 위치 선택', panelToggle: '패널 접기/펴기', departAt: '출발 시각', riders: '인원', split: '나누기',
       splitEqual: '똑같이', splitByLeg: '탄 거리만큼', splitProportional: '거리 비례', estimated: '추정',
       distance: '거리', duration: '시간', base: '기본요금', distanceFare: '거리요금', timeFare: '시간요금',
       night: '심야할증', outOfCity: '시계외할증', rounding: '단수조정', total: '합계', shares: '1인당 부담',
@@ -23,7 +23,7 @@
     },
     en: {
       title: 'Taxipot engine', origin: 'From', destination: 'To', searchPlaceholder: 'Search places, stations, addresses',
-      pinHint: 'Move the map to pick the point', departAt: 'Departure', riders: 'Riders', split: 'Split',
+      pinHint: 'Move the map to pick the point', panelToggle: 'Fold or unfold the panel', departAt: 'Departure', riders: 'Riders', split: 'Split',
       splitEqual: 'Equal', splitByLeg: 'By leg', splitProportional: 'Proportional', estimated: 'Estimate',
       distance: 'Distance', duration: 'Time', base: 'Base fare', distanceFare: 'Distance', timeFare: 'Time',
       night: 'Night surcharge', outOfCity: 'Out of city', rounding: 'Rounding', total: 'Total', shares: 'Per rider',
@@ -558,6 +558,17 @@
     for (const which of ['origin', 'destination']) if (endMarkers[which]) endMarkers[which].setIcon(endIcon(which));
     if (quoteState.last && quoteState.last.status === 200) renderQuote(quoteState.last.response);
   });
+  // Phones: the panel is a sheet over the map's bottom edge, folded to its header at first so
+  // the map takes the screen; the toggle unfolds it (desktop: the toggle is hidden, never folded).
+  function setFolded(folded) {
+    $('panel').classList.toggle('folded', folded);
+    $('panel-toggle').setAttribute('aria-expanded', String(!folded));
+    $('panel-toggle').textContent = folded ? '▴' : '▾';
+  }
+  $('panel-toggle').addEventListener('click', () => setFolded(!$('panel').classList.contains('folded')));
+  const phone = window.matchMedia('(max-width: 700px)');
+  setFolded(phone.matches);
+  phone.addEventListener('change', (e) => setFolded(e.matches));
   ['riders', 'split', 'depart-at'].forEach((id) => $(id).addEventListener('change', requestQuote));
   $('show-roads').addEventListener('change', refreshBase);
   $('show-boundaries').addEventListener('change', refreshBase);

@@ -164,12 +164,16 @@ enum APISchemas {
                 "type": "object", "required": ["type", "geometry", "properties"],
                 "properties": [
                     "type": ["const": "Feature"],
-                    "id": ["type": "string"],
+                    "id": ["type": "integer", "minimum": 1, "maximum": 9_007_199_254_740_991,
+                           "description": "numeric and stable (the same cluster or party, the same id), equal to properties.feature_id: MapLibre's promoteId"],
                     "geometry": ["type": "object", "required": ["type", "coordinates"],
                                  "properties": ["type": ["const": "Point"], "coordinates": position]],
                     "properties": ["type": "object", "properties": [
                         "cluster": ["type": "boolean"], "cluster_id": ["type": "string"],
                         "point_count": ["type": "integer", "minimum": 1], "expansion_zoom": ["type": "integer"],
+                        "point_count_abbreviated": ["type": ["integer", "string"], "pattern": "^[0-9]+(\\.[0-9])?k$", "minimum": 1,
+                                                    "description": "supercluster's label: the count below 1000, then 1.2k, 12k"],
+                        "feature_id": ["type": "integer", "minimum": 1, "maximum": 9_007_199_254_740_991],
                         "party_id": partyID, "depart_at": ["type": "string", "format": "date-time"],
                         "seats_left": ["type": "integer", "minimum": 0], "seats_total": ["type": "integer"],
                         "destination": position, "title": ["type": "string"],
@@ -182,10 +186,11 @@ enum APISchemas {
     static let clusterExample: JSONValue = [
         "type": "FeatureCollection",
         "features": [
-            ["type": "Feature", "id": "12.3491.1584.0.0", "geometry": ["type": "Point", "coordinates": [126.978, 37.566]],
-             "properties": ["cluster": true, "cluster_id": "12.3491.1584.0.0", "point_count": 12, "expansion_zoom": 13]],
-            ["type": "Feature", "id": "gangnam-1", "geometry": ["type": "Point", "coordinates": [127.0276, 37.4979]],
-             "properties": ["party_id": "gangnam-1", "depart_at": "2026-12-24T22:30:00+09:00", "seats_left": 3]],
+            ["type": "Feature", "id": 8_426_085_821_991_222, "geometry": ["type": "Point", "coordinates": [126.978, 37.566]],
+             "properties": ["cluster": true, "cluster_id": "12.3491.1584.0.0", "point_count": 12, "point_count_abbreviated": 12,
+                            "expansion_zoom": 13, "feature_id": 8_426_085_821_991_222]],
+            ["type": "Feature", "id": 1_913_962_928_364_569, "geometry": ["type": "Point", "coordinates": [127.0276, 37.4979]],
+             "properties": ["party_id": "gangnam-1", "depart_at": "2026-12-24T22:30:00+09:00", "seats_left": 3, "feature_id": 1_913_962_928_364_569]],
         ],
     ]
 }

@@ -61,8 +61,11 @@ public enum OpenAPIDocument {
         }
     }
 
-    static func errorResponse(_ status: Int, _ description: String) -> JSONValue {
-        ["description": .string(description),
+    static func errorResponse(_ status: Int, _ description: String, schema: JSONValue? = nil, example: JSONValue? = nil) -> JSONValue {
+        if let schema {
+            return ["description": .string(description), "content": ["application/json": ["schema": schema, "example": example ?? .null]]]
+        }
+        return ["description": .string(description),
          "content": ["application/json": [
              "schema": ["$ref": "#/components/schemas/Error"],
              "example": ["error": ["code": .string(errorCode(status, description)), "message": .string(description)]],
@@ -100,13 +103,13 @@ public enum OpenAPIDocument {
         if let body = route.doc.requestBody {
             var media: [(String, JSONValue)] = [("schema", body)]
             if let example = route.doc.requestExample { media.append(("example", example)) }
-            op.append(("requestBody", ["required": true, "content": ["application/json": .object(media)]]))
+            op.append(("requestBody", ["required": true, "content": .object(route.doc.requestContentTypes.map { ($0, .object(media)) })]))
         }
         if route.doc.responses.contains(where: { $0.0 == 401 }) {
             op.append(("security", [["bearerAuth": []]]))
         }
         var responses: [(String, JSONValue)] = route.doc.responses.map { status, text in
-            (String(status), status >= 400 ? errorResponse(status, text) : successResponse(route, status, text))
+            (String(status), status >= 400 ? errorResponse(status, text, schema: route.doc.errorSchema, example: route.doc.errorExample) : successResponse(route, status, text))
         }
         if route.cacheable && !route.doc.responses.contains(where: { $0.0 == 304 }) {
             responses.append(("304", ["description": "Not modified: the If-None-Match tag is the answer's current ETag"]))

@@ -115,6 +115,8 @@ public func registerPartiesEndpoints(_ router: Router, parties: PartyService, wr
         ParameterDoc("depart_before", "count only parties departing at or before this instant", schema: APISchemas.instantQuery),
         ParameterDoc("min_seats", type: "integer", "count only parties with at least this many seats left", schema: APISchemas.integer(0...Party.maxSeats)),
     ]
+    // GeoJSON's own media type (RFC 7946), as supercluster-fed map code and /v1/coverage have it.
+    let geoJSON = "application/geo+json"
     let clusterParam = ParameterDoc("cluster_id", in: "path", required: true, "a cluster_id from a /v1/clusters answer", schema: APISchemas.clusterID)
 
     router.operation("GET", "/v1/clusters", OperationDoc(
@@ -128,7 +130,8 @@ public func registerPartiesEndpoints(_ router: Router, parties: PartyService, wr
         responses: [(200, "FeatureCollection: clusters {\"cluster\":true,\"cluster_id\",\"point_count\",\"expansion_zoom\"} at their parties' centroid, lone parties {\"party_id\",\"depart_at\",\"seats_left\"}; every matching party in the grid cells the box touches is counted once; a cluster reaching into the box is shown whole (it may count parties of its cells just outside)"),
                     (400, "missing_parameter, invalid_parameter (naming it)"),
                     (422, "box_too_large: the box covers more than \(PartiesLimits.maxCells) grid cells at that zoom; invalid_parameter: south > north")],
-        responseSchema: APISchemas.clusterCollection, responseExample: APISchemas.clusterExample
+        responseSchema: APISchemas.clusterCollection, responseExample: APISchemas.clusterExample,
+        responseContentType: geoJSON
     ), cost: .light) { _, query in
         let box = try bboxQuery(query)
         let zoom = try zoomQuery(query)
@@ -137,7 +140,7 @@ public func registerPartiesEndpoints(_ router: Router, parties: PartyService, wr
         guard cells <= Double(PartiesLimits.maxCells) else {
             throw HTTPError.unprocessable("box_too_large", "the box covers about \(Int(cells)) grid cells at zoom \(zoom); at most \(PartiesLimits.maxCells): zoom out or ask for a smaller box")
         }
-        return .json(bytes: PartiesJSON.writeFeatureCollection(parties.clusters(in: box, zoom: zoom, filter: filter)))
+        return .geoJSON(PartiesJSON.writeFeatureCollection(parties.clusters(in: box, zoom: zoom, filter: filter)))
     }
 
     router.operation("GET", "/v1/clusters/{cluster_id}/leaves", OperationDoc(
@@ -148,7 +151,8 @@ public func registerPartiesEndpoints(_ router: Router, parties: PartyService, wr
                      ParameterDoc("offset", type: "integer", "parties to skip (default 0)", schema: APISchemas.integer(0...Int(Int32.max)))] + filterParams,
         responses: [(200, "FeatureCollection of party points (party_id, depart_at, seats_left, seats_total, destination, title) with \"total\": the cluster's matching parties"),
                     (400, "invalid_cluster_id or invalid_parameter"), (404, "cluster_not_found: its cells hold no matching party now")],
-        responseSchema: APISchemas.clusterCollection, responseExample: APISchemas.clusterExample
+        responseSchema: APISchemas.clusterCollection, responseExample: APISchemas.clusterExample,
+        responseContentType: geoJSON
     ), cost: .light) { req, query in
         let id = try clusterID(req)
         let limit = try query.integer("limit") ?? 10
@@ -156,9 +160,9 @@ public func registerPartiesEndpoints(_ router: Router, parties: PartyService, wr
         guard let page = parties.leaves(of: id, filter: try PartiesJSON.filter(query), limit: limit, offset: offset) else {
             throw clusterNotFound(id)
         }
-        return .json(.object([("type", "FeatureCollection"),
-                              ("features", .array(page.parties.map { PartiesJSON.partyFeature($0, detailed: true) })),
-                              ("total", .number(Double(page.total)))]))
+        return .geoJSON(JSONWriter.bytes(.object([("type", "FeatureCollection"),
+                                                  ("features", .array(page.parties.map { PartiesJSON.partyFeature($0, detailed: true) })),
+                                                  ("total", .number(Double(page.total)))])))
     }
 
     router.operation("GET", "/v1/clusters/{cluster_id}/children", OperationDoc(
@@ -166,11 +170,12 @@ public func registerPartiesEndpoints(_ router: Router, parties: PartyService, wr
         parameters: [clusterParam] + filterParams,
         responses: [(200, "FeatureCollection like /v1/clusters at the next zoom; the counts add up to the cluster's"),
                     (400, "invalid_cluster_id or invalid_parameter"), (404, "cluster_not_found: its cells hold no matching party now")],
-        responseSchema: APISchemas.clusterCollection, responseExample: APISchemas.clusterExample
+        responseSchema: APISchemas.clusterCollection, responseExample: APISchemas.clusterExample,
+        responseContentType: geoJSON
     ), cost: .light) { req, query in
         let id = try clusterID(req)
         guard let kids = parties.children(of: id, filter: try PartiesJSON.filter(query)) else { throw clusterNotFound(id) }
-        return .json(bytes: PartiesJSON.writeFeatureCollection(kids, extra: [("zoom", .number(Double(min(id.zoom + 1, PartyIndex.maxZoom))))]))
+        return .geoJSON(PartiesJSON.writeFeatureCollection(kids, extra: [("zoom", .number(Double(min(id.zoom + 1, PartyIndex.maxZoom))))]))
     }
 }
 

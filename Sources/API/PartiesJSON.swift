@@ -47,6 +47,7 @@ public enum PartiesJSON {
             ("party_id", .string(p.id)),
             ("depart_at", .string(SeoulTime.format(p.departAt))),
             ("seats_left", .number(Double(p.seatsLeft))),
+            ("feature_id", .number(Double(FeatureNumber.of(party: p.id)))),
         ]
         if detailed {
             props.append(("seats_total", .number(Double(p.seatsTotal))))
@@ -55,7 +56,7 @@ public enum PartiesJSON {
         }
         return .object([
             ("type", "Feature"),
-            ("id", .string(p.id)),
+            ("id", .number(Double(FeatureNumber.of(party: p.id)))),
             ("geometry", .object([("type", "Point"), ("coordinates", position(p.origin))])),
             ("properties", .object(props)),
         ])
@@ -63,8 +64,9 @@ public enum PartiesJSON {
 
     /// A GeoJSON FeatureCollection (RFC 7946) of cluster-answer features, with foreign members
     /// `extra`: clusters as points at their parties' centroid with
-    /// `{"cluster":true,"cluster_id","point_count","expansion_zoom"}`, lone parties as points with
-    /// `{"party_id","depart_at","seats_left"}`. Written straight into bytes (no JSON tree: these
+    /// `{"cluster":true,"cluster_id","point_count","point_count_abbreviated","expansion_zoom","feature_id"}`,
+    /// lone parties as points with `{"party_id","depart_at","seats_left","feature_id"}`; each
+    /// feature's `id` is its `feature_id` (`FeatureNumber`), as supercluster's output has them. Written straight into bytes (no JSON tree: these
     /// are the answers of `/v1/clusters` and `/children`, asked for at every map move).
     public static func writeFeatureCollection(_ features: [ClusterFeature], extra: [(String, JSONValue)] = []) -> [UInt8] {
         var out = [UInt8]()
@@ -74,20 +76,28 @@ public enum PartiesJSON {
             if k > 0 { out.append(UInt8(ascii: ",")) }
             switch f {
             case .cluster(let c):
-                out.append(contentsOf: #"{"type":"Feature","id":""#.utf8)
-                c.id.appendText(to: &out)
-                out.append(contentsOf: #"","geometry":"#.utf8)
+                var text: [UInt8] = []
+                c.id.appendText(to: &text)
+                let number = FeatureNumber.of(cluster: text)
+                out.append(contentsOf: #"{"type":"Feature","id":"#.utf8)
+                JSONWriter.writeInteger(number, into: &out)
+                out.append(contentsOf: #","geometry":"#.utf8)
                 writePoint(c.coordinate, into: &out)
                 out.append(contentsOf: #","properties":{"cluster":true,"cluster_id":""#.utf8)
                 c.id.appendText(to: &out)
                 out.append(contentsOf: #"","point_count":"#.utf8)
                 JSONWriter.writeInteger(Int64(c.count), into: &out)
+                out.append(contentsOf: #","point_count_abbreviated":"#.utf8)
+                FeatureNumber.writeAbbreviated(c.count, into: &out)
                 out.append(contentsOf: #","expansion_zoom":"#.utf8)
                 JSONWriter.writeInteger(Int64(c.expansionZoom), into: &out)
+                out.append(contentsOf: #","feature_id":"#.utf8)
+                JSONWriter.writeInteger(number, into: &out)
                 out.append(contentsOf: "}}".utf8)
             case .party(let p):
+                let number = FeatureNumber.of(party: p.id)
                 out.append(contentsOf: #"{"type":"Feature","id":"#.utf8)
-                JSONWriter.writeString(p.id, into: &out)
+                JSONWriter.writeInteger(number, into: &out)
                 out.append(contentsOf: #","geometry":"#.utf8)
                 writePoint(p.origin, into: &out)
                 out.append(contentsOf: #","properties":{"party_id":"#.utf8)
@@ -96,6 +106,8 @@ public enum PartiesJSON {
                 SeoulTime.write(p.departAt, into: &out)
                 out.append(contentsOf: #"","seats_left":"#.utf8)
                 JSONWriter.writeInteger(Int64(p.seatsLeft), into: &out)
+                out.append(contentsOf: #","feature_id":"#.utf8)
+                JSONWriter.writeInteger(number, into: &out)
                 out.append(contentsOf: "}}".utf8)
             }
         }

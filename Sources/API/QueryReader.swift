@@ -36,6 +36,15 @@ struct QueryReader {
         try declaration(name).required ? try request.requiredQueryValue(name) : try request.queryValue(name)
     }
 
+    /// The operation's query parameters.
+    var declaredQueryParameters: [ParameterDoc] { declared.filter { $0.location == "query" } }
+
+    /// Names in the query the operation does not declare, in order (the OSRM face refuses them
+    /// as OSRM does; `/v1/places` points at Kakao's `query`).
+    func undeclaredNames() -> [String] {
+        request.query.map(\.name).filter { name in !declared.contains { $0.name == name && $0.location == "query" } }
+    }
+
     /// The text of a required parameter (see `text(_:)`).
     func requiredText(_ name: String) throws(HTTPError) -> String {
         guard try declaration(name).required else {

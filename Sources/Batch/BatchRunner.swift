@@ -293,7 +293,7 @@ private final class RowJob: Sendable {
     let columnCount: Int
     let estimateColumns: Bool
     let placeColumns: (origin: Bool, destination: Bool)?
-    /// The result columns' count (all but `error`), empty on a failed row.
+    /// The result columns' count (all but the error columns), empty on a failed row.
     let resultCount: Int
 
     init(parser: RowParser, estimator: any TripEstimator, writer: CSVWriter, schema: BatchSchema, options: BatchOptions,
@@ -306,7 +306,7 @@ private final class RowJob: Sendable {
         columnCount = schema.inputColumns.count
         estimateColumns = options.estimateColumns
         placeColumns = options.placeColumns ? (schema.originPlace != nil, schema.destinationPlace != nil) : nil
-        resultCount = layout.columns.count - columnCount - 1
+        resultCount = layout.columns.count - columnCount - BatchSchema.errorColumns.count
     }
 
     func run(_ pipeline: ChunkPipeline) {
@@ -323,7 +323,7 @@ private final class RowJob: Sendable {
         var results: [String] = []
         for record in chunk.records {
             let result = parser.parse(record).flatMap { estimator.estimate($0) }
-            let errorText: String
+            let errorFields: [String]
             results.removeAll(keepingCapacity: true)
             switch result {
             case .success(let estimate):
@@ -331,7 +331,7 @@ private final class RowJob: Sendable {
                 results += estimate.columns
                 if estimateColumns { results += estimate.estimateColumns }
                 if let p = placeColumns { results += estimate.placeColumns(origin: p.origin, destination: p.destination) }
-                errorText = ""
+                errorFields = ["", "", ""]
             case .failure(var error):
                 failures.append((error.code, record.line))
                 if record.fields.count > columnCount {
@@ -341,30 +341,29 @@ private final class RowJob: Sendable {
                     error.message += "; extra fields: \(extra)" + (extras.count > 5 ? ", … (\(extras.count) in all)" : "")
                 }
                 results += repeatElement("", count: resultCount)
-                errorText = error.description
+                errorFields = [error.code.rawValue, error.message, error.description]
             }
             switch layout.format {
-            case .csv: appendCSV(record, results, errorText, to: &out)
-            case .jsonl: appendJSON(record, results, errorText, to: &out)
+            case .csv: appendCSV(record, results, errorFields, to: &out)
+            case .jsonl: appendJSON(record, results, errorFields, to: &out)
             }
         }
         return ChunkOutput(sequence: chunk.sequence, rows: chunk.records.count, byteCount: chunk.byteCount,
                            inputOffset: chunk.inputOffset, bytes: out, okRows: ok, failures: failures)
     }
 
-    /// The input fields (`OutputLayout.appendInput`), the results, the error.
-    private func appendCSV(_ record: CSVRecord, _ results: [String], _ errorText: String, to out: inout [UInt8]) {
+    /// The input fields (`OutputLayout.appendInput`), the results, the error columns.
+    private func appendCSV(_ record: CSVRecord, _ results: [String], _ errorFields: [String], to out: inout [UInt8]) {
         layout.appendInput(record, to: &out)
-        for c in results {
+        for (i, c) in (results + errorFields).enumerated() {
+            if i > 0 { out.append(0x2C) }
             CSVWriter.appendField(c, to: &out)
-            out.append(0x2C)
         }
-        CSVWriter.appendField(errorText, to: &out)
         out.append(contentsOf: writer.lineEnd)
     }
 
     /// One JSON object: input fields as strings, numeric results as numbers, empty results as null.
-    private func appendJSON(_ record: CSVRecord, _ results: [String], _ errorText: String, to out: inout [UInt8]) {
+    private func appendJSON(_ record: CSVRecord, _ results: [String], _ errorFields: [String], to out: inout [UInt8]) {
         layout.appendInput(record, to: &out)
         var k = columnCount
         func value(_ text: String) {
@@ -378,11 +377,10 @@ private final class RowJob: Sendable {
             }
             k += 1
         }
-        for c in results {
+        for (i, c) in (results + errorFields).enumerated() {
+            if i > 0 { out.append(0x2C) }
             value(c)
-            out.append(0x2C)
         }
-        value(errorText)
         out.append(0x7D)
         out.append(0x0A)
     }

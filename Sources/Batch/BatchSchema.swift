@@ -29,7 +29,10 @@ public struct BatchSchema: Sendable, Equatable {
 
     /// The columns the output adds after the input columns.
     public static let resultColumns = ["distance_m", "duration_s", "fare_krw", "per_person_krw",
-                                       "night_krw", "schedule", "error"]
+                                       "night_krw", "schedule"] + errorColumns
+    /// The last columns: a failed row's code and message apart (for filtering in pandas or a
+    /// spreadsheet), then both as `code: message` in `error` (the column older readers know).
+    public static let errorColumns = ["error_code", "error_message", "error"]
 
     /// The known columns, by their English name.
     public static let knownColumns = ["origin_lon", "origin_lat", "dest_lon", "dest_lat", "origin", "destination",
@@ -129,12 +132,13 @@ public struct BatchSchema: Sendable, Equatable {
     /// The output header: the input columns, then the result columns.
     public var outputColumns: [String] { inputColumns + Self.resultColumns }
 
-    /// The columns `--estimate` adds before `error`.
+    /// The columns `--estimate` adds before the error columns.
     public static let estimateColumns = ["estimated", "fare_low_krw", "fare_high_krw"]
 
     /// The output header with the estimate columns (`--estimate`) or without.
     public func outputColumns(withEstimates: Bool) -> [String] {
-        withEstimates ? inputColumns + Self.resultColumns.dropLast() + Self.estimateColumns + ["error"] : outputColumns
+        withEstimates ? inputColumns + Self.resultColumns.dropLast(Self.errorColumns.count) + Self.estimateColumns + Self.errorColumns
+            : outputColumns
     }
 
     /// The columns `--place-columns` adds before `error`: for each trip end read from place text,
@@ -147,7 +151,7 @@ public struct BatchSchema: Sendable, Equatable {
     /// The output header: the input columns, the result columns, the estimate columns
     /// (`--estimate`) and the place columns (`--place-columns`) when asked, then `error`.
     public func outputColumns(withEstimates: Bool, withPlaces: Bool) -> [String] {
-        outputColumns(withEstimates: withEstimates).dropLast() + (withPlaces ? placeColumns : []) + ["error"]
+        outputColumns(withEstimates: withEstimates).dropLast(Self.errorColumns.count) + (withPlaces ? placeColumns : []) + Self.errorColumns
     }
 
     /// Input columns that clash with a result column's name (they are kept; the output repeats the name).

@@ -36,14 +36,15 @@ public struct RowParser: Sendable {
                                            place: (schema.destinationPlace, "destination"))
             var departAt = defaultDepartAt
             if let text = value(f, schema.departAt), !text.isEmpty {
-                guard let t = SeoulTime.parse(String(text)) else {
-                    throw RowError(.badDate, "depart_at '\(Self.excerpt(text))' is not an ISO 8601 date-time (e.g. 2024-05-01T22:30:00+09:00)")
+                guard let t = SpreadsheetValues.instant(String(text)) else {
+                    throw RowError(.badDate, "depart_at '\(Self.excerpt(text))' is not a date-time: ISO 8601 (2024-05-01T22:30:00+09:00), "
+                        + "Excel's Korean forms (2024-05-01 오후 10:30:00, 2024. 5. 1. 22:30, 2024/05/01 22:30) or Unix seconds")
                 }
                 departAt = t
             }
             var riders = 1
             if let text = value(f, schema.riders), !text.isEmpty {
-                guard let n = Int(text), (1...Self.maxRiders).contains(n) else {
+                guard let n = SpreadsheetValues.wholeNumber(text), (1...Self.maxRiders).contains(n) else {
                     throw RowError(.badRiders, "riders '\(Self.excerpt(text))' is not a whole number from 1 to \(Self.maxRiders)")
                 }
                 riders = n

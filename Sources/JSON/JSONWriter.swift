@@ -41,7 +41,7 @@ public enum JSONWriter {
 
     public static func writeNumber(_ d: Double, into out: inout [UInt8]) {
         guard d.isFinite else { out.append(contentsOf: [110, 117, 108, 108]); return }
-        if d == d.rounded(), abs(d) < 1e15 {
+        if d == d.rounded(), abs(d) <= 9_007_199_254_740_991 {  // every integer a JavaScript number holds exactly
             writeInteger(Int64(d), into: &out)
         } else {
             out.append(contentsOf: d.description.utf8)

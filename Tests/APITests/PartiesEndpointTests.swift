@@ -335,6 +335,23 @@ final class PartiesEndpointTests: XCTestCase {
         XCTAssertEqual(kinds, ["party", "merged cluster", "one-cell cluster"])
     }
 
+    /// supercluster's habits (issue 37): numeric ids stable across answers and kinds kept apart,
+    /// supercluster's abbreviations, and GeoJSON's media type on the cluster answers.
+    func testFeatureNumbersAndAbbreviations() throws {
+        XCTAssertEqual(FeatureNumber.abbreviated(999), .number(999))
+        XCTAssertEqual(FeatureNumber.abbreviated(1000), .string("1k"))
+        XCTAssertEqual(FeatureNumber.abbreviated(1250), .string("1.3k"))
+        XCTAssertEqual(FeatureNumber.abbreviated(9999), .string("10k"))
+        XCTAssertEqual(FeatureNumber.abbreviated(12_345), .string("12k"))
+        let a = FeatureNumber.of(party: "P1"), b = FeatureNumber.of(cluster: Array("P1".utf8))
+        XCTAssertNotEqual(a, b, "a party and a cluster with the same text get different ids")
+        XCTAssertEqual(a, FeatureNumber.of(party: "P1"))
+        XCTAssertTrue((1...9_007_199_254_740_991).contains(a) && (1...9_007_199_254_740_991).contains(b))
+        var out: [UInt8] = []
+        JSONWriter.writeNumber(Double(9_007_199_254_740_991), into: &out)
+        XCTAssertEqual(String(decoding: out, as: UTF8.self), "9007199254740991", "53-bit ids are written as integers")
+    }
+
     /// The GeoJSON of a cluster answer as a JSON tree (what `PartiesJSON.writeFeatureCollection` writes).
     static func featureCollection(_ features: [ClusterFeature], extra: [(String, JSONValue)]) -> JSONValue {
         let items: [JSONValue] = features.map { f in
@@ -342,11 +359,13 @@ final class PartiesEndpointTests: XCTestCase {
             case .party(let p): return PartiesJSON.partyFeature(p)
             case .cluster(let c):
                 let id = JSONValue.string(c.id.description)
+                let number = JSONValue.number(Double(FeatureNumber.of(cluster: Array(c.id.description.utf8))))
                 return .object([
-                    ("type", "Feature"), ("id", id),
+                    ("type", "Feature"), ("id", number),
                     ("geometry", .object([("type", "Point"), ("coordinates", .array([.number(c.coordinate.lon), .number(c.coordinate.lat)]))])),
                     ("properties", .object([("cluster", true), ("cluster_id", id), ("point_count", .number(Double(c.count))),
-                                            ("expansion_zoom", .number(Double(c.expansionZoom)))])),
+                                            ("point_count_abbreviated", FeatureNumber.abbreviated(c.count)),
+                                            ("expansion_zoom", .number(Double(c.expansionZoom))), ("feature_id", number)])),
                 ])
             }
         }

@@ -40,6 +40,42 @@ final class AnalystFilesTests: XCTestCase {
         XCTAssertEqual(named.stdout, r.stdout)
     }
 
+    /// What pandas and Korean Excel write (issue 37): riders `2.0` (an integer column holding a NaN
+    /// is written as floats), Excel's Korean date-time forms and Unix seconds are read; a failed
+    /// row's code and message come apart in error_code and error_message.
+    func testPandasNumbersKoreanExcelDatesAndErrorColumns() throws {
+        let data = try SeoulDataset.directory()
+        let trip = "126.9707,37.5547,126.9769,37.5759"
+        let forms = ["2026-12-03 오후 11:30:00", "2026. 12. 3. 23:30", "2026/12/03 23:30", "2026-12-03 11:30:00 PM",
+                     "1796308200", "2026-12-03T23:30:00+09:00"]
+        var text = "origin_lon,origin_lat,dest_lon,dest_lat,riders,depart_at\n"
+        for f in forms { text += "\(trip),2.0,\(f)\n" }
+        text += "\(trip),2.5,2026-12-03T23:30\n\(trip),2,2026-12-03 오후 13:30:00\n"
+        let path = try write(Array(text.utf8), "pandas.csv")
+        let r = try TaxipotCLI.run(["batch", path, "--data", data, "--progress", "none"])
+        XCTAssertEqual(r.status, 2, r.stderr)
+        let rows = try parseCSV(r.stdoutText)
+        let header = rows[0]
+        XCTAssertEqual(Array(header.suffix(3)), ["error_code", "error_message", "error"])
+        let col = { (name: String) in header.firstIndex(of: name)! }
+        let isoRow = rows[forms.count]
+        XCTAssertEqual(isoRow[col("error")], "", isoRow.joined(separator: ","))
+        for (i, form) in forms.enumerated() {
+            let row = rows[i + 1]
+            XCTAssertEqual(row[col("error_code")], "", "\(form): \(row[col("error")])")
+            // Every form is 23:30 Seoul time on 3 December 2026 (1796308200 is that instant): the same night fare and shares of 2.
+            XCTAssertEqual(row[col("fare_krw")], isoRow[col("fare_krw")], form)
+            XCTAssertEqual(row[col("night_krw")], isoRow[col("night_krw")], form)
+            XCTAssertGreaterThan(Int(row[col("night_krw")]) ?? 0, 0, form)
+            XCTAssertEqual(Int(row[col("per_person_krw")]), (Int(row[col("fare_krw")])! + 1) / 2, "riders 2.0 is 2: \(form)")
+        }
+        let half = rows[forms.count + 1], badHour = rows[forms.count + 2]
+        XCTAssertEqual(half[col("error_code")], "bad_riders")
+        XCTAssertEqual(half[col("error_message")], "riders '2.5' is not a whole number from 1 to 10")
+        XCTAssertEqual(half[col("error")], "bad_riders: riders '2.5' is not a whole number from 1 to 10")
+        XCTAssertEqual(badHour[col("error_code")], "bad_date", "오후 13:30 is no time")
+    }
+
     /// Bytes that are neither UTF-8 nor CP949: exit 1 naming the line, the column and --encoding cp949.
     func testUndecidableEncodingNamesLineColumnAndOption() throws {
         var bytes = Array("origin_lon,origin_lat,dest_lon,dest_lat,note\n126.97,37.55,126.98,37.57,ok\n".utf8)
@@ -112,6 +148,9 @@ final class AnalystFilesTests: XCTestCase {
         let second = try JSONSerialization.jsonObject(with: Data(lines[1].utf8)) as! [String: Any]
         XCTAssertTrue(second["fare_krw"] is NSNull)
         XCTAssertEqual(second["error"] as? String, "not_a_number: origin_lon 'x' is not a number")
+        XCTAssertEqual(second["error_code"] as? String, "not_a_number")
+        XCTAssertEqual(second["error_message"] as? String, "origin_lon 'x' is not a number")
+        XCTAssertTrue(first["error_code"] is NSNull && first["error_message"] is NSNull)
 
         // A column option naming no header column, a bad --format, a bad --delimiter: exit 1, the option named.
         let missing = try TaxipotCLI.run(["batch", path, "--data", data, "--delimiter", ";", "--origin-lon-col", "lon"])
@@ -139,13 +178,15 @@ final class AnalystFilesTests: XCTestCase {
         let without = try TaxipotCLI.run(["batch", path, "--data", data, "--depart-at", depart, "--progress", "none", "--no-place-columns"])
         XCTAssertEqual(without.status, 2, without.stderr)
         let bare = try parseCSV(without.stdoutText)
-        XCTAssertEqual(bare[0], ["출발지", "도착지", "distance_m", "duration_s", "fare_krw", "per_person_krw", "night_krw", "schedule", "error"])
+        XCTAssertEqual(bare[0], ["출발지", "도착지", "distance_m", "duration_s", "fare_krw", "per_person_krw", "night_krw", "schedule",
+                                 "error_code", "error_message", "error"])
         for (plain, full) in zip(bare, try parseCSV(r.stdoutText)) {
-            XCTAssertEqual(plain, Array(full.prefix(8)) + [full.last!])
+            XCTAssertEqual(plain, Array(full.prefix(8)) + full.suffix(3))
         }
         let rows = try parseCSV(r.stdoutText)
         XCTAssertEqual(rows[0], ["출발지", "도착지", "distance_m", "duration_s", "fare_krw", "per_person_krw", "night_krw", "schedule",
-                                 "origin_place", "origin_place_lon", "origin_place_lat", "dest_place", "dest_place_lon", "dest_place_lat", "error"])
+                                 "origin_place", "origin_place_lon", "origin_place_lat", "dest_place", "dest_place_lon", "dest_place_lat",
+                                 "error_code", "error_message", "error"])
         XCTAssertTrue(rows[1][8].hasPrefix("서울역"), rows[1][8])
         XCTAssertEqual(Double(rows[1][9])!, 126.97, accuracy: 0.01)
         XCTAssertEqual(Double(rows[1][10])!, 37.555, accuracy: 0.01)

@@ -154,7 +154,7 @@ final class BatchEstimateTests: XCTestCase {
         XCTAssertEqual(r.status, 2, r.stderr)  // the bad row
         let rows = try parseCSV(String(decoding: r.stdout, as: UTF8.self))
         let header = rows[0]
-        XCTAssertEqual(Array(header.suffix(4)), ["estimated", "fare_low_krw", "fare_high_krw", "error"])
+        XCTAssertEqual(Array(header.suffix(6)), ["estimated", "fare_low_krw", "fare_high_krw", "error_code", "error_message", "error"])
         let col = { (name: String) in header.firstIndex(of: name)! }
         XCTAssertEqual(rows.dropFirst().map { $0[0] }, ["covered", "gangnam-hongdae", "jamsil-from-cityhall", "bad", "covered-2"])
         for row in rows.dropFirst() {

@@ -40,7 +40,7 @@ final class BatchRunnerTests: XCTestCase {
         let sink = MemorySink()
         _ = try runner.run(estimator: MechanicsEstimator(), sink: sink)
         XCTAssertEqual(Array(sink.bytes.prefix(3)), [0xEF, 0xBB, 0xBF])
-        XCTAssertTrue(sink.text.hasSuffix(",mid/equal,\r\n"), sink.text)
+        XCTAssertTrue(sink.text.hasSuffix(",mid/equal,,,\r\n"), sink.text)
         XCTAssertEqual(sink.text.components(separatedBy: "\r\n").count, 3)
     }
 

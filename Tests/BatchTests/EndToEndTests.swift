@@ -36,7 +36,7 @@ final class EndToEndTests: XCTestCase {
             XCTAssertEqual(row[0], "trip \(i)")
             let q = try quotes.quote(QuoteRequest(origin: t.0, destination: t.1, riders: t.3, departure: SeoulTime.parse(t.2)!, taxiClass: t.4))
             let expected = [String(Int(q.route.distanceMeters.rounded())), String(Int(q.route.durationSeconds.rounded())),
-                            String(q.fare.totalKrw), String(q.perPersonKrw), String(q.fare.nightKrw), q.schedule.id, ""]
+                            String(q.fare.totalKrw), String(q.perPersonKrw), String(q.fare.nightKrw), q.schedule.id, "", "", ""]
             XCTAssertEqual(Array(row[8...]), expected, "row \(i)")
             // And the numbers make sense for a Seoul taxi.
             let distance = Double(row[8])!, fare = Int(row[10])!, perPerson = Int(row[11])!
@@ -77,12 +77,12 @@ final class EndToEndTests: XCTestCase {
                                                                      departure: SeoulTime.parse("2024-05-08T12:00")!))
         XCTAssertEqual(rows[1][3], String(Int(q.route.distanceMeters.rounded())))
         XCTAssertEqual(rows[1][5], String(q.fare.totalKrw))
-        XCTAssertEqual(rows[2][9], "")
-        XCTAssertEqual(rows[3][9], "", "'lon,lat' text is a coordinate")
-        XCTAssertTrue(rows[4][9].hasPrefix("unknown_place: origin '없는장소이름' matches no known place"), rows[4][9])
+        XCTAssertEqual(rows[2].last!, "")
+        XCTAssertEqual(rows[3].last!, "", "'lon,lat' text is a coordinate")
+        XCTAssertTrue(rows[4].last!.hasPrefix("unknown_place: origin '없는장소이름' matches no known place"), rows[4].last!)
         // A mere prefix match is refused rather than priced to the wrong place.
-        XCTAssertTrue(rows[5][9].hasPrefix("unknown_place: destination '서울특별시청' matches no place well enough"), rows[5][9])
-        XCTAssertEqual(rows[6][9], "empty_field: origin is empty")
+        XCTAssertTrue(rows[5].last!.hasPrefix("unknown_place: destination '서울특별시청' matches no place well enough"), rows[5].last!)
+        XCTAssertEqual(rows[6].last!, "empty_field: origin is empty")
         XCTAssertEqual(summary.rowsOK, 3)
         XCTAssertEqual(summary.failures[.unknownPlace]?.count, 2)
     }

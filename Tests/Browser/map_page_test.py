@@ -116,6 +116,9 @@ def main():
                                          args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"])
             page = browser.new_page(viewport={"width": 1280, "height": 800}, locale="ko-KR")
             run_checks(page, server, checks, shots)
+            run_supercluster_checks(browser, server, checks, shots)
+            for width, height in PHONES:
+                run_phone_checks(browser, server, checks, shots, width, height)
             browser.close()
     finally:
         server.stop()
@@ -361,6 +364,116 @@ def run_checks(page, server, checks, shots):
         bad = [c for c in console if c[1] == "error" and not re.search(r"status of 4\d\d", c[2])]
         assert not bad, f"console errors: {bad}"
     checks.run("no script error and no outside request during the whole run", no_errors_at_all)
+
+
+# Phone viewports (issue 37 part 5): a common iPhone and a common Android size.
+PHONES = [(390, 844), (360, 800)]
+
+
+def run_phone_checks(browser, server, checks, shots, width, height):
+    """The map page on a phone: the map takes most of the screen with the panel folded, the
+    panel unfolds, every control is a touch target of 44 px or more, no horizontal scroll."""
+    ctx = browser.new_context(viewport={"width": width, "height": height}, device_scale_factor=2, is_mobile=True,
+                              has_touch=True, locale="ko-KR")
+    page = ctx.new_page()
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    name = f"{width}x{height}"
+
+    def no_horizontal_scroll():
+        sw = page.evaluate("Math.max(document.documentElement.scrollWidth, document.body.scrollWidth)")
+        assert sw <= width, f"the page is {sw} px wide on a {width} px screen"
+
+    def folded_map_fills():
+        page.goto(server.base + "/", wait_until="load")
+        page.wait_for_selector("body[data-ready=true]", timeout=20_000)
+        assert page.locator("#panel").evaluate("el => el.classList.contains('folded')"), "the panel starts folded on a phone"
+        panel = page.locator("#panel").bounding_box()
+        m = page.locator("#map").bounding_box()
+        visible = min(m["y"] + m["height"], panel["y"]) - max(0, m["y"])
+        assert m["width"] >= width - 1, f"the map is {m['width']} px wide"
+        assert visible >= 0.85 * height, f"{visible:.0f} px of map visible above the folded panel on a {height} px screen"
+        assert page.locator("#panel-toggle").is_visible() and page.locator("h1").is_visible(), "the folded panel shows its header"
+        no_horizontal_scroll()
+        page.wait_for_load_state("networkidle")
+        page.screenshot(path=os.path.join(shots, f"phone-{name}-folded.png"))
+    checks.run(f"{name}: the map takes the screen with the panel folded, no horizontal scroll", folded_map_fills)
+
+    def unfolded_touch_targets():
+        page.locator("#panel-toggle").tap()
+        page.wait_for_function("() => !document.getElementById('panel').classList.contains('folded')")
+        assert page.locator("#panel-toggle").get_attribute("aria-expanded") == "true"
+        panel = page.locator("#panel").bounding_box()
+        assert panel["height"] <= 0.65 * height, f"the unfolded panel is {panel['height']:.0f} px: the map keeps a part of the screen"
+        # Every visible control: buttons, text inputs, selects, the map's zoom buttons; checkboxes by their label.
+        small = page.evaluate("""() => {
+            const out = [];
+            const els = document.querySelectorAll('#panel button, #panel input:not([type=checkbox]), #panel select, #panel footer label, .leaflet-control-zoom a');
+            for (const el of els) {
+                const r = el.getBoundingClientRect();
+                if (r.width === 0 || r.height === 0 || getComputedStyle(el).visibility === 'hidden') continue;
+                if (r.height < 44 || r.width < 44) out.push(`${el.tagName}#${el.id || el.className || el.textContent.trim().slice(0, 12)} ${Math.round(r.width)}x${Math.round(r.height)}`);
+            }
+            return out;
+        }""")
+        assert not small, f"touch targets under 44 px: {small}"
+        no_horizontal_scroll()
+        page.screenshot(path=os.path.join(shots, f"phone-{name}-unfolded.png"))
+        # Search from the unfolded panel, as a rider does.
+        page.locator("#origin-input").tap()
+        page.locator("#origin-input").type("강남역", delay=30)
+        page.locator("#origin-suggestions li").first.wait_for(timeout=10_000)
+        no_horizontal_scroll()
+        page.screenshot(path=os.path.join(shots, f"phone-{name}-search.png"))
+        page.locator("#panel-toggle").tap()
+        page.wait_for_function("() => document.getElementById('panel').classList.contains('folded')")
+        assert not errors, f"script errors: {errors}"
+    checks.run(f"{name}: the panel unfolds; every control is 44 px or more; search works", unfolded_touch_targets)
+    ctx.close()
+
+
+def run_supercluster_checks(browser, server, checks, shots):
+    """web/clusters.html, map code written against supercluster's output (issue 37 part 4), draws
+    /v1/clusters: labels from point_count_abbreviated, markers kept by numeric feature id, a
+    cluster click zooms to its expansion_zoom."""
+    page = browser.new_page(viewport={"width": 1024, "height": 700}, locale="ko-KR")
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+
+    def settled():
+        page.wait_for_function("""() => {
+            const p = window.superclusterPage; if (!p || p.state.error) return true;
+            const b = p.map.getBounds();
+            const bbox = [b.getWest(), b.getSouth(), b.getEast(), b.getNorth()].map(v => v.toFixed(6)).join(',');
+            return p.state.shown && p.state.shown.bbox === bbox && p.state.shown.zoom === Math.floor(p.map.getZoom());
+        }""", timeout=10_000)
+        state = page.evaluate("window.superclusterPage.state")
+        assert not state.get("error"), state
+        return state
+
+    def draws_clusters():
+        page.goto(server.base + "/web/clusters.html", wait_until="load")
+        state = settled()
+        assert state["shown"]["contentType"].startswith("application/geo+json"), state["shown"]
+        status, fc = server.request("GET", f"/v1/clusters?bbox={state['shown']['bbox']}&zoom={state['shown']['zoom']}")
+        assert status == 200
+        assert sorted(state["shown"]["ids"]) == sorted(f["id"] for f in fc["features"]), "markers by the answer's numeric ids"
+        labels = sorted(page.locator(".sc-cluster").all_inner_texts())
+        expected = sorted(str(f["properties"]["point_count_abbreviated"]) for f in fc["features"] if f["properties"].get("cluster"))
+        assert labels and labels == expected, f"labels {labels}, point_count_abbreviated {expected}"
+        page.screenshot(path=os.path.join(shots, "10-supercluster-page.png"))
+        # A pan keeps the markers still in view (same ids): stable ids.
+        page.evaluate("void window.superclusterPage.map.panBy([60, 40], {animate: false})")
+        after = settled()
+        assert after["reused"] > 0, f"no marker kept across a pan: {after}"
+        biggest = max((f for f in fc["features"] if f["properties"].get("cluster")), key=lambda f: f["properties"]["point_count"])
+        page.locator(f".sc-cluster[data-feature-id='{biggest['id']}']").click()
+        page.wait_for_function(f"() => window.superclusterPage.map.getZoom() === {min(biggest['properties']['expansion_zoom'], 18)}",
+                               timeout=10_000)
+        settled()
+        assert not errors, errors
+    checks.run("a Leaflet page written for supercluster draws /v1/clusters", draws_clusters)
+    page.close()
 
 
 if __name__ == "__main__":

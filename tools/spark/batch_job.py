@@ -31,7 +31,8 @@ import sys
 from pyspark import SparkConf, SparkContext, SparkFiles
 
 # The columns `taxipot batch` appends to every row (Sources/Batch/BatchSchema.swift).
-RESULT_COLUMNS = ["distance_m", "duration_s", "fare_krw", "per_person_krw", "night_krw", "schedule", "error"]
+RESULT_COLUMNS = ["distance_m", "duration_s", "fare_krw", "per_person_krw", "night_krw", "schedule",
+                  "error_code", "error_message", "error"]
 
 # Runs taxipot from $TAXIPOT_ROOT (the folder the files were shipped to; "." on a cluster's
 # executors, whose working folder holds them) and treats exit 2 (some rows failed, each with its
