@@ -48,6 +48,15 @@ public enum ErrorMapping {
         case .dropOffRiders(let i): "drop_offs[\(i)].riders"
         case .source(let i): "sources[\(i)]"
         case .table: "table"
+        }
+    }
+
+    /// The match field's name in `GET /v1/match`'s query.
+    public static func name(_ f: MatchField) -> String {
+        switch f {
+        case .origin: "origin"
+        case .destination: "destination"
+        case .departure: "depart_at"
         case .window: "window_min"
         case .walk: "walk_m"
         case .seats: "seats"
@@ -141,12 +150,18 @@ public enum ErrorMapping {
         return (code(e), message(e, points: .quote))
     }
 
-    // MARK: Fares, quotes, parties' prices, matching
+    /// The `reason` of an answer that is an estimate (`estimate`), or nil when it is not one:
+    /// what the JSON writer (`FareJSON.quote`, `FareJSON.estimated`) is given to say why.
+    public static func estimateReason(of estimate: QuoteEstimate?) -> (code: String, message: String)? {
+        estimate.map { estimateReason($0.reason) }
+    }
+
+    // MARK: Fares, quotes, parties' prices
 
     /// 400 for bad input (and unknown region or class), 422 for what cannot be priced (no
     /// schedule, outside the fare regions, outside the served roads, an estimate beyond its
-    /// range), 404 for no route or no
-    /// party, 500 for the engine's own failures. `points`: how the endpoint names route points.
+    /// range), 404 for no route, 500 for the engine's own failures. `points`: how the endpoint
+    /// names route points.
     public static func http(_ e: FareRequestError, points: PointNames) -> HTTPError {
         if case .route(let r) = e { return http(r, points: points) }
         let (status, code): (Int, String) = switch e {
@@ -161,7 +176,6 @@ public enum ErrorMapping {
         case .invalidTrip: (400, "invalid_trip")
         case .invalidSplit: (400, "invalid_split")
         case .route: (500, "internal_error")  // answered above
-        case .partyNotFound: (404, "party_not_found")
         case .internalFailure: (500, "internal_error")
         }
         return HTTPError(status: status, code: code, message: e.message(naming: { name($0) }, point: { name($0, points) }))
@@ -176,10 +190,21 @@ public enum ErrorMapping {
         return HTTPError(status: 422, code: answer.code, message: answer.message)
     }
 
+    // MARK: Matching and parties' quotes
+
+    /// 400 for a match option out of range, 404 for no party, else the fare's answer (the
+    /// rider's trip or the party's ride, its route points named as `/v1/route` names them).
+    public static func http(_ e: PoolingError) -> HTTPError {
+        if case .fare(let f) = e { return http(f, points: .route) }
+        let message = e.message(naming: { name($0) }, point: { name($0, .route) }, fareField: { name($0) })
+        if case .partyNotFound = e { return .notFound("party_not_found", message) }
+        return .badRequest("invalid_parameter", message)
+    }
+
     /// A match option the engine refused as `GET /v1/match` read it from query text `text`:
     /// the API's sentence names the parameter, the engine's range, and quotes the text.
-    public static func http(_ e: FareRequestError, query text: String) -> HTTPError {
-        guard case .invalid(let field, _) = e else { return http(e, points: .route) }
+    public static func http(_ e: PoolingError, query text: String) -> HTTPError {
+        guard case .invalid(let field, _) = e else { return http(e) }
         let parameter = "query parameter '\(name(field))'"
         func number(_ r: ClosedRange<Double>) -> HTTPError {
             .badRequest("invalid_parameter", "\(parameter) must be a number from \(r.lowerBound) to \(r.upperBound), got '\(text.prefix(40))'")
@@ -194,7 +219,7 @@ public enum ErrorMapping {
         case .seats: return whole(1...Party.maxSeats)
         case .limit: return whole(MatchRequest.limitRange)
         case .riderID: return .badRequest("invalid_parameter", "\(parameter) must be 1–64 characters of A–Z, a–z, 0–9, '_' or '-'")
-        default: return http(e, points: .route)
+        case .origin, .destination, .departure: return http(e)
         }
     }
 

@@ -153,8 +153,10 @@ public enum FareJSON {
 extension FareJSON {
     /// The answer of `POST /v1/quote` and `taxipot quote`:
     /// `{"route":{"distance_m","duration_s","slow_s","out_of_city_m","geometry","legs"},"fare":{…},
-    /// "split":[{"rider","drop_off","krw"}],"per_person_krw","region","depart_at"}`.
-    public static func quote(_ q: Quote) -> JSONValue {
+    /// "split":[{"rider","drop_off","krw"}],"per_person_krw","region","depart_at"}`, and for an
+    /// estimated quote its label, whose `reason` is `estimateReason` (the edge's wording of
+    /// `q.estimate.reason`: `ErrorMapping.estimateReason(of:)`).
+    public static func quote(_ q: Quote, estimateReason: (code: String, message: String)?) -> JSONValue {
         func round(_ v: Double) -> JSONValue { .number((v * 10).rounded() / 10) }
         var split = split(q.split, dropOffs: q.riderDropOffs)
         if let solos = q.soloFaresKrw, case .array(let items) = split {
@@ -179,20 +181,20 @@ extension FareJSON {
             "region": .string(q.region),
             "depart_at": .string(SeoulTime.format(q.departure)),
         ]
-        return answer.adding(q.estimate.map { ("estimated", estimated($0)) })
+        return answer.adding(q.estimate.map { ("estimated", estimated($0, reason: estimateReason)) })
     }
 
     /// The label of an estimated quote: `{"method":"straight_line","circuity":1.37,
-    /// "fare_range_krw":[9800,12400],"straight_line_m":…,"reason":{"code","message"}}`.
-    public static func estimated(_ e: QuoteEstimate) -> JSONValue {
-        let reason = ErrorMapping.estimateReason(e.reason)
-        return [
+    /// "fare_range_krw":[9800,12400],"straight_line_m":…,"reason":{"code","message"}}`, with
+    /// `reason` as the caller words it (`ErrorMapping.estimateReason(of:)`; left out when nil).
+    public static func estimated(_ e: QuoteEstimate, reason: (code: String, message: String)?) -> JSONValue {
+        let label: JSONValue = [
             "method": .string(e.method),
             "circuity": .number((e.circuity * 100).rounded() / 100),
             "fare_range_krw": [JSONValue(e.fareLowKrw), JSONValue(e.fareHighKrw)],
             "straight_line_m": .number((e.straightMeters * 10).rounded() / 10),
-            "reason": ["code": .string(reason.code), "message": .string(reason.message)],
         ]
+        return label.adding(reason.map { ("reason", ["code": .string($0.code), "message": .string($0.message)]) })
     }
 
     /// Reads an `estimate` option ("allow" or "deny"; JSON body or query).
@@ -212,23 +214,25 @@ extension FareJSON {
 
     /// Parses a `POST /v1/quote` body; `now` is the departure when `depart_at` is absent.
     /// `schema` is the body schema of `POST /v1/quote`: its properties are the accepted fields.
-    public static func quoteRequest(_ json: JSONValue, schema: JSONValue, now: Double) throws(HTTPError) -> QuoteRequest {
+    /// Throws an `HTTPError` for a malformed body, or the engine's `FareRequestError` for a
+    /// drop-off list longer than it takes (for the endpoint to map).
+    public static func quoteRequest(_ json: JSONValue, schema: JSONValue, now: Double) throws -> QuoteRequest {
         let b = try Body(json, schema: schema)
-        guard let origin = try b.coordinate("origin") else { throw .badRequest("missing_parameter", "origin is required") }
+        guard let origin = try b.coordinate("origin") else { throw HTTPError.badRequest("missing_parameter", "origin is required") }
         guard let destination = try b.coordinate("destination") else {
-            throw .badRequest("missing_parameter", "destination is required")
+            throw HTTPError.badRequest("missing_parameter", "destination is required")
         }
         var dropOffs = [DropOff]()
         if let v = b.present("drop_offs") {
-            guard let items = v.arrayValue else { throw .badRequest("invalid_parameter", "drop_offs must be a list of {\"lon\",\"lat\",\"riders\"}") }
+            guard let items = v.arrayValue else { throw HTTPError.badRequest("invalid_parameter", "drop_offs must be a list of {\"lon\",\"lat\",\"riders\"}") }
             // The engine's check, made here so the first fault of the body is the one answered.
-            do throws(FareRequestError) { try QuoteRequest.checkDropOffCount(items.count) } catch { throw ErrorMapping.http(error, points: .quote) }
+            try QuoteRequest.checkDropOffCount(items.count)
             for (i, item) in items.enumerated() {
                 let name = "drop_offs[\(i)]"
                 let c = try Body.coordinate(item, name: name)
                 var riders = 1
                 if let r = item["riders"], !r.isNull {
-                    guard let n = r.intValue else { throw .badRequest("invalid_parameter", "\(name).riders must be a whole number") }
+                    guard let n = r.intValue else { throw HTTPError.badRequest("invalid_parameter", "\(name).riders must be a whole number") }
                     riders = n
                 }
                 dropOffs.append(DropOff(coordinate: c, riders: riders))

@@ -91,12 +91,13 @@ public func registerQuoteEndpoint(_ router: Router, quotes: RideQuoter) {
                          "drop_offs": [["lon": 126.98, "lat": 37.565]], "riders": 2])
     router.operation("POST", "/v1/quote", doc, cost: .light) { req, query in
         let body = try req.jsonBody()
-        var request = try FareJSON.quoteRequest(body, schema: schema, now: SeoulTime.now())
-        if let allow = try FareJSON.estimateOption(try query.choice("estimate", invalid: FareJSON.invalidEstimate)) {
-            request.allowEstimate = allow || request.allowEstimate
-        }
         do {
-            return .json(FareJSON.quote(try quotes.quote(request)))
+            var request = try FareJSON.quoteRequest(body, schema: schema, now: SeoulTime.now())
+            if let allow = try FareJSON.estimateOption(try query.choice("estimate", invalid: FareJSON.invalidEstimate)) {
+                request.allowEstimate = allow || request.allowEstimate
+            }
+            let quote = try quotes.quote(request)
+            return .json(FareJSON.quote(quote, estimateReason: ErrorMapping.estimateReason(of: quote.estimate)))
         } catch let e as FareRequestError {
             throw ErrorMapping.http(quote: e, ridersGiven: body["riders"].map { !$0.isNull } ?? false)
         }

@@ -25,10 +25,10 @@ public func registerPoolingEndpoints(_ router: Router, pooling: PartyMatcher) {
     )) { req, query in
         let id = try partyID(req)
         let split = try query.choice("split", as: SplitPolicy.self) ?? .byLeg
-        do throws(FareRequestError) {
+        do throws(PoolingError) {
             return .json(PoolingJSON.quote(try pooling.quote(partyID: id, split: split)))
         } catch {
-            throw ErrorMapping.http(error, points: .route)
+            throw ErrorMapping.http(error)
         }
     }
 
@@ -62,10 +62,10 @@ public func registerPoolingEndpoints(_ router: Router, pooling: PartyMatcher) {
         // Each option is checked by the engine's rule as it is read, so the first fault of the
         // query is the one answered (text that is no number is checked as NaN or Int.min, which
         // every rule refuses); the declared ranges are the engine's constants.
-        func checked<T>(_ name: String, _ value: (String) -> T, _ check: (T) throws(FareRequestError) -> Void) throws(HTTPError) -> T? {
+        func checked<T>(_ name: String, _ value: (String) -> T, _ check: (T) throws(PoolingError) -> Void) throws(HTTPError) -> T? {
             guard let text = try query.text(name) else { return nil }
             let v = value(text)
-            do throws(FareRequestError) { try check(v) } catch { throw ErrorMapping.http(error, query: text) }
+            do throws(PoolingError) { try check(v) } catch { throw ErrorMapping.http(error, query: text) }
             return v
         }
         let number = { (text: String) in NumberParsing.finiteDouble(text) ?? .nan }
@@ -77,11 +77,11 @@ public func registerPoolingEndpoints(_ router: Router, pooling: PartyMatcher) {
         r.limit = try checked("limit", whole, MatchRequest.checkLimit) ?? 10
         r.riderID = try checked("rider_id", { $0 }, MatchRequest.checkRiderID) ?? r.riderID
         r.allowEstimate = try FareJSON.estimateOption(try query.choice("estimate", invalid: FareJSON.invalidEstimate)) ?? false
-        do throws(FareRequestError) {
+        do throws(PoolingError) {
             let matches = try pooling.match(r)
-            return .json(["matches": .array(matches.map(PoolingJSON.match))])
+            return .json(["matches": .array(matches.map { PoolingJSON.match($0, estimateReason: ErrorMapping.estimateReason(of: $0.soloEstimate)) })])
         } catch {
-            throw ErrorMapping.http(error, points: .route)
+            throw ErrorMapping.http(error)
         }
     }
 }
@@ -123,8 +123,9 @@ public enum PoolingJSON {
         ]
     }
 
-    /// One match of `GET /v1/match`.
-    public static func match(_ m: PartyMatch) -> JSONValue {
+    /// One match of `GET /v1/match`; `estimateReason` says why `soloKrw` is an estimate, when
+    /// it is one (the API's `ErrorMapping.estimateReason(of:)`).
+    public static func match(_ m: PartyMatch, estimateReason: (code: String, message: String)?) -> JSONValue {
         let value: JSONValue = [
             "party": PartiesJSON.party(m.party),
             "walk_m": round(m.walkMeters),
@@ -133,6 +134,6 @@ public enum PoolingJSON {
                        "riders": .array(m.riderDelays.map { ["rider_id": .string($0.riderID), "added_s": round($0.addedSeconds), "pct": round($0.percent)] })],
             "price": ["solo_krw": JSONValue(m.soloKrw), "pooled_krw": JSONValue(m.pooledKrw), "saving_krw": JSONValue(m.savingKrw)],
         ]
-        return value.adding(m.soloEstimate.map { ("estimated", FareJSON.estimated($0)) })
+        return value.adding(m.soloEstimate.map { ("estimated", FareJSON.estimated($0, reason: estimateReason)) })
     }
 }

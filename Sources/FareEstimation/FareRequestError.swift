@@ -2,7 +2,7 @@ import Fares
 import Geo
 import Routing
 
-/// A field of a fare, quote, table-fare or match request, named by value: the API and the CLI
+/// A field of a fare, quote or table-fare request, named by value: the API and the CLI
 /// each turn it into their own name (`distance_m`, `--distance-m`).
 public enum RequestField: Sendable, Hashable, CustomStringConvertible {
     case distance, duration, slowTime, departure, region, taxiClass, riders, split, rounding, toll
@@ -12,8 +12,6 @@ public enum RequestField: Sendable, Hashable, CustomStringConvertible {
     case dropOffRiders(Int)
     /// Source i of a table whose fares are asked for, and the table itself.
     case source(Int), table
-    /// The options of a match request (Pooling), which shares this error type.
-    case window, walk, seats, maxDetour, limit, riderID
 
     /// The Swift property the field comes from (`distanceM`, `dropOffs[2]`, …).
     public var description: String {
@@ -35,12 +33,6 @@ public enum RequestField: Sendable, Hashable, CustomStringConvertible {
         case .dropOffRiders(let i): "dropOffs[\(i)].riders"
         case .source(let i): "sources[\(i)]"
         case .table: "table"
-        case .window: "windowMinutes"
-        case .walk: "walkMeters"
-        case .seats: "seats"
-        case .maxDetour: "maxDetourPercent"
-        case .limit: "limit"
-        case .riderID: "riderID"
         }
     }
 
@@ -59,7 +51,9 @@ public enum RequestField: Sendable, Hashable, CustomStringConvertible {
 
 /// Why a fare, quote, table-fare or party pricing request was refused: what went wrong and
 /// which input, as values. The API layer maps each case to an HTTP status and code
-/// (`ErrorMapping` in the API module); the CLI names the option.
+/// (`ErrorMapping` in the API module); the CLI names the option. A match's own errors (its
+/// options, a party that is not there) are Pooling's `PoolingError`, which carries this one
+/// for the fare of the rider's trip or the party's ride.
 public enum FareRequestError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A value out of range: the field and what it must be ("must be …, got …").
     case invalid(RequestField, reason: String)
@@ -84,8 +78,6 @@ public enum FareRequestError: Error, Sendable, Equatable, CustomStringConvertibl
     /// The route failed; its points are the route request's (`RoutePoint`), which a quote
     /// names as `RequestField(quotePoint:)` says.
     case route(RoutingError)
-    /// No live party with this id.
-    case partyNotFound(id: String)
     /// A failure of the engine itself (a bug): what failed.
     case internalFailure(String)
 
@@ -103,7 +95,7 @@ public enum FareRequestError: Error, Sendable, Equatable, CustomStringConvertibl
             case .invalidCoordinate(let p), .outsideCoverage(let p, _, _, _, _): RequestField(quotePoint: p)
             default: nil
             }
-        case .invalidTrip, .partyNotFound, .internalFailure: nil
+        case .invalidTrip, .internalFailure: nil
         }
     }
 
@@ -122,7 +114,6 @@ public enum FareRequestError: Error, Sendable, Equatable, CustomStringConvertibl
         case .invalidTrip(let e): e.message
         case .invalidSplit(let e): e.message
         case .route(let e): e.message(naming: point)
-        case .partyNotFound(let id): "no live party '\(id)' (never created, deleted, or expired)"
         case .internalFailure(let what): what
         }
     }

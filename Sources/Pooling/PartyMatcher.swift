@@ -43,26 +43,32 @@ public final class PartyMatcher: Sendable {
 
     /// The quote of the live party `id`: origin → drop-offs (in the order that makes the ride
     /// shortest in time) → destination, metered at its departure, split by `split`
-    /// (`by_leg`: each leg's increment among those aboard). Throws a `FareRequestError`:
-    /// `partyNotFound`, or the route's or the fare's failure.
-    public func quote(partyID: String, split: SplitPolicy = .byLeg, roundingKrw: Int = 10) throws(FareRequestError) -> PartyQuote {
+    /// (`by_leg`: each leg's increment among those aboard). Throws `partyNotFound`, or the
+    /// route's or the fare's failure (`fare`).
+    public func quote(partyID: String, split: SplitPolicy = .byLeg, roundingKrw: Int = 10) throws(PoolingError) -> PartyQuote {
         guard let party = parties.party(id: partyID) else {
             throw .partyNotFound(id: partyID)
         }
         let order = planner.plan(party)?.order ?? Array(party.intermediateDropOffs.indices.map { $0 + 1 })
-        return PartyQuote(party: party, priced: try pricer.price(PartyRide(party: party, order: order), split: split, roundingKrw: roundingKrw))
+        do throws(FareRequestError) {
+            return PartyQuote(party: party, priced: try pricer.price(PartyRide(party: party, order: order), split: split, roundingKrw: roundingKrw))
+        } catch {
+            throw .fare(error)
+        }
     }
 
     /// The open parties `request`'s rider could join, best first: most saved, then least
     /// detour, then party id. Parties that cannot be reached by road are left out; errors are
-    /// only the request's own (a 400 naming a field, a rider's point off the roads).
-    public func match(_ request: MatchRequest) throws(FareRequestError) -> [PartyMatch] {
+    /// only the request's own (an option out of range, the rider's own trip off the roads or
+    /// unpriceable: `fare`).
+    public func match(_ request: MatchRequest) throws(PoolingError) -> [PartyMatch] {
         try request.validate()
         let t = now()
         let window = request.windowMinutes * 60
         let filter = PartyFilter(departAfter: max(request.departAt - window, t.nextUp), departBefore: request.departAt + window,
                                  minSeats: request.seats)
-        let (solo, soloEstimate) = try soloFare(request)
+        let solo: Int, soloEstimate: QuoteEstimate?
+        do throws(FareRequestError) { (solo, soloEstimate) = try soloFare(request) } catch { throw .fare(error) }
         let nearby = parties.nearby(request.origin, radiusMeters: request.walkMeters, filter: filter,
                                     limit: MatchRequest.maxCandidates).parties
         guard !nearby.isEmpty else { return [] }

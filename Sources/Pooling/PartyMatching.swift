@@ -54,8 +54,8 @@ public struct MatchRequest: Sendable {
     /// Candidates examined at most (the nearest first).
     public static let maxCandidates = 2000
 
-    /// Throws `.invalid` naming the first field out of range.
-    public func validate() throws(FareRequestError) {
+    /// Throws `PoolingError.invalid` naming the first field out of range.
+    public func validate() throws(PoolingError) {
         guard origin.isValid else { throw .invalid(.origin, reason: "must be lon,lat within ±180/±90") }
         guard destination.isValid else { throw .invalid(.destination, reason: "must be lon,lat within ±180/±90") }
         guard departAt.isFinite, Party.departRange.contains(departAt) else { throw .invalid(.departure, reason: "must be an instant between 2000 and 2100") }
@@ -71,32 +71,32 @@ public struct MatchRequest: Sendable {
     // reading the options from text may make each as it reads it).
 
     /// `windowMinutes` within `windowRange`.
-    public static func checkWindow(_ v: Double) throws(FareRequestError) {
+    public static func checkWindow(_ v: Double) throws(PoolingError) {
         guard v.isFinite, windowRange.contains(v) else { throw .invalid(.window, reason: "must be 0–1440 minutes, got \(v)") }
     }
 
     /// `walkMeters` within `walkRange`.
-    public static func checkWalk(_ v: Double) throws(FareRequestError) {
+    public static func checkWalk(_ v: Double) throws(PoolingError) {
         guard v.isFinite, walkRange.contains(v) else { throw .invalid(.walk, reason: "must be 0–5000 metres, got \(v)") }
     }
 
     /// `seats` from 1 to `Party.maxSeats`.
-    public static func checkSeats(_ n: Int) throws(FareRequestError) {
+    public static func checkSeats(_ n: Int) throws(PoolingError) {
         guard (1...Party.maxSeats).contains(n) else { throw .invalid(.seats, reason: "must be 1–\(Party.maxSeats), got \(n)") }
     }
 
     /// `maxDetourPercent` within `detourRange`.
-    public static func checkDetour(_ v: Double) throws(FareRequestError) {
+    public static func checkDetour(_ v: Double) throws(PoolingError) {
         guard v.isFinite, detourRange.contains(v) else { throw .invalid(.maxDetour, reason: "must be 0–1000, got \(v)") }
     }
 
     /// `limit` within `limitRange`.
-    public static func checkLimit(_ n: Int) throws(FareRequestError) {
+    public static func checkLimit(_ n: Int) throws(PoolingError) {
         guard limitRange.contains(n) else { throw .invalid(.limit, reason: "must be 1–50, got \(n)") }
     }
 
     /// `riderID` a valid id (`Party.isValidID`).
-    public static func checkRiderID(_ id: String) throws(FareRequestError) {
+    public static func checkRiderID(_ id: String) throws(PoolingError) {
         guard Party.isValidID(id) else { throw .invalid(.riderID, reason: "must be 1–64 characters of A–Z, a–z, 0–9, '_' or '-'") }
     }
 }

@@ -65,7 +65,8 @@ struct QuoteCommand: Command {
             tollKrw: try a.int("toll-krw", default: 0, range: Int.min...Int.max))
         let dataset = try Dataset(directory: a.value("data") ?? "data")
         do {
-            print(JSONWriter.string(FareJSON.quote(try dataset.quotes.quote(request))))
+            let quote = try dataset.quotes.quote(request)
+            print(JSONWriter.string(FareJSON.quote(quote, estimateReason: ErrorMapping.estimateReason(of: quote.estimate))))
         } catch {
             throw UsageError(FareCommand.optionMessage(error))
         }

@@ -191,7 +191,7 @@ final class MatchingTests: XCTestCase {
                 soloRoute = try w.data.routes.route(RouteRequest(from: r.origin, to: r.destination, departAt: r.departAt))
             } catch {
                 // The rider's own trip has no route: the request fails the same way.
-                XCTAssertThrowsError(try w.pooling.match(r)) { XCTAssertEqual($0 as? FareRequestError, .route(error)) }
+                XCTAssertThrowsError(try w.pooling.match(r)) { XCTAssertEqual($0 as? PoolingError, .fare(.route(error))) }
                 continue
             }
             let got = try w.pooling.match(r)
@@ -413,6 +413,6 @@ final class MatchingTests: XCTestCase {
                 if split == .equal { XCTAssertEqual(other.shares[0].krw / 2, other.shares[1].krw, accuracy: 10) }
             }
         }
-        XCTAssertThrowsError(try w.pooling.quote(partyID: "nope")) { XCTAssertEqual($0 as? FareRequestError, .partyNotFound(id: "nope")) }
+        XCTAssertThrowsError(try w.pooling.quote(partyID: "nope")) { XCTAssertEqual($0 as? PoolingError, .partyNotFound(id: "nope")) }
     }
 }

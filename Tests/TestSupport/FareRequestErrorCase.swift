@@ -17,7 +17,6 @@ extension FareRequestError {
         case .route(.outsideCoverage): "outsideCoverage"
         case .route(.noRoute): "noRoute"
         case .route: "route"
-        case .partyNotFound: "partyNotFound"
         case .internalFailure: "internalFailure"
         }
     }
