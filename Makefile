@@ -18,7 +18,7 @@ OSM ?= data/osm/seoul-central.osm.pbf data/osm/extracts/yeouido.osm.pbf \
 PLACES := $(BUILD)/places.db
 PLACE_SOURCES := $(wildcard data/places/*.csv data/places/*.geojson)
 
-.PHONY: run test deps build release data derived bench fuzz browser-test load contract spark-test pg-test clean
+.PHONY: run test deps build release data derived bench fuzz browser-test clients-test load contract spark-test pg-test clean
 
 deps:
 	@bash tools/install-deps
@@ -70,6 +70,7 @@ test: deps
 	bash tools/contract/run $(DEBUG_BIN)
 	@$(MAKE) --no-print-directory fuzz BIN=$(DEBUG_BIN)
 	@$(MAKE) --no-print-directory browser-test BIN=$(DEBUG_BIN)
+	@$(MAKE) --no-print-directory clients-test BIN=$(DEBUG_BIN)
 	bash tools/load/hostile-clients $(DEBUG_BIN) quick
 	bash tools/pg/test-replicas $(DEBUG_BIN)
 
@@ -83,6 +84,11 @@ pg-test:
 # .build/screenshots/.
 browser-test:
 	bash tools/browser/run-tests $(BIN) $(DATA)
+
+# Existing clients against the server (issue 37): routingpy and osrm-py (PyPI, in .venv-clients)
+# through the OSRM face, whose answers are compared with osrm-routed's recorded shapes.
+clients-test:
+	bash tools/clients/run-tests $(BIN) $(DATA)
 
 # Issue 21's availability checks at full size on loopback (2,000 connections; 1,100 sockets
 # trickling a header byte every 5 s), about a minute; `make test` runs them small.

@@ -61,8 +61,11 @@ public enum OpenAPIDocument {
         }
     }
 
-    static func errorResponse(_ status: Int, _ description: String) -> JSONValue {
-        ["description": .string(description),
+    static func errorResponse(_ status: Int, _ description: String, schema: JSONValue? = nil) -> JSONValue {
+        if let schema {
+            return ["description": .string(description), "content": ["application/json": ["schema": schema]]]
+        }
+        return ["description": .string(description),
          "content": ["application/json": [
              "schema": ["$ref": "#/components/schemas/Error"],
              "example": ["error": ["code": .string(errorCode(status, description)), "message": .string(description)]],
@@ -106,7 +109,7 @@ public enum OpenAPIDocument {
             op.append(("security", [["bearerAuth": []]]))
         }
         var responses: [(String, JSONValue)] = route.doc.responses.map { status, text in
-            (String(status), status >= 400 ? errorResponse(status, text) : successResponse(route, status, text))
+            (String(status), status >= 400 ? errorResponse(status, text, schema: route.doc.errorSchema) : successResponse(route, status, text))
         }
         if route.cacheable && !route.doc.responses.contains(where: { $0.0 == 304 }) {
             responses.append(("304", ["description": "Not modified: the If-None-Match tag is the answer's current ETag"]))

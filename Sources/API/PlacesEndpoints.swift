@@ -66,7 +66,14 @@ func registerPlacesEndpoints(_ router: Router, _ context: ServiceContext) {
     // reader gives their text, for the declared names only.
     router.operation("GET", "/v1/places", searchDoc, cost: .light) { _, params in
         let index = context.places
-        var query = PlaceQuery(text: try params.textCheckedByDomain("q") ?? "")
+        // Absent `q` is a missing parameter (an empty one is the domain's empty_query); Kakao's
+        // name `query` is pointed at.
+        guard let q = try params.textCheckedByDomain("q") else {
+            let hint = params.request.query.contains { $0.name == "query" }
+                ? " ('query' is Kakao Local's name: use q here, or /v2/local/search/keyword.json)" : ""
+            throw HTTPError(status: 400, code: "missing_parameter", message: "query parameter 'q' is required\(hint)")
+        }
+        var query = PlaceQuery(text: q)
         do {
             if let v = try params.text("near") { query.near = try PlaceQuery.parseNear(v) }
             if let v = try params.text("radius_m") { query.radiusMeters = try PlaceQuery.parseRadius(v) }

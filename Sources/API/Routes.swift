@@ -7,11 +7,13 @@ public func makeRouter(context: ServiceContext) -> Router {
     registerCoordinatesEndpoints(router, context)
     registerFaresEndpoints(router, context)
     registerRoutingEndpoints(router, context)
+    registerOSRMEndpoints(router, context)
     registerCoverageEndpoints(router, context)
     registerTableEndpoints(router, context)
     registerPartiesEndpoints(router, context)
     registerPoolingEndpoints(router, context)
     registerPlacesEndpoints(router, context)
+    registerKakaoLocalEndpoints(router, context)
     registerMapEndpoints(router, context)
     registerPageEndpoints(router, context.configuration)
     // While a PostgreSQL store that was down at start has not loaded the parties, every party

@@ -40,11 +40,16 @@ public struct OperationDoc: Sendable {
     public let requestExample: JSONValue?
     /// The media type of the success body (default `application/json`).
     public let responseContentType: String
+    /// The schema of this operation's own error answers when they are not the API's
+    /// `{"error":{…}}` (the OSRM and Kakao faces answer those APIs' error shapes).
+    public let errorSchema: JSONValue?
 
     public init(_ summary: String, parameters: [ParameterDoc] = [], requestBody: JSONValue? = nil,
                 responses: [(Int, String)] = [(200, "OK")], responseSchema: JSONValue? = nil, responseExample: JSONValue? = nil,
-                requestExample: JSONValue? = nil, responseContentType: String = "application/json")
+                requestExample: JSONValue? = nil, responseContentType: String = "application/json",
+                errorSchema: JSONValue? = nil)
     {
+        self.errorSchema = errorSchema
         self.responseContentType = responseContentType
         self.summary = summary
         self.parameters = parameters

@@ -71,7 +71,10 @@ final class PlacesEndpointTests: XCTestCase {
             XCTAssertNotNil(json["error"]?["message"]?.stringValue)
             return json["error"]?["code"]?.stringValue
         }
-        XCTAssertEqual(try code([]), "empty_query")
+        // Absent q is missing (issue 37), and Kakao's `query` is pointed at.
+        XCTAssertEqual(try code([]), "missing_parameter")
+        XCTAssertEqual(try code([("query", "강남역")]), "missing_parameter")
+        XCTAssertTrue(try get("/v1/places", [("query", "강남역")]).json["error"]?["message"]?.stringValue?.contains("Kakao") ?? false)
         XCTAssertEqual(try code([("q", "")]), "empty_query")
         XCTAssertEqual(try code([("q", "   ")], 422), "empty_query")
         XCTAssertEqual(try code([("q", String(repeating: "강", count: 101))]), "query_too_long")
