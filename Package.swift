@@ -63,6 +63,8 @@ let package = Package(
         // Its own module because it needs both Fares and Routing, two capabilities that must
         // not depend on each other.
         .target(name: "FareEstimation", dependencies: ["Geo", "Routing", "Fares"]),
+        // Map matching: GPS traces snapped to the driven route (an HMM over Routing's roads).
+        .target(name: "MapMatching", dependencies: ["CSV", "Geo", "Routing"]),
 
         // Composition and faces.
         .target(name: "Engine", dependencies: ["Geo", "Routing", "Fares", "FareEstimation", "Places"]),
@@ -70,10 +72,10 @@ let package = Package(
         .target(name: "Batch", dependencies: ["CSV", "Geo", "Engine", "Fares", "FareEstimation", "Places", "Routing"]),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CZlib", "JSON"]),
         .target(name: "API", dependencies: ["HTTPServer", "JSON", "Geo", "Engine", "Coordinates",
-                                            "Places", "Routing", "Fares", "FareEstimation", "Parties", "Pooling"]),
+                                            "Places", "Routing", "Fares", "FareEstimation", "Parties", "Pooling", "MapMatching"]),
         // The two library products: the engine, and the HTTP service on top of it.
         .target(name: "TaxiPot", dependencies: ["CSV", "Geo", "Coordinates", "Places", "Routing", "Fares", "FareEstimation", "Parties",
-                                                "Engine", "Pooling", "Batch"]),
+                                                "Engine", "Pooling", "Batch", "MapMatching"]),
         .target(name: "TaxiPotServer", dependencies: ["TaxiPot", "JSON", "HTTPServer", "API"]),
         // Tools: the synthetic city generator (CLI and tests, not the engine).
         .target(name: "SyntheticCity", dependencies: ["Geo"]),
@@ -90,6 +92,7 @@ let package = Package(
         .testTarget(name: "CoordinatesTests", dependencies: ["Coordinates", "CSV", "Geo"]),
         .testTarget(name: "PlacesTests", dependencies: ["Places", "Geo", "TestSupport"]),
         .testTarget(name: "RoutingTests", dependencies: ["Routing", "Geo", "SyntheticCity", "TestSupport"]),
+        .testTarget(name: "MapMatchingTests", dependencies: ["MapMatching", "Routing", "Geo", "TestSupport"]),
         .testTarget(name: "FaresTests", dependencies: ["Fares", "FareEstimation", "Engine", "Geo", "Routing", "TestSupport"]),
         .testTarget(name: "PartiesTests", dependencies: ["Parties", "Geo", "SQLiteKit", "PostgresKit", "TestSupport"]),
         .testTarget(name: "FareEstimationTests", dependencies: ["FareEstimation", "Fares", "Geo", "TestSupport"]),
@@ -101,7 +104,7 @@ let package = Package(
         // The bench's own helpers (its latency percentiles leave failed calls out).
         .testTarget(name: "TaxiPotBenchTests", dependencies: ["TaxiPotBench"]),
         .testTarget(name: "APITests", dependencies: ["API", "Engine", "Fares", "FareEstimation", "Geo", "HTTPServer", "JSON", "Parties",
-                                                     "Places", "Pooling", "Routing", "SQLiteKit", "TaxiPot", "TaxiPotServer",
+                                                     "MapMatching", "Places", "Pooling", "Routing", "SQLiteKit", "TaxiPot", "TaxiPotServer",
                                                      "TestSupport"]),
         .target(name: "TestSupport", dependencies: ["TaxiPot", "TaxiPotServer"], path: "Tests/TestSupport"),
     ]

@@ -8,6 +8,7 @@ public func makeRouter(context: ServiceContext) -> Router {
     registerFaresEndpoints(router, context)
     registerRoutingEndpoints(router, context)
     registerOSRMEndpoints(router, context)
+    registerOSRMMatchEndpoint(router, context)
     registerCoverageEndpoints(router, context)
     registerTableEndpoints(router, context)
     registerPartiesEndpoints(router, context)

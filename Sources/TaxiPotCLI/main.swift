@@ -17,6 +17,7 @@ let commands: [any Command] = [
     ReverseCommand(),
     BatchCommand(),
     TableCommand(),
+    MatchTraceCommand(),
 ]
 
 func usage() -> String {
