@@ -13,6 +13,7 @@ public func makeRouter(context: ServiceContext) -> Router {
     registerTableEndpoints(router, context)
     registerPartiesEndpoints(router, context)
     registerPoolingEndpoints(router, context)
+    registerSettleEndpoint(router, context)
     registerPlacesEndpoints(router, context)
     registerKakaoLocalEndpoints(router, context)
     registerMapEndpoints(router, context)

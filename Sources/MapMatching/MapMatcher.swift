@@ -56,7 +56,14 @@ public struct MapMatcher: Sendable {
             }
         }
         var chosen: [[(index: Int, candidate: Candidate)]] = []
-        for run in runs { chosen += viterbi(run, trace, options, departAt: departAt, timed: timed) }
+        for run in runs {
+            for seq in viterbi(run, trace, options, departAt: departAt, timed: timed) {
+                let (kept, dropped) = pruned(seq, trace, options, departAt: departAt)
+                chosen.append(kept)
+                if options.tidy { for i in dropped { unmatched[i] = .tidied } } else { thinned += dropped }
+            }
+        }
+        thinned.sort()
 
         // Routes through each chosen sequence.
         var matchings: [Matching] = []
@@ -165,7 +172,8 @@ public struct MapMatcher: Sendable {
                 for i in prev.candidates.indices where score[i] > -.infinity {
                     guard let d = table?.distanceMeters(source: i, destination: j) else { continue }
                     if d - straight > o.maxDetourMeters { continue }
-                    if let elapsed, elapsed > 0, d / elapsed > o.maxSpeedMps { continue }
+                    // Fixes a second apart may lag the car: the speed bound allows a 30 s slack.
+                    if let elapsed, d > o.maxSpeedMps * max(elapsed, 30) { continue }
                     let s = score[i] - abs(d - straight) / o.betaMeters
                     if s > next[j] { next[j] = s; from[j] = i }
                 }
@@ -184,6 +192,45 @@ public struct MapMatcher: Sendable {
         }
         finish(upTo: run.count - 1)
         return out
+    }
+
+    /// `seq` without the waypoints that only make the route turn back: a waypoint is dropped
+    /// when the route through it is longer than the route past it (from the waypoint kept
+    /// before to the next one) by more than its fix's σ. GPS noise along the road puts a fix
+    /// behind the one before it now and then; routed through, that adds a U-turn (or, on a
+    /// one-way road, a loop round the block) the car never drove. A detour the car did drive
+    /// is longer than σ and stays. A fix within 4σ of the last one kept that the road reaches only
+    /// by a detour longer than 4σ (at least 50 m) is noise too, and is dropped.
+    func pruned(_ seq: [(index: Int, candidate: Candidate)], _ trace: [TraceFix], _ o: MatchOptions,
+                departAt: Double) -> (kept: [(index: Int, candidate: Candidate)], dropped: [Int]) {
+        guard seq.count > 2 else { return (seq, []) }
+        func distance(_ a: Coordinate, _ b: Coordinate) -> Double? {
+            let t = try? engine.table(TableRequest(sources: [a], destinations: [b], departAt: departAt, maxSnapMeters: 1))
+            return t?.distanceMeters(source: 0, destination: 0)
+        }
+        var kept = [seq[0]], dropped: [Int] = []
+        var toCurrent = distance(seq[0].candidate.location, seq[1].candidate.location)
+        for k in 1..<(seq.count - 1) {
+            let prev = kept[kept.count - 1].candidate.location, here = seq[k].candidate.location, next = seq[k + 1].candidate.location
+            let sigma = trace[seq[k].index].accuracyMeters ?? o.defaultAccuracyMeters
+            let close = prev.distance(to: here)
+            if let a = toCurrent, close < 4 * sigma, a > close + max(50, 4 * sigma) {
+                // A fix just behind the last one kept, reached only round the block: noise.
+                dropped.append(seq[k].index)
+                toCurrent = distance(prev, next)
+                continue
+            }
+            let onward = distance(here, next)
+            if let a = toCurrent, let b = onward, let past = distance(prev, next), a + b > past + sigma {
+                dropped.append(seq[k].index)
+                toCurrent = past
+            } else {
+                kept.append(seq[k])
+                toCurrent = onward
+            }
+        }
+        kept.append(seq[seq.count - 1])
+        return (kept, dropped)
     }
 
     /// The route through `points` in pieces of at most the engine's waypoint limit; nil when a
