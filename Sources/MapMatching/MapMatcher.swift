@@ -196,10 +196,10 @@ public struct MapMatcher: Sendable {
 
     /// `seq` without the waypoints that only make the route turn back: a waypoint is dropped
     /// when the route through it is longer than the route past it (from the waypoint kept
-    /// before to the next one) by more than its fix's σ. GPS noise along the road puts a fix
+    /// before to the next one) by more than its fix's σ (at most 10 m). GPS noise along the road puts a fix
     /// behind the one before it now and then; routed through, that adds a U-turn (or, on a
     /// one-way road, a loop round the block) the car never drove. A detour the car did drive
-    /// is longer than σ and stays. A fix within 4σ of the last one kept that the road reaches only
+    /// is longer than that and stays. A fix within 4σ of the last one kept that the road reaches only
     /// by a detour longer than 4σ (at least 50 m) is noise too, and is dropped.
     func pruned(_ seq: [(index: Int, candidate: Candidate)], _ trace: [TraceFix], _ o: MatchOptions,
                 departAt: Double) -> (kept: [(index: Int, candidate: Candidate)], dropped: [Int]) {
@@ -221,7 +221,7 @@ public struct MapMatcher: Sendable {
                 continue
             }
             let onward = distance(here, next)
-            if let a = toCurrent, let b = onward, let past = distance(prev, next), a + b > past + sigma {
+            if let a = toCurrent, let b = onward, let past = distance(prev, next), a + b > past + min(sigma, 10) {
                 dropped.append(seq[k].index)
                 toCurrent = past
             } else {

@@ -27,7 +27,7 @@ public struct MatchOptions: Sendable {
     public var searchSigmas: Double = 4
     public var minSearchMeters: Double = 30
     public var maxSearchMeters: Double = 400
-    public var maxCandidates: Int = 6
+    public var maxCandidates: Int = 12
     /// A fix closer than 2σ to the last fix kept is not a state of the model (N&K's thinning):
     /// its position is projected onto the matched route instead (or, with `tidy`, left out).
     public var tidy: Bool = false
