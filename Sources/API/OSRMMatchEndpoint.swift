@@ -133,7 +133,7 @@ func registerOSRMMatchEndpoint(_ router: Router, _ context: ServiceContext) {
         option("timestamps", "Unix seconds per fix, ;-separated, never decreasing (all or none)"),
         option("radiuses", "each fix's GPS accuracy σ in metres, ;-separated (default 10; the search radius is 4σ, 30–400 m)"),
         option("gaps", "split (default: a gap over 60 s or 2 km starts a new matching) or ignore", APISchemas.oneOf(["split", "ignore"])),
-        option("tidy", "true: fixes within 2σ of the previous one kept are left out (null tracepoints); false (default): projected onto the route",
+        option("tidy", "true: fixes within max(2σ, 50 m) of the previous one kept are left out (null tracepoints); false (default): projected onto the route",
                APISchemas.oneOf(["true", "false"])),
         option("geometries", "polyline (default), polyline6 or geojson", APISchemas.oneOf(OSRMGeometry.allCases.map(\.rawValue))),
         option("overview", "simplified (default), full or false", APISchemas.oneOf(OSRMOverview.allCases.map(\.rawValue))),

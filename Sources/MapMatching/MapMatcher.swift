@@ -30,12 +30,12 @@ public struct MapMatcher: Sendable {
         var unmatched: [Int: UnmatchedReason] = [:]
         var thinned: [Int] = []
 
-        // Candidates, and thinning: fixes within 2σ of the last kept one are not states.
+        // Candidates, and thinning: fixes within max(2σ, the spacing floor) of the last kept one are not states.
         var kept: [(index: Int, candidates: [Candidate])] = []
         for (i, fix) in trace.enumerated() {
             let sigma = fix.accuracyMeters ?? options.defaultAccuracyMeters
             if let last = kept.last, i != trace.count - 1,
-               trace[last.index].coordinate.distance(to: fix.coordinate) < 2 * sigma,
+               trace[last.index].coordinate.distance(to: fix.coordinate) < max(options.thinningSigmas * sigma, options.minSpacingMeters),
                !isGap(trace[last.index], fix, options) {
                 if options.tidy { unmatched[i] = .tidied } else { thinned.append(i) }
                 continue

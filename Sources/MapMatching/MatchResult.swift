@@ -5,7 +5,7 @@ import Routing
 public enum UnmatchedReason: String, Sendable, Codable {
     /// No road piece within the fix's search radius.
     case noRoadNearby = "no_road_nearby"
-    /// Within 2σ of the previous fix kept, and `tidy` asked to leave such fixes out.
+    /// Within max(2σ, the spacing floor) of the previous fix kept, and `tidy` asked to leave such fixes out.
     case tidied
     /// Its matching would hold this one fix only (the fixes around it could not be joined by road).
     case isolated

@@ -28,8 +28,13 @@ public struct MatchOptions: Sendable {
     public var minSearchMeters: Double = 30
     public var maxSearchMeters: Double = 400
     public var maxCandidates: Int = 12
-    /// A fix closer than 2σ to the last fix kept is not a state of the model (N&K's thinning):
-    /// its position is projected onto the matched route instead (or, with `tidy`, left out).
+    /// A fix closer than max(`thinningSigmas`·σ, `minSpacingMeters`) to the last fix kept is not a state of the
+    /// model (N&K's thinning, with a floor): its position is projected onto the matched route
+    /// instead (or, with `tidy`, left out). The floor keeps 1 Hz traces from becoming hundreds
+    /// of 10 m steps, each a chance for noise to route a U-turn or a loop round the block.
+    public var minSpacingMeters: Double = 50
+    /// The thinning radius in σ (N&K: 2).
+    public var thinningSigmas: Double = 4
     public var tidy: Bool = false
     /// Consecutive fixes further apart than this in time (s) or distance (m) start a new matching.
     public var maxGapSeconds: Double = 60

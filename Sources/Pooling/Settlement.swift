@@ -27,8 +27,17 @@ public struct SettleInput: Sendable {
     public var roundingKrw: Int
     public var matchOptions: MatchOptions
 
+    /// The matcher's defaults with no spacing floor (N&K's 2σ thinning only): drop-offs land on
+    /// waypoints, so waypoints are kept as dense as the noise allows.
+    public static var defaultMatchOptions: MatchOptions {
+        var o = MatchOptions()
+        o.minSpacingMeters = 0
+        o.thinningSigmas = 2
+        return o
+    }
+
     public init(trace: [TraceFix], dropOffs: [String: DropOffEvidence] = [:], meterTotalKrw: Int? = nil, split: SplitPolicy = .byLeg,
-                roundingKrw: Int = 10, matchOptions: MatchOptions = MatchOptions()) {
+                roundingKrw: Int = 10, matchOptions: MatchOptions = SettleInput.defaultMatchOptions) {
         self.trace = trace
         self.dropOffs = dropOffs
         self.meterTotalKrw = meterTotalKrw

@@ -11,7 +11,7 @@ struct MatchTraceCommand: Command {
           FILE           CSV with a header lon,lat[,time][,accuracy] (time: Unix seconds or ISO 8601)
                          or GPX (<trkpt lat lon> with <time>)
           --accuracy-m   GPS σ of fixes that give none, metres (default 10)
-          --tidy         leave out fixes within 2σ of the previous one (null tracepoints)
+          --tidy         leave out fixes within max(2σ, 50 m) of the previous one (null tracepoints)
           --gaps         split (default: a gap over 60 s or 2 km starts a new matching) or ignore
           --graph PATH   prepared graph (default: DIR/build/seoul.graph)
           --data DIR     dataset folder (default: data)

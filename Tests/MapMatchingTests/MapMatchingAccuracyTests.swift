@@ -67,7 +67,12 @@ final class MapMatchingAccuracyTests: XCTestCase {
         XCTAssertEqual(result.matchings.count, 1)
         XCTAssertEqual(result.matchings[0].distanceMeters, r.distanceMeters, accuracy: r.distanceMeters * 0.005)
         XCTAssertGreaterThan(result.matchings[0].confidence, 0.95)
-        for i in trace.indices { XCTAssertLessThan(try XCTUnwrap(result.matched(i)).distanceMeters, 1, "fix \(i)") }
+        // Waypoints stand on the road; fixes between them are projected onto the chord of a road
+        // segment (a curved edge's chord is a few metres off the curve).
+        for i in trace.indices {
+            let m = try XCTUnwrap(result.matched(i))
+            XCTAssertLessThan(m.distanceMeters, m.waypointIndex == nil ? 5 : 1, "fix \(i)")
+        }
     }
 
     /// A gap longer than the limit splits the trace into two matchings; `splitGaps = false`
