@@ -18,6 +18,7 @@ let commands: [any Command] = [
     BatchCommand(),
     TableCommand(),
     MatchTraceCommand(),
+    SettleCommand(),
 ]
 
 func usage() -> String {
