@@ -99,7 +99,22 @@ func registerSettleEndpoint(_ router: Router, _ context: ServiceContext) {
         ]],
         responses: [(200, "the settlement"), (400, "invalid_json, missing_field, invalid_field, invalid_trace (naming the fix)"),
                     (404, "party_not_found"), (409, "already_settled: settled before under another idempotency key"),
-                    (422, "no_match: no two fixes of the trace can be joined by road"), (503, "storage_unavailable")]
+                    (422, "no_match: no two fixes of the trace can be joined by road"), (503, "storage_unavailable"),
+                    (401, "unauthorized: missing or wrong 'Authorization: Bearer <token>'"),
+                    (403, "writes_disabled: the server has no TAXIPOT_WRITE_TOKEN")],
+        responseSchema: ["type": "object", "required": ["party_id", "distance_meters", "duration_seconds", "fare", "legs_krw", "riders", "route"], "properties": [
+            "party_id": ["type": "string"], "distance_meters": ["type": "number"], "duration_seconds": ["type": "number"],
+            "region": ["type": "string"], "split": ["type": "string"],
+            "fare": ["type": "object", "properties": ["total_krw": ["type": "integer"], "schedule_id": ["type": "string"]]],
+            "legs_krw": ["type": "array", "items": ["type": "integer"]],
+            "riders": ["type": "array", "items": ["type": "object", "properties": [
+                "rider_id": ["type": "string"], "seats": ["type": "integer"], "stop": ["type": "integer"], "drop_off_fix": ["type": "integer"],
+                "drop_off": ["type": "array"], "metered_krw": ["type": "integer"], "krw": ["type": "integer"]]]],
+            "meter_total_krw": ["type": ["integer", "null"]], "difference_krw": ["type": ["integer", "null"]],
+            "route": ["type": "object", "properties": ["matchings": ["type": "array"], "tracepoints": ["type": "array"]]],
+        ]],
+        requestExample: ["trace": [[126.978, 37.5665, 1_764_637_200], [126.9785, 37.5668, 1_764_637_210]], "meter_total_krw": 4800,
+                         "drop_offs": ["minji": ["time": 1_764_637_210]], "idempotency_key": "ride-2025-05-01-1"]
     )) { req in
         try auth.check(req)
         let id = try partyID(req)
