@@ -10,6 +10,7 @@ package enum SyntheticTrace {
     /// drive, for these seconds) with no fix.
     package static func make(_ route: RouteResult, intervalSeconds: Double, noiseMeters: Double, start: Double, seed: UInt64,
                              gaps: [(at: Double, seconds: Double)] = []) -> [TraceFix] {
+        guard intervalSeconds > 0, intervalSeconds.isFinite, !route.segments.isEmpty else { return [] }
         var rng = SplitMix64(seed: seed)
         func gaussian() -> Double {
             let u1 = max(Double(rng.next() >> 11) / Double(1 << 53), 1e-12), u2 = Double(rng.next() >> 11) / Double(1 << 53)
