@@ -70,20 +70,22 @@ let package = Package(
         // Its own module because it needs both Fares and Routing, two capabilities that must
         // not depend on each other.
         .target(name: "FareEstimation", dependencies: ["Geo", "Routing", "Fares"]),
+        // Map matching: GPS traces snapped to the driven route (an HMM over Routing's roads).
+        .target(name: "MapMatching", dependencies: ["CSV", "Geo", "Routing"]),
 
         // The import stage: raw sources to the files the capabilities serve (graph, place DB).
         .target(name: "Import", dependencies: ["CSV", "Geo", "SQLiteKit", "Places", "Routing", "CReadOSM", "CShapelib"]),
 
         // Composition and faces.
         .target(name: "Engine", dependencies: ["Geo", "Routing", "Fares", "FareEstimation", "Places"]),
-        .target(name: "Pooling", dependencies: ["Geo", "Routing", "Fares", "FareEstimation", "Parties", "Engine"]),
+        .target(name: "Pooling", dependencies: ["Geo", "Routing", "Fares", "FareEstimation", "Parties", "Engine", "MapMatching"]),
         .target(name: "Batch", dependencies: ["CSV", "Geo", "Engine", "Fares", "FareEstimation", "Places", "Routing"]),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CZlib", "JSON"]),
         .target(name: "API", dependencies: ["HTTPServer", "JSON", "Geo", "Engine", "Coordinates", "Batch", "CSV",
-                                            "Places", "Routing", "Fares", "FareEstimation", "Parties", "Pooling"]),
+                                            "Places", "Routing", "Fares", "FareEstimation", "Parties", "Pooling", "MapMatching"]),
         // The two library products: the engine, and the HTTP service on top of it.
         .target(name: "TaxiPot", dependencies: ["CSV", "Geo", "Coordinates", "Places", "Routing", "Fares", "FareEstimation", "Parties",
-                                                "Engine", "Pooling", "Batch"]),
+                                                "Engine", "Pooling", "Batch", "MapMatching"]),
         .target(name: "TaxiPotServer", dependencies: ["TaxiPot", "JSON", "HTTPServer", "API"]),
         // Tools: the synthetic city generator (CLI and tests, not the engine).
         .target(name: "SyntheticCity", dependencies: ["Geo"]),
@@ -100,16 +102,17 @@ let package = Package(
         .testTarget(name: "CoordinatesTests", dependencies: ["Coordinates", "CSV", "Geo"]),
         .testTarget(name: "PlacesTests", dependencies: ["Places", "Import", "Geo", "TestSupport"]),
         .testTarget(name: "RoutingTests", dependencies: ["Routing", "Import", "Coordinates", "Geo", "SyntheticCity", "TestSupport"]),
+        .testTarget(name: "MapMatchingTests", dependencies: ["MapMatching", "Routing", "Geo", "TestSupport"]),
         .testTarget(name: "FaresTests", dependencies: ["Fares", "FareEstimation", "Engine", "Geo", "Routing", "TestSupport"]),
         .testTarget(name: "PartiesTests", dependencies: ["Parties", "Geo", "SQLiteKit", "PostgresKit", "TestSupport"]),
         .testTarget(name: "FareEstimationTests", dependencies: ["FareEstimation", "Fares", "Geo", "TestSupport"]),
         .testTarget(name: "EngineTests", dependencies: ["Engine", "Import", "Fares", "FareEstimation", "Geo", "Places", "Routing", "TestSupport"]),
-        .testTarget(name: "PoolingTests", dependencies: ["Pooling", "Engine", "Fares", "Geo", "Parties", "Routing", "TaxiPot", "TaxiPotServer", "TestSupport"]),
+        .testTarget(name: "PoolingTests", dependencies: ["Pooling", "MapMatching", "Engine", "Fares", "Geo", "Parties", "Routing", "TaxiPot", "TaxiPotServer", "TestSupport"]),
         .testTarget(name: "BatchTests", dependencies: ["Batch", "CSV", "Geo", "TaxiPot", "TestSupport"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
         // The bench's own helpers (its latency percentiles leave failed calls out).
         .testTarget(name: "TaxiPotBenchTests", dependencies: ["TaxiPotBench"]),
-        .testTarget(name: "APITests", dependencies: ["API", "Import", "Engine", "Fares", "FareEstimation", "Geo", "HTTPServer", "JSON", "Parties",
+        .testTarget(name: "APITests", dependencies: ["API", "Import", "Engine", "Fares", "FareEstimation", "Geo", "HTTPServer", "JSON", "MapMatching", "Parties",
                                                      "Places", "Pooling", "Routing", "SQLiteKit", "TaxiPot", "TaxiPotServer",
                                                      "TestSupport"]),
         .target(name: "TestSupport", dependencies: ["TaxiPot", "TaxiPotServer", "Import"], path: "Tests/TestSupport"),

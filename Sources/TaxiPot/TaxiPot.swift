@@ -15,3 +15,4 @@
 @_exported import Pooling
 @_exported import Batch
 
+@_exported import MapMatching

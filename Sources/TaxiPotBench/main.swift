@@ -18,6 +18,7 @@ let sections: [(String, (BenchContext, [String: String]) throws -> Void)] = [
     ("quote", QuoteBench.run),
     ("clusters", ClustersBench.run),
     ("pooling", PoolingBench.run),
+    ("matching", MatchingBench.run),
     // Only with --graph FILE --label L (a synthetic city); not part of the default set.
     ("synthetic", RoutingBench.runSynthetic),
     // Only with --only store-check: the cost of checking the party store at start.

@@ -17,6 +17,8 @@ let commands: [any Command] = [
     ReverseCommand(),
     BatchCommand(),
     TableCommand(),
+    MatchTraceCommand(),
+    SettleCommand(),
 ]
 
 func usage() -> String {

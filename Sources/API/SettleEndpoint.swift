@@ -1,0 +1,154 @@
+import Fares
+import Foundation
+import Geo
+import HTTPServer
+import JSON
+import MapMatching
+import Parties
+import Pooling
+
+/// `POST /v1/parties/{id}/settle`: the fare settled from the ride's GPS trace (issue 38).
+enum SettleJSON {
+    static func trace(_ v: JSONValue?) throws(HTTPError) -> [TraceFix] {
+        guard let items = v?.arrayValue else { throw HTTPError.badRequest("missing_field", "'trace' must be an array of fixes {lon,lat,time?,accuracy?} or [lon,lat,time?]") }
+        var out: [TraceFix] = []
+        for (i, item) in items.enumerated() {
+            func number(_ x: JSONValue?) -> Double? { x?.doubleValue }
+            let lon: Double?, lat: Double?, time: Double?, accuracy: Double?
+            if let a = item.arrayValue {
+                guard (2...3).contains(a.count) else { throw HTTPError.badRequest("invalid_trace", "trace[\(i)] must be [lon,lat] or [lon,lat,time]") }
+                (lon, lat, time, accuracy) = (number(a[0]), number(a[1]), a.count > 2 ? number(a[2]) : nil, nil)
+            } else {
+                (lon, lat, time, accuracy) = (number(item["lon"]), number(item["lat"]), number(item["time"]), number(item["accuracy"]))
+                if item["time"] != nil && time == nil { throw HTTPError.badRequest("invalid_trace", "trace[\(i)].time must be Unix seconds") }
+            }
+            guard let lon, let lat else { throw HTTPError.badRequest("invalid_trace", "trace[\(i)] needs numeric lon and lat") }
+            out.append(TraceFix(Coordinate(lon: lon, lat: lat), time: time, accuracyMeters: accuracy))
+        }
+        return out
+    }
+
+    static func input(_ body: JSONValue) throws(HTTPError) -> SettleInput {
+        var input = SettleInput(trace: try trace(body["trace"]))
+        if let d = body["drop_offs"], d != .null {
+            guard let members = d.objectValue else { throw HTTPError.badRequest("invalid_field", "'drop_offs' must be an object of rider id → {point}|{time}|null") }
+            for (id, v) in members {
+                if v == .null { input.dropOffs[id] = .detect; continue }
+                if let p = v["point"]?.arrayValue, p.count == 2, let lon = p[0].doubleValue, let lat = p[1].doubleValue {
+                    input.dropOffs[id] = .point(Coordinate(lon: lon, lat: lat))
+                } else if let t = v["time"]?.doubleValue {
+                    input.dropOffs[id] = .time(t)
+                } else {
+                    throw HTTPError.badRequest("invalid_field", "drop_offs.\(id.prefix(64)) must be {\"point\":[lon,lat]}, {\"time\":unix seconds} or null")
+                }
+            }
+        }
+        if let m = body["meter_total_krw"], m != .null {
+            guard let v = m.doubleValue, v == v.rounded(), v >= 0, v <= 100_000_000 else {
+                throw HTTPError.badRequest("invalid_field", "'meter_total_krw' must be a whole number of won from 0 to 100,000,000")
+            }
+            input.meterTotalKrw = Int(v)
+        }
+        if let s = body["split"]?.stringValue {
+            guard let p = SplitPolicy(rawValue: s) else { throw HTTPError.badRequest("invalid_field", "'split' must be equal, by_leg or proportional") }
+            input.split = p
+        }
+        return input
+    }
+
+    static func answer(_ partyID: String, _ s: Settlement) -> JSONValue {
+        func round(_ v: Double) -> JSONValue { .number((v * 10).rounded() / 10) }
+        var members: [(String, JSONValue)] = [
+            ("party_id", .string(partyID)), ("distance_meters", round(s.distanceMeters)), ("duration_seconds", round(s.durationSeconds)),
+            ("region", .string(s.region)), ("split", .string(s.split.rawValue)),
+            ("fare", ["total_krw": .number(Double(s.fare.totalKrw)), "schedule_id": .string(s.fare.scheduleID),
+                      "base_krw": .number(Double(s.fare.baseKrw)), "distance_krw": .number(Double(s.fare.distanceKrw)),
+                      "time_krw": .number(Double(s.fare.timeKrw)), "night_krw": .number(Double(s.fare.nightKrw)),
+                      "out_of_city_krw": .number(Double(s.fare.outOfCityKrw)), "rounding_krw": .number(Double(s.fare.roundingKrw))]),
+            ("legs_krw", .array(s.fare.legKrw.map { .number(Double($0)) })),
+            ("riders", .array(s.riders.map { r in
+                .object([("rider_id", .string(r.id)), ("seats", .number(Double(r.seats))), ("stop", .number(Double(r.stop))),
+                         ("drop_off_fix", .number(Double(r.fixIndex))),
+                         ("drop_off", .array([.number((r.location.lon * 1e6).rounded() / 1e6), .number((r.location.lat * 1e6).rounded() / 1e6)])),
+                         ("metered_krw", .number(Double(r.meteredKrw))), ("krw", .number(Double(r.settledKrw)))])
+            })),
+            ("meter_total_krw", s.meterTotalKrw.map { .number(Double($0)) } ?? .null),
+            ("difference_krw", s.differenceKrw.map { .number(Double($0)) } ?? .null),
+        ]
+        let route = MatchJSON.encode(s.match)
+        members.append(("route", route))
+        return .object(members)
+    }
+}
+
+func registerSettleEndpoint(_ router: Router, _ context: ServiceContext) {
+    let records = SettlementRecords(directory: (context.configuration.stateDir as NSString).appendingPathComponent("settlements"))
+    let auth = WriteAuthorization(token: context.configuration.writeToken)
+    let settler = Settler(pricer: context.pooling.pricer)
+    router.add("POST", "/v1/parties/{id}/settle", OperationDoc(
+        "Settle a party's fare from its GPS trace: the driven route (map matching), the fare metered from it, each leg's meter "
+            + "increment and each rider's share; with meter_total_krw the shares are that total split the same way. Closes the party to joins (durably). "
+            + "Idempotent by idempotency_key (or the Idempotency-Key header): the same key answers the stored settlement.",
+        parameters: [ParameterDoc("id", in: "path", required: true, "party id", schema: APISchemas.partyID)],
+        requestBody: ["type": "object", "required": ["trace"], "properties": [
+            "trace": ["type": "array", "minItems": 2, "description": "fixes {lon,lat,time?,accuracy?} or [lon,lat,time?] in order"],
+            "drop_offs": ["type": "object", "description": "rider id → {\"point\":[lon,lat]}, {\"time\":unix seconds} or null (detected)"],
+            "meter_total_krw": ["type": "integer", "minimum": 0, "maximum": 100_000_000],
+            "split": APISchemas.oneOf(SplitPolicy.allCases.map(\.rawValue)),
+            "idempotency_key": ["type": "string", "minLength": 1, "maxLength": 200],
+        ]],
+        responses: [(200, "the settlement"), (400, "invalid_json, missing_field, invalid_field, invalid_trace (naming the fix)"),
+                    (404, "party_not_found"), (409, "already_settled: settled before under another idempotency key"),
+                    (422, "no_match: no two fixes of the trace can be joined by road"), (503, "storage_unavailable"),
+                    (401, "unauthorized: missing or wrong 'Authorization: Bearer <token>'"),
+                    (403, "writes_disabled: the server has no TAXIPOT_WRITE_TOKEN")],
+        responseSchema: ["type": "object", "required": ["party_id", "distance_meters", "duration_seconds", "fare", "legs_krw", "riders", "route"], "properties": [
+            "party_id": ["type": "string"], "distance_meters": ["type": "number"], "duration_seconds": ["type": "number"],
+            "region": ["type": "string"], "split": ["type": "string"],
+            "fare": ["type": "object", "properties": ["total_krw": ["type": "integer"], "schedule_id": ["type": "string"]]],
+            "legs_krw": ["type": "array", "items": ["type": "integer"]],
+            "riders": ["type": "array", "items": ["type": "object", "properties": [
+                "rider_id": ["type": "string"], "seats": ["type": "integer"], "stop": ["type": "integer"], "drop_off_fix": ["type": "integer"],
+                "drop_off": ["type": "array"], "metered_krw": ["type": "integer"], "krw": ["type": "integer"]]]],
+            "meter_total_krw": ["type": ["integer", "null"]], "difference_krw": ["type": ["integer", "null"]],
+            "route": ["type": "object", "properties": ["matchings": ["type": "array"], "tracepoints": ["type": "array"]]],
+        ]],
+        requestExample: ["trace": [[126.978, 37.5665, 1_764_637_200], [126.9785, 37.5668, 1_764_637_210]], "meter_total_krw": 4800,
+                         "drop_offs": ["minji": ["time": 1_764_637_210]], "idempotency_key": "ride-2025-05-01-1"]
+    )) { req in
+        try auth.check(req)
+        let id = try partyID(req)
+        let body = try req.jsonBody()
+        guard let key = body["idempotency_key"]?.stringValue ?? req.header("idempotency-key"), !key.isEmpty, key.utf8.count <= 200, !key.contains("\n") else {
+            throw HTTPError.badRequest("missing_field", "'idempotency_key' (or the Idempotency-Key header) is required: 1–200 characters, one line")
+        }
+        let input = try SettleJSON.input(body)
+        return try records.locked { () throws(HTTPError) -> HTTPResponse in
+            if let r = records.record(id) {
+                guard r.key == key else { throw HTTPError(status: 409, code: "already_settled", message: "party '\(id)' was settled under another idempotency key") }
+                return .json(bytes: r.answer)
+            }
+            guard let party = context.parties.party(id: id) else { throw notFound(id) }
+            let s: Settlement
+            do throws(SettlementError) { s = try settler.settle(party, input) } catch {
+                switch error {
+                case .match(.noMatch): throw HTTPError(status: 422, code: "no_match", message: error.description)
+                case .match: throw HTTPError.badRequest("invalid_trace", error.description)
+                case .unknownRider, .invalidInput: throw HTTPError.badRequest("invalid_field", error.description)
+                case .fare(let f): throw HTTPError(status: 422, code: "unpriceable", message: f.description)
+                }
+            }
+            let answer = Array(JSONWriter.string(SettleJSON.answer(id, s)).utf8)
+            do { try records.save(id, key: key, answer: answer) } catch {
+                throw HTTPError(status: 503, code: "storage_unavailable", message: "the settlement could not be stored: \(error)")
+            }
+            return .json(bytes: answer)
+        }
+    }
+    // A settled party is closed to joins.
+    router.guardRoutes(where: { $0 == "/v1/parties/{id}/riders" }) { req in
+        if req.method == "POST", let id = req.pathParameters["id"], records.isSettled(id) {
+            throw HTTPError(status: 409, code: "party_settled", message: "party '\(id)' is settled: it takes no more riders")
+        }
+    }
+}

@@ -1,0 +1,281 @@
+import Foundation
+import Geo
+import Routing
+
+/// Map matching of GPS traces: Newson & Krumm's hidden Markov model over road candidates,
+/// with the engine's own routes between candidates (so one-ways and turn rules hold).
+///
+/// States: for each fix, the points of the nearest road pieces within its search radius.
+/// Emission: Gaussian in the fix-to-road distance (σ = the fix's accuracy). Transition:
+/// exponential in |route length − great-circle length| between consecutive fixes (β), zero
+/// when no route exists, when it detours by more than `maxDetourMeters` or when it is faster
+/// than `maxSpeedMps`. Viterbi picks the likeliest sequence; where no transition is possible
+/// the model breaks and a new matching starts (as where the trace has a gap).
+public struct MapMatcher: Sendable {
+    public let engine: RouteEngine
+
+    public init(engine: RouteEngine) { self.engine = engine }
+
+    struct Candidate {
+        var location: Coordinate
+        var distance: Double
+    }
+
+    /// Matches `trace`. Bad input throws (naming the fix); fixes that cannot be placed are
+    /// reported per fix; a trace of which no two fixes can be joined by road is `noMatch`.
+    public func match(_ trace: [TraceFix], options: MatchOptions = MatchOptions()) throws(MatchError) -> MatchResult {
+        try Self.check(trace, options)
+        let timed = trace[0].time != nil
+        let departAt = trace[0].time ?? options.departAt
+        var unmatched: [Int: UnmatchedReason] = [:]
+        var thinned: [Int] = []
+
+        // Candidates, and thinning: fixes within max(2σ, the spacing floor) of the last kept one are not states.
+        var kept: [(index: Int, candidates: [Candidate])] = []
+        for (i, fix) in trace.enumerated() {
+            let sigma = fix.accuracyMeters ?? options.defaultAccuracyMeters
+            if let last = kept.last, i != trace.count - 1,
+               trace[last.index].coordinate.distance(to: fix.coordinate) < max(options.thinningSigmas * sigma, options.minSpacingMeters),
+               !isGap(trace[last.index], fix, options) {
+                if options.tidy { unmatched[i] = .tidied } else { thinned.append(i) }
+                continue
+            }
+            let radius = min(options.maxSearchMeters, max(options.minSearchMeters, options.searchSigmas * sigma))
+            let found = engine.nearestRoads(to: fix.coordinate, count: options.maxCandidates, maxMeters: radius)
+            guard !found.isEmpty else { unmatched[i] = .noRoadNearby; continue }
+            kept.append((i, found.map { Candidate(location: $0.location, distance: $0.distanceMeters) }))
+        }
+
+        // Runs split at gaps, then Viterbi over each run (which may break it further).
+        var runs: [[(index: Int, candidates: [Candidate])]] = []
+        for k in kept {
+            if let last = runs.last?.last, !(options.splitGaps && isGap(trace[last.index], trace[k.index], options)) {
+                runs[runs.count - 1].append(k)
+            } else {
+                runs.append([k])
+            }
+        }
+        var chosen: [[(index: Int, candidate: Candidate)]] = []
+        for run in runs {
+            for seq in viterbi(run, trace, options, departAt: departAt, timed: timed) {
+                let (kept, dropped) = pruned(seq, trace, options, departAt: departAt)
+                chosen.append(kept)
+                if options.tidy { for i in dropped { unmatched[i] = .tidied } } else { thinned += dropped }
+            }
+        }
+        thinned.sort()
+
+        // Routes through each chosen sequence.
+        var matchings: [Matching] = []
+        var placed: [Int: MatchedFix] = [:]
+        var pending = chosen[...]
+        while let seq = pending.popFirst() {
+            guard seq.count >= 2 else {
+                for s in seq { unmatched[s.index] = .isolated }
+                continue
+            }
+            guard let pieces = route(seq.map(\.candidate.location), departAt: timed ? trace[seq[0].index].time! : departAt) else {
+                // Should not happen (the model only joins routable pairs); halve and retry.
+                let mid = seq.count / 2
+                pending = [Array(seq[..<mid]), Array(seq[mid...])] + pending
+                continue
+            }
+            let m = matchings.count
+            for (w, s) in seq.enumerated() {
+                placed[s.index] = MatchedFix(index: s.index, location: s.candidate.location, distanceMeters: s.candidate.distance,
+                                             matchingIndex: m, waypointIndex: w)
+            }
+            var straight = 0.0
+            for w in 1..<seq.count { straight += trace[seq[w - 1].index].coordinate.distance(to: trace[seq[w].index].coordinate) }
+            let routeLength = pieces.reduce(0) { $0 + $1.distanceMeters }
+            let agreement = max(straight, routeLength) > 0 ? min(straight, routeLength) / max(straight, routeLength) : 1
+            let span = seq[seq.count - 1].index - seq[0].index + 1
+            let inside = (seq[0].index...seq[seq.count - 1].index).filter { unmatched[$0] == nil }.count
+            matchings.append(Matching(fixIndices: seq.map(\.index), pieces: pieces,
+                                      confidence: agreement * Double(inside) / Double(span)))
+        }
+        guard !matchings.isEmpty else {
+            throw .noMatch(reason: kept.isEmpty ? "no fix of the trace is near a road"
+                           : "no two consecutive fixes of the trace could be joined by a road route")
+        }
+        // Thinned fixes: projected onto the route between the waypoints around them.
+        for i in thinned { if let p = project(i, trace, placed, matchings) { placed[i] = p } else { unmatched[i] = .isolated } }
+        let fixes: [Result<MatchedFix, UnmatchedFix>] = trace.indices.map { i in
+            if let p = placed[i] { .success(p) } else { .failure(UnmatchedFix(index: i, reason: unmatched[i] ?? .isolated)) }
+        }
+        return MatchResult(matchings: matchings, fixes: fixes)
+    }
+
+    static func check(_ trace: [TraceFix], _ o: MatchOptions) throws(MatchError) {
+        guard trace.count >= 2 else { throw .tooFewFixes(count: trace.count) }
+        guard trace.count <= MatchOptions.maxFixes else { throw .tooManyFixes(count: trace.count, limit: MatchOptions.maxFixes) }
+        for (name, v) in [("beta", o.betaMeters), ("default accuracy", o.defaultAccuracyMeters), ("gap seconds", o.maxGapSeconds),
+                          ("gap metres", o.maxGapMeters)] where !(v.isFinite && v > 0) {
+            throw .invalidOption(name: name, reason: "must be a finite number above 0")
+        }
+        let timed = trace[0].time != nil
+        for (i, f) in trace.enumerated() {
+            guard f.coordinate.isValid else { throw .invalidCoordinate(index: i) }
+            if let a = f.accuracyMeters, !(a.isFinite && a > 0) { throw .invalidAccuracy(index: i) }
+            guard (f.time != nil) == timed else { throw .missingTime(index: timed ? i : 0) }
+            if let t = f.time {
+                guard t.isFinite else { throw .invalidTime(index: i) }
+                if i > 0, let p = trace[i - 1].time, t < p { throw .timeGoesBack(index: i, previous: p, time: t) }
+            }
+        }
+    }
+
+    func isGap(_ a: TraceFix, _ b: TraceFix, _ o: MatchOptions) -> Bool {
+        if let ta = a.time, let tb = b.time, tb - ta > o.maxGapSeconds { return true }
+        return a.coordinate.distance(to: b.coordinate) > o.maxGapMeters
+    }
+
+    /// The likeliest candidate per fix of `run`, as one or more sequences (split where the
+    /// model breaks: no candidate of a fix reachable from any of the previous one's).
+    func viterbi(_ run: [(index: Int, candidates: [Candidate])], _ trace: [TraceFix], _ o: MatchOptions,
+                 departAt: Double, timed: Bool) -> [[(index: Int, candidate: Candidate)]] {
+        func emission(_ c: Candidate, _ i: Int) -> Double {
+            let sigma = trace[i].accuracyMeters ?? o.defaultAccuracyMeters
+            return -0.5 * (c.distance / sigma) * (c.distance / sigma)
+        }
+        var out: [[(index: Int, candidate: Candidate)]] = []
+        var score: [Double] = []
+        var back: [[Int]] = []       // per step of the current sequence, per candidate: the previous candidate
+        var start = 0
+        func finish(upTo end: Int) {
+            guard end >= start, let best = score.indices.max(by: { score[$0] < score[$1] }) else { return }
+            var c = best
+            var seq: [(index: Int, candidate: Candidate)] = []
+            var step = end
+            while step >= start {
+                seq.append((run[step].index, run[step].candidates[c]))
+                if step > start { c = back[step - start][c] }
+                step -= 1
+            }
+            out.append(seq.reversed())
+        }
+        for (k, step) in run.enumerated() {
+            if k == start {
+                score = step.candidates.map { emission($0, step.index) }
+                back = [Array(repeating: -1, count: step.candidates.count)]
+                continue
+            }
+            let prev = run[k - 1]
+            let a = trace[prev.index], b = trace[step.index]
+            let straight = a.coordinate.distance(to: b.coordinate)
+            let elapsed = timed ? b.time! - a.time! : nil
+            let table = try? engine.table(TableRequest(sources: prev.candidates.map(\.location), destinations: step.candidates.map(\.location),
+                                                       departAt: departAt + (timed ? a.time! - trace[run[0].index].time! : 0), maxSnapMeters: 1))
+            var next = Array(repeating: -Double.infinity, count: step.candidates.count)
+            var from = Array(repeating: -1, count: step.candidates.count)
+            for j in step.candidates.indices {
+                for i in prev.candidates.indices where score[i] > -.infinity {
+                    guard let d = table?.distanceMeters(source: i, destination: j) else { continue }
+                    if d - straight > o.maxDetourMeters { continue }
+                    // Fixes a second apart may lag the car: the speed bound allows a 30 s slack.
+                    if let elapsed, d > o.maxSpeedMps * max(elapsed, 30) { continue }
+                    let s = score[i] - abs(d - straight) / o.betaMeters
+                    if s > next[j] { next[j] = s; from[j] = i }
+                }
+                if from[j] >= 0 { next[j] += emission(step.candidates[j], step.index) }
+            }
+            if from.allSatisfy({ $0 < 0 }) {
+                // The model breaks: close the sequence so far and start again here.
+                finish(upTo: k - 1)
+                start = k
+                score = step.candidates.map { emission($0, step.index) }
+                back = [Array(repeating: -1, count: step.candidates.count)]
+            } else {
+                score = next
+                back.append(from)
+            }
+        }
+        finish(upTo: run.count - 1)
+        return out
+    }
+
+    /// `seq` without the waypoints that only make the route turn back: a waypoint is dropped
+    /// when the route through it is longer than the route past it (from the waypoint kept
+    /// before to the next one) by more than its fix's σ (at most 10 m). GPS noise along the road puts a fix
+    /// behind the one before it now and then; routed through, that adds a U-turn (or, on a
+    /// one-way road, a loop round the block) the car never drove. A detour the car did drive
+    /// is longer than that and stays. A fix within 4σ of the last one kept that the road reaches only
+    /// by a detour longer than 4σ (at least 50 m) is noise too, and is dropped.
+    func pruned(_ seq: [(index: Int, candidate: Candidate)], _ trace: [TraceFix], _ o: MatchOptions,
+                departAt: Double) -> (kept: [(index: Int, candidate: Candidate)], dropped: [Int]) {
+        guard seq.count > 2 else { return (seq, []) }
+        func distance(_ a: Coordinate, _ b: Coordinate) -> Double? {
+            let t = try? engine.table(TableRequest(sources: [a], destinations: [b], departAt: departAt, maxSnapMeters: 1))
+            return t?.distanceMeters(source: 0, destination: 0)
+        }
+        var kept = [seq[0]], dropped: [Int] = []
+        var toCurrent = distance(seq[0].candidate.location, seq[1].candidate.location)
+        for k in 1..<(seq.count - 1) {
+            let prev = kept[kept.count - 1].candidate.location, here = seq[k].candidate.location, next = seq[k + 1].candidate.location
+            let sigma = trace[seq[k].index].accuracyMeters ?? o.defaultAccuracyMeters
+            let close = prev.distance(to: here)
+            if let a = toCurrent, close < 4 * sigma, a > close + max(50, 4 * sigma) {
+                // A fix just behind the last one kept, reached only round the block: noise.
+                dropped.append(seq[k].index)
+                toCurrent = distance(prev, next)
+                continue
+            }
+            let onward = distance(here, next)
+            if let a = toCurrent, let b = onward, let past = distance(prev, next), a + b > past + min(sigma, 10) {
+                dropped.append(seq[k].index)
+                toCurrent = past
+            } else {
+                kept.append(seq[k])
+                toCurrent = onward
+            }
+        }
+        kept.append(seq[seq.count - 1])
+        return (kept, dropped)
+    }
+
+    /// The route through `points` in pieces of at most the engine's waypoint limit; nil when a
+    /// leg has no route.
+    func route(_ points: [Coordinate], departAt: Double) -> [RouteResult]? {
+        var pieces: [RouteResult] = []
+        var first = 0
+        let size = RouteEngine.maxViaPoints + 2
+        while first < points.count - 1 {
+            let last = min(points.count - 1, first + size - 1)
+            let request = RouteRequest(from: points[first], to: points[last], via: Array(points[(first + 1)..<last]),
+                                       departAt: departAt, metric: .time, maxSnapMeters: 1)
+            guard let r = try? engine.route(request) else { return nil }
+            pieces.append(r)
+            first = last
+        }
+        return pieces
+    }
+
+    /// A thinned fix placed on its matching's route: the nearest point of the segments of the
+    /// leg between the waypoints before and after it.
+    func project(_ i: Int, _ trace: [TraceFix], _ placed: [Int: MatchedFix], _ matchings: [Matching]) -> MatchedFix? {
+        guard let before = (0..<i).reversed().first(where: { placed[$0]?.waypointIndex != nil }).flatMap({ placed[$0] }),
+              let after = ((i + 1)..<trace.count).first(where: { placed[$0]?.waypointIndex != nil }).flatMap({ placed[$0] }),
+              before.matchingIndex == after.matchingIndex, let w = before.waypointIndex else { return nil }
+        let p = trace[i].coordinate
+        var best: (Coordinate, Double)?
+        for (leg, s) in matchings[before.matchingIndex].segments where leg == w {
+            let q = Self.nearestPoint(on: s.start, s.end, to: p)
+            let d = q.distance(to: p)
+            if best == nil || d < best!.1 { best = (q, d) }
+        }
+        guard let best else {
+            return MatchedFix(index: i, location: before.location, distanceMeters: before.location.distance(to: p),
+                              matchingIndex: before.matchingIndex, waypointIndex: nil)
+        }
+        return MatchedFix(index: i, location: best.0, distanceMeters: best.1, matchingIndex: before.matchingIndex, waypointIndex: nil)
+    }
+
+    /// The point of segment a–b nearest to p (local flat projection).
+    static func nearestPoint(on a: Coordinate, _ b: Coordinate, to p: Coordinate) -> Coordinate {
+        let mLat = earthRadiusMeters * Double.pi / 180, mLon = mLat * cos(p.lat * Double.pi / 180)
+        let ax = (a.lon - p.lon) * mLon, ay = (a.lat - p.lat) * mLat, bx = (b.lon - p.lon) * mLon, by = (b.lat - p.lat) * mLat
+        let ex = bx - ax, ey = by - ay, len2 = ex * ex + ey * ey
+        let t = len2 > 0 ? min(1, max(0, -(ax * ex + ay * ey) / len2)) : 0
+        return Coordinate(lon: p.lon + (ax + t * ex) / mLon, lat: p.lat + (ay + t * ey) / mLat)
+    }
+}

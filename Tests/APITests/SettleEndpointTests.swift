@@ -1,0 +1,67 @@
+import Foundation
+import MapMatching
+import TaxiPotServer
+import TestSupport
+import XCTest
+
+/// `POST /v1/parties/{id}/settle` through the router on the Seoul dataset: the answer, the
+/// idempotency key, the party closed to joins (also after a restart), and a trace off the roads.
+final class SettleEndpointTests: XCTestCase {
+    let state = TestPaths.temporaryDirectory("settle-state").path
+
+    func context() throws -> ServiceContext {
+        try ServiceContext(configuration: ServiceConfiguration(dataDir: TestDataset.directory(), stateDir: state, writeToken: "settle-token"),
+                           metrics: ServerMetrics())
+    }
+
+    func call(_ router: Router, _ method: String, _ path: String, _ body: String) -> (status: Int, json: JSONValue?, body: [UInt8]) {
+        let r = router.handle(HTTPRequest(method: method, path: path, headers: ["authorization": "Bearer settle-token"], body: Array(body.utf8))).response
+        return (r.status, try? JSONParser.parse(r.body), r.body)
+    }
+
+    func testSettleIsIdempotentAndClosesTheParty() throws {
+        let ctx = try context()
+        let router = makeRouter(context: ctx)
+        let depart = (Date().timeIntervalSince1970 + 3600).rounded()
+        let party = #"{"origin":[126.978,37.5665],"destination":[126.9882,37.5701],"depart_at":"\#(SeoulTime.format(depart))","seats_total":4,"riders":[{"rider_id":"b","seats":1},{"rider_id":"a","seats":2,"drop_off":[126.9769,37.5759]}]}"#
+        XCTAssertEqual(call(router, "PUT", "/v1/parties/s1", party).status, 201)
+        let route = try ctx.routeEngine.route(RouteRequest(from: Coordinate(lon: 126.978, lat: 37.5665), to: Coordinate(lon: 126.9882, lat: 37.5701),
+                                                           via: [Coordinate(lon: 126.9769, lat: 37.5759)], departAt: depart))
+        let fixes = SyntheticTrace.make(route, intervalSeconds: 5, noiseMeters: 5, start: depart, seed: 9)
+        let trace = fixes.map { "[\($0.coordinate.lon),\($0.coordinate.lat),\($0.time!)]" }.joined(separator: ",")
+        let body = #"{"trace":[\#(trace)],"meter_total_krw":9900,"idempotency_key":"k1"}"#
+        let first = call(router, "POST", "/v1/parties/s1/settle", body)
+        XCTAssertEqual(first.status, 200, String(decoding: first.body, as: UTF8.self))
+        let riders = try XCTUnwrap(first.json?["riders"]?.arrayValue)
+        XCTAssertEqual(riders.compactMap { $0["krw"]?.intValue }.reduce(0, +), 9900)
+        XCTAssertEqual(riders.compactMap { $0["metered_krw"]?.intValue }.reduce(0, +), first.json?["fare"]?["total_krw"]?.intValue)
+        XCTAssertEqual(first.json?["difference_krw"]?.intValue, 9900 - (first.json?["fare"]?["total_krw"]?.intValue ?? 0))
+        // Same key: the same answer, byte for byte; another key: 409.
+        XCTAssertEqual(call(router, "POST", "/v1/parties/s1/settle", body).body, first.body)
+        let other = call(router, "POST", "/v1/parties/s1/settle", body.replacingOccurrences(of: "\"k1\"", with: "\"k2\""))
+        XCTAssertEqual(other.status, 409)
+        XCTAssertEqual(other.json?["error"]?["code"]?.stringValue, "already_settled")
+        // Closed to joins, also for a server started again on the same state.
+        let join = #"{"rider_id":"c","seats":1}"#
+        XCTAssertEqual(call(router, "POST", "/v1/parties/s1/riders", join).json?["error"]?["code"]?.stringValue, "party_settled")
+        let again = makeRouter(context: try context())
+        XCTAssertEqual(call(again, "POST", "/v1/parties/s1/riders", join).status, 409)
+        XCTAssertEqual(call(again, "POST", "/v1/parties/s1/settle", body).body, first.body)
+    }
+
+    func testTraceOffTheRoadsIs422AndBadInput400() throws {
+        let router = makeRouter(context: try context())
+        let depart = (Date().timeIntervalSince1970 + 3600).rounded()
+        let party = #"{"origin":[126.978,37.5665],"destination":[126.9882,37.5701],"depart_at":"\#(SeoulTime.format(depart))","seats_total":4,"seats_taken":1}"#
+        XCTAssertEqual(call(router, "PUT", "/v1/parties/s2", party).status, 201)
+        let far = (0..<5).map { "[126.\(100 + $0),36.0,\(depart + Double($0) * 5)]" }.joined(separator: ",")
+        let r = call(router, "POST", "/v1/parties/s2/settle", #"{"trace":[\#(far)],"idempotency_key":"x"}"#)
+        XCTAssertEqual(r.status, 422)
+        XCTAssertEqual(r.json?["error"]?["code"]?.stringValue, "no_match")
+        let single = call(router, "POST", "/v1/parties/s2/settle", #"{"trace":[[126.978,37.5665,1]],"idempotency_key":"x"}"#)
+        XCTAssertEqual(single.status, 400)
+        XCTAssertEqual(single.json?["error"]?["code"]?.stringValue, "invalid_trace")
+        XCTAssertEqual(call(router, "POST", "/v1/parties/s2/settle", #"{"trace":[[126.978,37.5665],[126.979,37.5665]]}"#).status, 400)
+        XCTAssertEqual(call(router, "POST", "/v1/parties/nope/settle", #"{"trace":[[126.978,37.5665],[126.979,37.5665]],"idempotency_key":"x"}"#).status, 404)
+    }
+}

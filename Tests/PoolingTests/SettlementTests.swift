@@ -1,0 +1,70 @@
+import Foundation
+import MapMatching
+import TaxiPot
+import TaxiPotServer
+import TestSupport
+import XCTest
+
+/// Settling a party's fare from its GPS trace (issue 38 part 2) on the Seoul dataset.
+final class SettlementTests: XCTestCase {
+    static let context: Result<ServiceContext, Error> = Result { try TestDataset.context() }
+    // A weekday 10:00 in Seoul.
+    let departAt = 1_764_637_200.0
+    // City Hall → Gwanghwamun (rider a) → Jongno 3-ga (rider b, the destination).
+    let origin = Coordinate(lon: 126.9780, lat: 37.5665)
+    let stop = Coordinate(lon: 126.9769, lat: 37.5759)
+    let destination = Coordinate(lon: 126.9882, lat: 37.5701)
+
+    var party: Party {
+        Party(id: "settle-1", origin: origin, destination: destination, departAt: departAt, seatsTotal: 4,
+              riders: [PartyRider(id: "b", seats: 1), PartyRider(id: "a", seats: 2, dropOff: stop)])
+    }
+
+    func quoted(_ split: SplitPolicy = .byLeg) throws -> PricedRide {
+        try RidePricer(quotes: try Self.context.get().quotes).price(PartyRide(party: party, order: [1]), split: split)
+    }
+
+    func settler() throws -> Settler { Settler(pricer: RidePricer(quotes: try Self.context.get().quotes)) }
+
+    /// A clean 1 Hz trace of the quoted route settles to the quote's fare to the won, and to the
+    /// quote's shares.
+    func testCleanTraceOfTheQuotedRouteSettlesToTheQuote() throws {
+        for split in [SplitPolicy.byLeg, .equal] {
+            let quote = try quoted(split)
+            let trace = SyntheticTrace.make(quote.route, intervalSeconds: 1, noiseMeters: 0, start: departAt, seed: 5)
+            let s = try settler().settle(party, SettleInput(trace: trace, split: split))
+            XCTAssertEqual(s.fare.totalKrw, quote.fare.totalKrw, "\(split)")
+            XCTAssertEqual(s.distanceMeters, quote.route.distanceMeters, accuracy: 5)
+            XCTAssertEqual(s.riders.map(\.id), quote.shares.map(\.riderID))
+            XCTAssertEqual(s.riders.map(\.meteredKrw), quote.shares.map(\.krw), "\(split)")
+            XCTAssertEqual(s.riders.first { $0.id == "a" }?.stop, 0)
+            XCTAssertNil(s.differenceKrw)
+        }
+    }
+
+    /// With the meter's total, the shares sum to it exactly and the difference is reported.
+    func testMeterTotalScalesSharesExactly() throws {
+        let quote = try quoted()
+        let trace = SyntheticTrace.make(quote.route, intervalSeconds: 5, noiseMeters: 8, start: departAt, seed: 6)
+        let meter = quote.fare.totalKrw + 1_230
+        let s = try settler().settle(party, SettleInput(trace: trace, meterTotalKrw: meter))
+        XCTAssertEqual(s.riders.reduce(0) { $0 + $1.settledKrw }, meter)
+        XCTAssertEqual(s.riders.reduce(0) { $0 + $1.meteredKrw }, s.fare.totalKrw)
+        XCTAssertEqual(s.differenceKrw, meter - s.fare.totalKrw)
+        // Same trace, same answer.
+        let again = try settler().settle(party, SettleInput(trace: trace, meterTotalKrw: meter))
+        XCTAssertEqual(again.riders, s.riders)
+    }
+
+    /// Drop-offs by time and by point move the stop; an unknown rider is an error.
+    func testDropOffEvidence() throws {
+        let quote = try quoted()
+        let trace = SyntheticTrace.make(quote.route, intervalSeconds: 2, noiseMeters: 3, start: departAt, seed: 7)
+        let mid = trace[trace.count / 2]
+        let byTime = try settler().settle(party, SettleInput(trace: trace, dropOffs: ["a": .time(mid.time!)]))
+        XCTAssertEqual(byTime.riders.first { $0.id == "a" }?.fixIndex, trace.count / 2)
+        let byPoint = try settler().settle(party, SettleInput(trace: trace, dropOffs: ["a": .point(mid.coordinate)]))
+        XCTAssertEqual(Double(byPoint.riders.first { $0.id == "a" }?.fixIndex ?? 0), Double(trace.count / 2), accuracy: 3)
+        XCTAssertThrowsError(try settler().settle(party, SettleInput(trace: trace, dropOffs: ["zz": .detect])))
+    }
+}
