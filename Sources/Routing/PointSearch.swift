@@ -32,11 +32,16 @@ public struct HierarchySearchSpace: @unchecked Sendable {
     public let point: SnappedPoint
     /// By rank, ascending: (rank, cost ms, length cm).
     let entries: [BucketEntry]
+    /// Per entry, the arc its label came by (`TableScratch.startMark | i`: the i-th endpoint of
+    /// `point`), to read routes back (`RouteEngine.route(from:to:)`).
+    let parents: [UInt32]
 
     /// Nodes kept.
     public var count: Int { entries.count }
     /// Memory held, about.
-    public var bytes: Int { entries.count * MemoryLayout<BucketEntry>.stride + point.endpoints.count * MemoryLayout<RouteEngine.Endpoint>.stride + 96 }
+    public var bytes: Int {
+        entries.count * (MemoryLayout<BucketEntry>.stride + 4) + point.endpoints.count * MemoryLayout<RouteEngine.Endpoint>.stride + 96
+    }
 }
 
 /// Both upward searches from one point in one hour's hierarchy, labels by rank: cells between
@@ -120,7 +125,7 @@ extension RouteEngine {
     /// keep; nil when the graph's hierarchy does not cover that hour's metric.
     public func searchSpace(_ point: SnappedPoint, hour: Int, direction: HierarchySearchSpace.Direction) -> HierarchySearchSpace? {
         guard (0..<24).contains(hour), graph.hasContractionHierarchy, let metric = hierarchyMetric(hour: hour, wait: true) else { return nil }
-        var entries: [BucketEntry] = []
+        var kept: [(entry: BucketEntry, parent: UInt32)] = []
         withTableSearch(metric: metric, hour: hour) { search in
             tablePool.withScratch { s in
                 let side: TableDirection
@@ -129,12 +134,12 @@ extension RouteEngine {
                 case .backward: search.seedBackward(point.endpoints, s); side = search.backward
                 }
                 side.run(s) { v, label, stalled in
-                    if !stalled { entries.append(BucketEntry(column: UInt32(v), dist: label.dist, length: label.length)) }
+                    if !stalled { kept.append((BucketEntry(column: UInt32(v), dist: label.dist, length: label.length), s.parents[v])) }
                 }
             }
         }
-        entries.sort { $0.column < $1.column }
-        return HierarchySearchSpace(direction: direction, hour: hour, point: point, entries: entries)
+        kept.sort { $0.entry.column < $1.entry.column }
+        return HierarchySearchSpace(direction: direction, hour: hour, point: point, entries: kept.map(\.entry), parents: kept.map(\.parent))
     }
 
     /// Runs both upward searches from `point` on the hierarchy customized for `hour` and hands
