@@ -105,6 +105,16 @@ public final class PartyMatcher: Sendable {
         // The candidates within the detour limits, each with a bound of what the rider would save
         // (from a lower bound of the pooled share: no routing).
         let rider = pricer.quotes.routes.snap(request.destination)
+        // The rider's stop with its searches in each hour, made when the hour's first candidate is priced.
+        var stops: [Int: RiderStop] = [:]
+        func riderStop(_ party: Party) -> RiderStop? {
+            guard let rider else { return nil }
+            let hour = SeoulTime.hour(party.departAt)
+            if let kept = stops[hour] { return kept }
+            let made = RiderStop(rider, hour: hour, routes: pricer.quotes.routes)
+            stops[hour] = made
+            return made
+        }
         var pending: [PendingMatch] = []
         for (i, (c, planned)) in candidates.enumerated() {
             let ins: Insertion
@@ -136,13 +146,13 @@ public final class PartyMatcher: Sendable {
                 // Route the leg to the rider's stop first: the bound it gives leaves out most
                 // candidates before their second leg is routed.
                 pending[k].triedLeg = true
-                if let rider, let upTo = pricer.pooledShareUpToStop(p.ride, planned: planned, rider: rider, position: p.insertion.position) {
+                if let stop = riderStop(c.party), let upTo = pricer.pooledShareUpToStop(p.ride, planned: planned, rider: stop, position: p.insertion.position) {
                     pending[k].most = min(p.most, Double(solo) - upTo.least)
                     pending[k].toStop = upTo.leg
                     continue
                 }
             }
-            let share = rider.map { pricer.pooledShare(p.ride, planned: planned, rider: $0, position: p.insertion.position, toStop: p.toStop) }
+            let share = riderStop(c.party).map { pricer.pooledShare(p.ride, planned: planned, rider: $0, position: p.insertion.position, toStop: p.toStop) }
                 ?? (try? pricer.price(p.ride, split: .byLeg))?.shares.last?.krw
             guard let pooled = share else {
                 drop(.noPrice)
@@ -198,8 +208,12 @@ struct PendingMatch {
     /// The leg to the rider's stop, once routed; `triedLeg` once asked for.
     var toStop: RouteResult? = nil
     var triedLeg = false
-    /// The priced match.
-    var match: PartyMatch? = nil
+    /// The priced match; `exact` once it is set (read instead of `match` when comparing: a
+    /// look at the optional copies the whole match, which cost 6% of a request).
+    var match: PartyMatch? = nil {
+        didSet { exact = match != nil }
+    }
+    private(set) var exact = false
 
     /// The whole won the rider can save at most (savings are whole won).
     var ceiling: Int { most >= Double(Int.max) ? Int.max : Int(most.rounded(.down)) }
@@ -220,7 +234,7 @@ struct PendingMatch {
     /// selection compares).
     func precedes(_ o: PendingMatch) -> Bool {
         if ceiling != o.ceiling { return ceiling > o.ceiling }
-        let exact = match != nil, otherExact = o.match != nil
+        let otherExact = o.exact
         if exact != otherExact { return !exact }
         if !exact { return most != o.most ? most > o.most : index < o.index }
         // Both exact: the list's order (`PartyMatch.addedSeconds` is the insertion's duration).

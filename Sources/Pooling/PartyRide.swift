@@ -188,12 +188,12 @@ public struct RidePricer: Sendable {
     /// The meter's amounts on the legs up to the stop are then exact (the meter credits each
     /// leg as it goes), so the bound is the rider's part of them less the rounding slack. Nil
     /// when the party's own legs change with the stop, or the leg has no route.
-    func pooledShareUpToStop(_ ride: PartyRide, planned: PlannedRide, rider: SnappedPoint, position j: Int,
+    func pooledShareUpToStop(_ ride: PartyRide, planned: PlannedRide, rider: RiderStop, position j: Int,
                              roundingKrw: Int = 10) -> (least: Double, leg: RouteResult)?
     {
-        guard keepsOwnLegs(planned, rider: rider), let points = planned.snappedPoints, points.count == ride.stops.count,
+        guard keepsOwnLegs(planned, rider: rider.point), let points = planned.snappedPoints, points.count == ride.stops.count,
               let own = routed(planned, origin: ride.origin, departure: ride.departure), let seats = ride.riders.last?.seats,
-              let leg = try? quotes.routes.route(through: [points[j], rider], departAt: ride.departure) else { return nil }
+              let leg = legToStop(planned, points, j, rider, departure: ride.departure) else { return nil }
         let legs = own.legRanges.prefix(j).map { own.segments[$0] } + [leg.segments[...]]
         guard let fare = try? FareMeter(schedule: own.schedule).run(quotes.meterTrip(legs: legs, region: own.region, departure: ride.departure),
                                                                      departure: ride.departure) else { return nil }
@@ -209,7 +209,7 @@ public struct RidePricer: Sendable {
     /// gives it. The party's own legs are reused when they stay unchanged (`keepsOwnLegs`):
     /// only the two legs to and from the rider's stop are routed; else the whole ride is.
     /// Nil when it has no route.
-    func pooledShare(_ ride: PartyRide, planned: PlannedRide, rider: SnappedPoint, position j: Int, toStop: RouteResult? = nil,
+    func pooledShare(_ ride: PartyRide, planned: PlannedRide, rider: RiderStop, position j: Int, toStop: RouteResult? = nil,
                      roundingKrw: Int = 10) -> Int?
     {
         let routes = quotes.routes
@@ -218,15 +218,15 @@ public struct RidePricer: Sendable {
             return (try? price(ride, split: .byLeg, roundingKrw: roundingKrw))?.shares.last?.krw
         }
         var legs: [ArraySlice<RouteSegment>]
-        if keepsOwnLegs(planned, rider: rider) {
+        if keepsOwnLegs(planned, rider: rider.point) {
             // Each leg of a route through points of one area is the route of that leg alone.
-            guard let first = toStop ?? (try? routes.route(through: [points[j], rider], departAt: ride.departure)),
-                  let second = try? routes.route(through: [rider, points[j + 1]], departAt: ride.departure) else { return nil }
+            guard let first = toStop ?? legToStop(planned, points, j, rider, departure: ride.departure),
+                  let second = legFromStop(planned, points, j, rider, departure: ride.departure) else { return nil }
             legs = own.legRanges.map { own.segments[$0] }
             legs.replaceSubrange(j...j, with: [first.segments[...], second.segments[...]])
         } else {
             var withRider = points
-            withRider.insert(rider, at: j + 1)
+            withRider.insert(rider.point, at: j + 1)
             guard let whole = try? routes.route(through: withRider, departAt: ride.departure) else { return nil }
             legs = (0..<(withRider.count - 1)).map { leg in ArraySlice(whole.segments.filter { $0.legIndex == leg }) }
         }
@@ -235,6 +235,20 @@ public struct RidePricer: Sendable {
         if fare.legKrw.count < ride.stops.count { fare.legKrw += Array(repeating: 0, count: ride.stops.count - fare.legKrw.count) }
         let riders = ride.riders.map { SplitRider(count: $0.seats, lastLeg: $0.stop) }
         return (try? FareSplit.split(totalKrw: fare.totalKrw, riders: riders, policy: .byLeg, roundingKrw: roundingKrw, legKrw: fare.legKrw))?.last
+    }
+
+    /// The route from the ride's point `j` (`points`: the ride's snapped points) to the rider's
+    /// stop: read from their kept searches (`RouteEngine.route(from:to:)`) when both are kept,
+    /// else routed; nil when there is no road route.
+    func legToStop(_ planned: PlannedRide, _ points: [SnappedPoint], _ j: Int, _ rider: RiderStop, departure: Double) -> RouteResult? {
+        if let from = planned.prepared.forward?[j], let to = rider.backward, let leg = quotes.routes.route(from: from, to: to) { return leg }
+        return try? quotes.routes.route(through: [points[j], rider.point], departAt: departure)
+    }
+
+    /// The route from the rider's stop to the ride's point `j + 1`, as `legToStop`.
+    func legFromStop(_ planned: PlannedRide, _ points: [SnappedPoint], _ j: Int, _ rider: RiderStop, departure: Double) -> RouteResult? {
+        if let from = rider.forward, let to = planned.prepared.backward?[j], let leg = quotes.routes.route(from: from, to: to) { return leg }
+        return try? quotes.routes.route(through: [rider.point, points[j + 1]], departAt: departure)
     }
 
     /// Routes and meters `ride`, and splits the fare between its riders by `split`
@@ -261,5 +275,21 @@ public struct RidePricer: Sendable {
             }
         }
         return PricedRide(ride: ride, route: route, region: region, schedule: schedule, fare: fare, split: split, shares: shares, soloFaresKrw: solos)
+    }
+}
+
+/// A match request's rider stop, snapped, with its upward searches in the hierarchy of one
+/// departure hour, kept while the request prices the candidates of that hour: each priced leg
+/// to or from the stop is then read from them and the party's kept ones (`RidePricer.legToStop`).
+struct RiderStop {
+    let point: SnappedPoint
+    /// Nil when the hour's metric has no hierarchy (the legs are routed then).
+    let forward: HierarchySearchSpace?
+    let backward: HierarchySearchSpace?
+
+    init(_ point: SnappedPoint, hour: Int, routes: RouteEngine) {
+        self.point = point
+        forward = routes.searchSpace(point, hour: hour, direction: .forward)
+        backward = routes.searchSpace(point, hour: hour, direction: .backward)
     }
 }

@@ -88,8 +88,10 @@ extension RoadGraph {
     /// `.some(nil)`: an arc would not unpack (a hierarchy that does not match its metric, which
     /// a checked file never has), so the caller must search otherwise.
     ///
-    /// Among routes of equal cost, the shortest (cm) of those the hierarchy offers comes back,
-    /// the same one the many-to-many search (`HierarchyTable`) picks: each direction settles
+    /// Among routes of equal cost, the shortest (cm) of those the hierarchy offers comes back
+    /// (of equal lengths, the one meeting at the lowest rank, as a scan of kept searches in rank
+    /// order finds it: `RouteEngine.route(from:to:)`), the same one the many-to-many search
+    /// (`HierarchyTable`) picks: each direction settles
     /// nodes in the heap's order (cost, then rank) whatever the other does, so a node's label
     /// (cost and the arc it came by) is the same in both searches; every node whose two final
     /// labels add up to the best cost is settled on both sides (the searches go on while their
@@ -178,9 +180,11 @@ extension RoadGraph {
                         ? forward.settleNext(own: fw, other: bw, heap: &fh, touched: &forwardTouched, best: &best, meet: &meet, tie: &tie, settled: &settled)
                         : backward.settleNext(own: bw, other: fw, heap: &bh, touched: &backwardTouched, best: &best, meet: &meet, tie: &tie, settled: &settled)
                     if tie >= 0 {
-                        // Rare: equal costs; the shorter route wins (the current best's labels are final
-                        // unless a cheaper meeting is still to come, which then replaces both).
-                        if meetingLength(tie) < meetingLength(meet) { meet = tie }
+                        // Rare: equal costs; the shorter route wins, and of equal lengths the meeting of
+                        // lower rank (the current best's labels are final unless a cheaper meeting is
+                        // still to come, which then replaces both).
+                        let tieLength = meetingLength(tie), meetLength = meetingLength(meet)
+                        if tieLength < meetLength || tieLength == meetLength && meet >= 0 && tie < meet { meet = tie }
                         tie = -1
                     }
                     if !stepped { break }

@@ -18,15 +18,21 @@ struct BucketEntry {
 /// One thread's buffers for the many-to-many search.
 final class TableScratch: NodeScratch {
     let labels: UnsafeMutablePointer<TableLabel>
+    /// The arc each label came by (`startMark | i` for the i-th start), valid where the label is
+    /// set: the same as the bidirectional query's labels (`CHLabel.parent`).
+    let parents: UnsafeMutablePointer<UInt32>
     var touched: [UInt32] = []
     var heap = PackedMinHeap(capacity: 1024)
+    static let startMark: UInt32 = 0x8000_0000
 
     init(nodeCount: Int) {
         labels = .allocate(capacity: nodeCount)
         labels.initialize(repeating: .unreached, count: nodeCount)
+        parents = .allocate(capacity: nodeCount)
+        parents.initialize(repeating: 0, count: nodeCount)
     }
 
-    deinit { labels.deallocate() }
+    deinit { labels.deallocate(); parents.deallocate() }
 
     func reset() {
         for r in touched { labels[Int(r)] = .unreached }
@@ -54,7 +60,7 @@ struct TableDirection {
     /// gives a cheaper way to it: its label is not its distance, so no cheapest route meets there).
     @inline(__always)
     func run(_ s: TableScratch, _ visit: (Int, TableLabel, _ stalled: Bool) -> Void) {
-        let own = s.labels
+        let own = s.labels, parents = s.parents
         var heap = PackedMinHeap()
         var touched = [UInt32]()
         swap(&heap, &s.heap); swap(&touched, &s.touched)
@@ -80,6 +86,7 @@ struct TableDirection {
                 if nd < own[x].dist {
                     if own[x].dist == .max { touched.append(UInt32(x)) }
                     own[x] = TableLabel(dist: nd, length: CHMetric.lengthSum(label.length, relaxLength[e]))
+                    parents[x] = UInt32(e)
                     heap.push(key: nd, node: UInt32(x))
                 }
             }
@@ -100,13 +107,14 @@ struct HierarchyTableSearch: @unchecked Sendable {
     /// the heads of their edges, with the rest of the edge paid.
     func seedForward(_ ends: [RouteEngine.Endpoint], _ s: TableScratch) {
         s.reset()
-        for a in ends {
+        for (i, a) in ends.enumerated() {
             let wa = time(a.edge), len = length[a.edge]
             let r = Int(rank[Int(graph.head[a.edge])])
             let cost = wa - RouteEngine.partial(wa, a.fraction)
             if cost < s.labels[r].dist {
                 if s.labels[r].dist == .max { s.touched.append(UInt32(r)) }
                 s.labels[r] = TableLabel(dist: cost, length: len - RouteEngine.partial(len, a.fraction))
+                s.parents[r] = TableScratch.startMark | UInt32(i)
                 s.heap.push(key: cost, node: UInt32(r))
             }
         }
@@ -116,13 +124,14 @@ struct HierarchyTableSearch: @unchecked Sendable {
     /// it: the tails of their edges, with the part of the edge up to the point to pay.
     func seedBackward(_ ends: [RouteEngine.Endpoint], _ s: TableScratch) {
         s.reset()
-        for t in ends {
+        for (i, t) in ends.enumerated() {
             let wt = time(t.edge), len = length[t.edge]
             let r = Int(rank[graph.tail(of: t.edge)])
             let extra = RouteEngine.partial(wt, t.fraction)
             if extra < s.labels[r].dist {
                 if s.labels[r].dist == .max { s.touched.append(UInt32(r)) }
                 s.labels[r] = TableLabel(dist: extra, length: RouteEngine.partial(len, t.fraction))
+                s.parents[r] = TableScratch.startMark | UInt32(i)
                 s.heap.push(key: extra, node: UInt32(r))
             }
         }
