@@ -70,7 +70,9 @@ $(NODELINK_GRAPH): $(NODELINK_SHP) data/nodelink/topis_speed_20181023.csv Source
 graph: $(BUILD)/seoul-$(NETWORK).graph
 	@cmp -s $< $(GRAPH) || cp -f $< $(GRAPH)
 
-$(PLACES): $(PLACE_SOURCES) Sources/Places/PlaceFileChecksum.swift
+# The place DB follows its sources and its builder (a new category or merge rule changes the
+# places; the build takes about 30 s).
+$(PLACES): $(PLACE_SOURCES) Sources/Places/PlaceFileChecksum.swift $(wildcard Sources/Import/Places/*.swift)
 	@mkdir -p $(BUILD)
 	$(BIN) import places --data data -o $@
 

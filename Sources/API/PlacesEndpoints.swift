@@ -64,7 +64,7 @@ func registerPlacesEndpoints(_ router: Router, _ context: ServiceContext) {
             ParameterDoc("near", "location bias as lon,lat: closer places rank higher; needed by radius_m and sort=distance", schema: APISchemas.pointQuery),
             ParameterDoc("radius_m", type: "number", "only places within this many metres of near (1–\(Int(PlaceQuery.maximumRadius)))", schema: APISchemas.number(1...PlaceQuery.maximumRadius)),
             ParameterDoc("rect", "only places inside west,south,east,north (degrees)", schema: APISchemas.bboxQuery),
-            ParameterDoc("category", "only places of this category (station, bus_stop, sido, sigungu, emd, ri, tourist, …)", schema: APISchemas.oneOf(context.places.knownCategories)),
+            ParameterDoc("category", "only places of this category (station, bus_stop, intersection, sido, sigungu, emd, ri, tourist, …)", schema: APISchemas.oneOf(context.places.knownCategories)),
             ParameterDoc("sort", "accuracy (default) or distance (nearest first; needs near)", schema: APISchemas.oneOf(["accuracy", "distance"])),
             ParameterDoc("limit", type: "integer", "page size, 1–\(PlaceQuery.maximumLimit) (default 15)", schema: APISchemas.integer(1...PlaceQuery.maximumLimit)),
             ParameterDoc("cursor", "next_cursor of the previous page", schema: APISchemas.placesCursor),

@@ -1,10 +1,10 @@
 import Geo
 
-/// A named place: a legal division, a rail station, a bus stop, a tourist site, a POI or a
-/// user's own place.
+/// A named place: a legal division, a rail station, a bus stop, a named intersection, a
+/// tourist site, a POI or a user's own place.
 public struct Place: Sendable, Hashable {
     /// Stable identifier, prefixed by source: `div:1168010100`, `station:0222`,
-    /// `bus:SEB111900059`, `tour:…`, `osm:node/…`, `user:…`.
+    /// `bus:SEB111900059`, `node:1000007300`, `tour:…`, `osm:node/…`, `user:…`.
     public let id: String
     /// The display name in Korean (stations end in 역: "강남역").
     public let name: String
@@ -50,6 +50,9 @@ public enum PlaceCategory {
     public static let ri = "ri"
     public static let station = "station"
     public static let busStop = "bus_stop"
+    /// A named node of the road network: a junction (…사거리, …교차로) or the building or
+    /// station it is named after.
+    public static let intersection = "intersection"
     public static let tourist = "tourist"
     public static let attraction = "attraction"
     public static let shopping = "shopping"
@@ -67,7 +70,7 @@ public enum PlaceCategory {
 
     /// Every built-in category, in the order error messages list them.
     public static let builtIn: [String] = [
-        sido, sigungu, emd, ri, station, busStop, tourist, attraction, shopping, food, hotel,
+        sido, sigungu, emd, ri, station, busStop, intersection, tourist, attraction, shopping, food, hotel,
         publicOffice, medical, education, park, worship, finance, transport, poi, user,
     ]
 

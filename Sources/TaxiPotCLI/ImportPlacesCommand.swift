@@ -63,7 +63,7 @@ struct ImportPlacesCommand: Command {
         let counts = report.placesByCategory.sorted { $0.value > $1.value }.map { "\($0.key) \($0.value)" }
         print("wrote \(report.placeCount) places to \(output) in \(String(format: "%.1f", Date().timeIntervalSince(started))) s")
         print("  by category: \(counts.joined(separator: ", "))")
-        print("  merged \(report.mergedDuplicates) same-name duplicates within 50 m; folded \(report.foldedOSMStations) OSM station stops; \(report.landmarkAliases) landmark names from bus stops")
+        print("  merged \(report.mergedDuplicates) same-name duplicates within 50 m; folded \(report.foldedOSMStations) OSM station stops; \(report.landmarkAliases) landmark names from bus stops; \(report.foldedIntersections) named road nodes folded into a junction of the same name or the place they are named after")
         return 0
     }
 }

@@ -19,6 +19,10 @@ public enum PlaceDatabaseBuilder {
         public let foldedOSMStations: Int
         /// Extra names given to landmarks from the bus stops named after them.
         public let landmarkAliases: Int
+        /// Named road nodes left out as intersections: further nodes of one junction, nodes
+        /// within 50 m of a same-name place of another category, and `X앞` nodes by the place X
+        /// (which stand for them).
+        public let foldedIntersections: Int
         /// Rows skipped, each naming the file and line.
         public let warnings: [String]
 
@@ -52,6 +56,9 @@ public enum PlaceDatabaseBuilder {
             for i in others.indices { locate(&others[i], locator) }
             var (merged, mergedAway) = PlaceMerger.mergeSameName(others)
             let landmarkAliases = PlaceMerger.aliasLandmarksFromBusStops(&merged)
+            var intersections = try RoadNetworkSource.intersectionsIfPresent(dataDirectory: dataDirectory, warnings: &warnings)
+            for i in intersections.indices { locate(&intersections[i], locator) }
+            let foldedIntersections = PlaceMerger.addIntersections(intersections, to: &merged)
             let all = PlaceSources.divisionPlaces(divisions) + merged
 
             let tmp = outputPath + ".building"
@@ -76,8 +83,10 @@ public enum PlaceDatabaseBuilder {
                                   PlaceSources.boundariesFile: boundaries.count,
                                   "\(PlaceSources.railStationsFile) + \(PlaceSources.seoulStationMasterFile)": stationCount,
                                   PlaceSources.busStopsFile: bus.count, PlaceSources.touristSitesFile: tourist.count,
-                                  PlaceSources.osmPOIsFile: osm.count],
+                                  PlaceSources.osmPOIsFile: osm.count,
+                                  "\(RoadNetworkSource.directory)/\(RoadNetworkSource.nodeFile) (named)": intersections.count],
                 mergedDuplicates: mergedAway, foldedOSMStations: folded, landmarkAliases: landmarkAliases,
+                foldedIntersections: foldedIntersections,
                 warnings: warnings)
         } catch {
             throw PlaceDatabaseError.wrap(error)

@@ -86,6 +86,42 @@ enum PlaceMerger {
         return (survivors, removed.count)
     }
 
+    /// A node named "in front of X" (`X앞`) this close to a place whose name holds X is that
+    /// place's doorstep.
+    static let doorstepDistance = 300.0
+
+    /// Adds the intersections to `places`: the nodes of one junction with the same name within
+    /// 50 m become one intersection; an intersection within 50 m of a same-name place of
+    /// another category (the station, bus stop or building the junction is named after), or
+    /// named `X앞` within 300 m of a place whose name holds X (여의도성모병원앞 by 가톨릭대학교
+    /// 여의도성모병원), is that place and is left out, so that place keeps its own category, id,
+    /// details and rank. Returns how many intersection records merged or folded away.
+    static func addIntersections(_ intersections: [PlaceRecord], to places: inout [PlaceRecord]) -> Int {
+        let (junctions, merged) = mergeSameName(intersections)
+        let others = places.filter { !PlaceCategory.divisions.contains($0.category) }
+        var byKey: [String: [Coordinate]] = [:]
+        for p in others { byKey[mergeKey(p.name), default: []].append(p.coordinate) }
+        let points = others.map(\.coordinate)
+        let grid = SpatialGrid(points: points)
+        let keys = others.map { mergeKey($0.name) }
+        func isDoorstep(_ j: PlaceRecord) -> Bool {
+            let key = mergeKey(j.name)
+            guard key.hasSuffix("앞"), key.count >= 3 else { return false }
+            let named = String(key.dropLast())
+            return grid.within(doorstepDistance, of: j.coordinate, points: points).contains { keys[$0.index].contains(named) }
+        }
+        var folded = 0
+        for j in junctions {
+            let sameName = byKey[mergeKey(j.name)]?.contains { $0.distance(to: j.coordinate) <= sameNameDistance } ?? false
+            if sameName || isDoorstep(j) {
+                folded += 1
+            } else {
+                places.append(j)
+            }
+        }
+        return merged + folded
+    }
+
     /// Landmarks whose bus stop spells their name a little differently get that spelling as
     /// an extra name: the stop "남산서울타워" by "남산&N서울타워" makes the tower findable as
     /// 남산서울타워 (and ranked above its stop). A stop name (or one part of a compound

@@ -20,7 +20,7 @@ extension PlaceSources {
         case PlaceCategory.hotel: return 0.4
         case PlaceCategory.finance, PlaceCategory.worship, PlaceCategory.transport: return 0.35
         case PlaceCategory.ri: return 0.3
-        case PlaceCategory.busStop: return 0.3
+        case PlaceCategory.busStop, PlaceCategory.intersection: return 0.3
         default: return 0.3
         }
     }

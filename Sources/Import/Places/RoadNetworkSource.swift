@@ -25,15 +25,8 @@ public enum RoadNetworkSource {
     /// agencies, and roads along a 구 boundary belong to both sides.
     static func roads(directory: String, locator: AdminLocator, warnings: inout [String]) throws -> [NamedRoad] {
         func path(_ f: String) -> String { (directory as NSString).appendingPathComponent(f) }
-        let nodeTable = try CSVTable(path: path(nodeFile), encoding: .utf8)
-        let cID = try nodeTable.column("Id"), cLat = try nodeTable.column("latitude"), cLon = try nodeTable.column("longitude")
         var nodes: [String: Coordinate] = [:]
-        for row in nodeTable.rows {
-            guard let lat = Double(row[cLat]), let lon = Double(row[cLon]) else {
-                warnings.append("\(path(nodeFile)):\(row.line): no coordinate; node skipped"); continue
-            }
-            nodes[row[cID]] = Coordinate(lon: lon, lat: lat)
-        }
+        for node in try self.nodes(directory: directory, warnings: &warnings) { nodes[node.id] = node.coordinate }
         let linkTable = try CSVTable(path: path(linkFile), encoding: .utf8)
         let cSource = try linkTable.column("Source"), cTarget = try linkTable.column("Target")
         let cName = try linkTable.column("ROAD_NAME"), cLength = try linkTable.column("SHAPE_STLe")
@@ -59,6 +52,30 @@ public enum RoadNetworkSource {
         var out: [NamedRoad] = []
         for name in edges.keys.sorted() {
             out += assemble(name: name, edges: edges[name]!, nodes: nodes)
+        }
+        return out
+    }
+
+    /// One row of the node file: its id, `NODE_NAME` (may be empty) and position.
+    struct Node {
+        let id: String
+        let name: String
+        let coordinate: Coordinate
+    }
+
+    /// The nodes of `directory/Seoul_node.csv`; rows without a valid coordinate are skipped
+    /// with a warning naming the file and line.
+    static func nodes(directory: String, warnings: inout [String]) throws -> [Node] {
+        let file = (directory as NSString).appendingPathComponent(nodeFile)
+        let table = try CSVTable(path: file, encoding: .utf8)
+        let cID = try table.column("Id"), cLat = try table.column("latitude"), cLon = try table.column("longitude")
+        let cName = table.optionalColumn("NODE_NAME")
+        var out: [Node] = []
+        for row in table.rows {
+            guard let lat = Double(row[cLat]), let lon = Double(row[cLon]), Coordinate(lon: lon, lat: lat).isValid else {
+                warnings.append("\(file):\(row.line): no coordinate; node skipped"); continue
+            }
+            out.append(Node(id: row[cID], name: cName.map { row[$0] } ?? "", coordinate: Coordinate(lon: lon, lat: lat)))
         }
         return out
     }
