@@ -125,9 +125,10 @@ extension OSRMSchemas {
 func registerOSRMMatchEndpoint(_ router: Router, _ context: ServiceContext) {
     func option(_ name: String, _ text: String, _ schema: JSONValue = ["type": "string"]) -> ParameterDoc { ParameterDoc(name, text, schema: schema) }
     let parameters: [ParameterDoc] = [
-        ParameterDoc("profile", in: "path", required: true, "driving (also car)", schema: APISchemas.oneOf(OSRMFace.profiles)),
+        ParameterDoc("profile", in: "path", required: true, "driving (also car)",
+                     schema: ["type": "string", "enum": .array(OSRMFace.profiles.map { .string($0) }), "example": "driving"]),
         ParameterDoc("coordinates", in: "path", required: true, "the trace's fixes: lon,lat;lon,lat… (WGS84), polyline(…) or polyline6(…)",
-                     schema: ["type": "string", "minLength": 1]),
+                     schema: ["type": "string", "minLength": 1, "example": "126.9780,37.5665;126.9800,37.5668;126.9820,37.5672"]),
         option("timestamps", "Unix seconds per fix, ;-separated, never decreasing (all or none)"),
         option("radiuses", "each fix's GPS accuracy σ in metres, ;-separated (default 10; the search radius is 4σ, 30–400 m)"),
         option("gaps", "split (default: a gap over 60 s or 2 km starts a new matching) or ignore", APISchemas.oneOf(["split", "ignore"])),
@@ -144,17 +145,16 @@ func registerOSRMMatchEndpoint(_ router: Router, _ context: ServiceContext) {
                            parameters: parameters,
                            responses: [(200, "OSRM's answer with code Ok"),
                                        (400, "OSRM's error: {\"code\",\"message\"}; NoMatch when no two fixes can be joined by road")],
-                           responseSchema: OSRMSchemas.match, errorSchema: OSRMSchemas.matchError)
+                           responseSchema: OSRMSchemas.match, errorSchema: OSRMSchemas.matchError,
+                           errorExample: ["code": "NoMatch", "message": "Could not match the trace. (no fix lies within reach of a road)"])
     router.operation("GET", "/match/v1/{profile}/{coordinates}", doc) { req, query in
         do throws(OSRMError) { return try OSRMFace.match(req, query, context.routeEngine) } catch { return error.response }
     }
     router.add("POST", "/match/v1/{profile}/{coordinates}", doc) { req in
-        let fields: [(name: String, value: String)]
-        do throws(HTTPError) { fields = try req.formFields() } catch {
+        let merged: HTTPRequest
+        do throws(HTTPError) { merged = try req.withFormFieldsInQuery() } catch {
             return OSRMError("InvalidQuery", "the form body is malformed: \(error.message)").response
         }
-        var merged = HTTPRequest(method: req.method, path: req.path, query: req.query + fields, headers: req.headers, body: req.body)
-        merged.pathParameters = req.pathParameters
         do throws(OSRMError) { return try OSRMFace.match(merged, QueryReader(merged, doc.parameters), context.routeEngine) } catch { return error.response }
     }
 }
