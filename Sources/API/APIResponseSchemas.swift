@@ -104,18 +104,20 @@ enum ResponseSchemas {
 
     static let snappedPoint: JSONValue = object(["location", "distance_m"], [("location", position), ("distance_m", metres)])
 
-    static let route: JSONValue = object(["distance_m", "duration_s", "depart_at", "metric", "legs", "snapped", "street_names"], [
+    static let route: JSONValue = object(["distance_m", "duration_s", "depart_at", "metric", "legs", "snapped", "street_names", "measured_share"], [
         ("distance_m", metres), ("duration_s", seconds), ("depart_at", dateTime),
         ("metric", ["type": "string", "enum": ["time", "distance"]]),
         ("geometry", ["description": "absent with geometry=none", "oneOf": [["type": "string", "description": "encoded polyline, precision 6"], lineString]]),
         ("legs", array(leg)), ("snapped", array(snappedPoint)), ("street_names", array(string)),
+        ("measured_share", ["type": "number", "minimum": 0, "maximum": 1,
+                            "description": "share of the route's length driven on measured (TOPIS) speeds at the departure hour; 0 on OSM roads"]),
     ])
 
     static let routeExample: JSONValue = [
         "distance_m": 2874.6, "duration_s": 358.4, "depart_at": "2026-12-24T22:30:00+09:00", "metric": "time",
         "geometry": "wkmsfAyksdqFiAc]uAya@", "legs": [["distance_m": 2874.6, "duration_s": 358.4]],
         "snapped": [["location": [126.970061, 37.5595], "distance_m": 55.8], ["location": [126.990014, 37.569911], "distance_m": 10]],
-        "street_names": ["세종대로", "을지로"],
+        "street_names": ["세종대로", "을지로"], "measured_share": 0,
     ]
 
     static let table: JSONValue = object(["sources", "destinations", "depart_at"], [

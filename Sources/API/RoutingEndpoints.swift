@@ -16,7 +16,7 @@ public enum RouteGeometryFormat: String, Sendable, CaseIterable {
 
 /// The route answer, shared by `GET /v1/route` and `taxipot route`.
 public enum RouteJSON {
-    /// `{"distance_m","duration_s","depart_at","metric","geometry"?,"legs","snapped","street_names"}`.
+    /// `{"distance_m","duration_s","depart_at","metric","geometry"?,"legs","snapped","street_names","measured_share"}`.
     public static func encode(_ r: RouteResult, departAt: Double, geometry: RouteGeometryFormat) -> JSONValue {
         func round(_ v: Double, _ digits: Double) -> JSONValue { .number((v * digits).rounded() / digits) }
         func point(_ c: Coordinate) -> JSONValue { .array([round(c.lon, 1e6), round(c.lat, 1e6)]) }
@@ -36,6 +36,7 @@ public enum RouteJSON {
             ["location": point(c), "distance_m": round(d, 10)]
         })))
         members.append(("street_names", .array(r.streetNames.map { .string($0) })))
+        members.append(("measured_share", round(r.measuredShare, 1000)))
         return .object(members)
     }
 }
@@ -53,7 +54,7 @@ func registerRoutingEndpoints(_ router: Router, _ context: ServiceContext) {
             ParameterDoc("geometry", "polyline6 (default), geojson or none", schema: APISchemas.oneOf(RouteGeometryFormat.allCases.map(\.rawValue))),
             ParameterDoc("max_snap_m", type: "number", "how far a point may be from a road, metres (default 200, at most 5000)", schema: APISchemas.number(0...RouteEngine.maxSnapLimitMeters, exclusiveMinimum: true)),
         ],
-        responses: [(200, "The route: distance_m, duration_s, geometry, legs, snapped points, street_names"),
+        responses: [(200, "The route: distance_m, duration_s, geometry, legs, snapped points, street_names, measured_share (share of the length on measured speeds)"),
                     (400, "A parameter is missing or malformed, or more than 25 via points"),
                     (404, "no_route: the points are not connected by road"),
                     (422, "outside_coverage: a point with no road within max_snap_m, or in a served area no road joins to the other point's (the message says how far the nearest served road is; see /v1/coverage)")],

@@ -36,6 +36,12 @@ package struct GraphData {
     /// Per hour (24 rows), per speed combo: the time factors of the profile the hierarchy was
     /// prepared with; its witnesses hold for each of these metrics (see `WitnessMargin`).
     package var hourQ: [UInt64] = []
+    /// Per hour (24 rows), per speed combo: the speed (km/h) of the combo's edges, when the import
+    /// set one (node-link with measured speeds: per-link measured speeds and the profile by road
+    /// rank calibrated on them); empty when speeds come from the traffic profile by class and cap.
+    package var comboHourSpeed: [Double] = []
+    /// Same indexing: 1 where that speed was measured (TOPIS) at that hour, else 0; empty with it.
+    package var comboHourMeasured: [UInt8] = []
 
     package var nameOffsets: [UInt32] = [0]
     package var nameBytes: [UInt8] = []
@@ -89,8 +95,14 @@ package enum SpeedFactor {
     }
 
     /// Per hour, per speed combo (class and speed cap): the factor of the edge times at that hour.
-    package static func hourFactors(_ profile: TrafficProfile, comboClass: [UInt8], comboCapKmh: [UInt8]) -> [[UInt64]] {
-        (0..<24).map { h in
+    /// `comboHourSpeed` (24 × combos, km/h), when not empty, gives the speeds instead of the profile.
+    package static func hourFactors(_ profile: TrafficProfile, comboClass: [UInt8], comboCapKmh: [UInt8],
+                                    comboHourSpeed: [Double] = []) -> [[UInt64]] {
+        let combos = comboClass.count
+        if !comboHourSpeed.isEmpty {
+            return (0..<24).map { h in (0..<combos).map { q(kmh: comboHourSpeed[h * combos + $0]) } }
+        }
+        return (0..<24).map { h in
             zip(comboClass, comboCapKmh).map { c, cap in
                 q(kmh: min(profile.speed(RoadClass(rawValue: c) ?? .service, hour: h), Double(cap)))
             }

@@ -13,7 +13,8 @@ package enum GraphFile {
     static let magic: [UInt8] = Array("TXPGRAPH".utf8)
     /// Bumped whenever the layout or the meaning of a section changes.
     /// 6: several connected areas (`nodeArea`) and the circuity table measured at import.
-    static let formatVersion: UInt32 = 6
+    /// 7: per-combo hourly speeds and their measured flags (`comboHourSpeed`, `comboHourMeasured`).
+    static let formatVersion: UInt32 = 7
     static let byteOrderMark: UInt64 = 0x0102_0304_0506_0708
 
     /// Section ids and element sizes.
@@ -25,12 +26,13 @@ package enum GraphFile {
         case chRank, chUpFirst, chUpHead, chUpWeight, chDownFirst, chDownTail, chDownWeight
         case hourQ
         case nodeArea, circuity
+        case comboHourSpeed, comboHourMeasured
 
         var elementSize: Int {
             switch self {
             case .combo: 2
-            case .comboClass, .comboCap, .nameBytes, .metadata: 1
-            case .comboBoundQ, .boundSpeed, .gridParams, .hourQ, .circuity: 8
+            case .comboClass, .comboCap, .nameBytes, .metadata, .comboHourMeasured: 1
+            case .comboBoundQ, .boundSpeed, .gridParams, .hourQ, .circuity, .comboHourSpeed: 8
             default: 4
             }
         }
@@ -71,6 +73,7 @@ package enum GraphFile {
             blob(.chDownFirst, g.ch.downFirst), blob(.chDownTail, g.ch.downTail), blob(.chDownWeight, g.ch.downWeight),
             blob(.hourQ, g.hourQ),
             blob(.nodeArea, g.nodeArea), blob(.circuity, g.circuity.encoded),
+            blob(.comboHourSpeed, g.comboHourSpeed), blob(.comboHourMeasured, g.comboHourMeasured),
         ]
         let headerSize = 64 + 24 * blobs.count
         var header = [UInt8](repeating: 0, count: headerSize)

@@ -34,6 +34,10 @@ public final class RoadGraph: @unchecked Sendable {
     let chRank, chUpFirst, chUpHead, chUpWeight, chDownFirst, chDownTail, chDownWeight: UnsafeBufferPointer<UInt32>
     /// Per hour, per speed combo: the time factors the hierarchy's witnesses were made to hold for.
     let hourQ: UnsafeBufferPointer<UInt64>
+    /// Per hour, per speed combo: the speed set at import (km/h) and whether it was measured;
+    /// empty when speeds come from the traffic profile (see `GraphData.comboHourSpeed`).
+    let comboHourSpeed: UnsafeBufferPointer<Double>
+    let comboHourMeasured: UnsafeBufferPointer<UInt8>
     /// The served area (connected component, 0 = the largest) of each node.
     let nodeArea: UnsafeBufferPointer<UInt32>
     /// Connected areas: no road joins two of them.
@@ -175,6 +179,8 @@ public final class RoadGraph: @unchecked Sendable {
         chDownFirst = try section(.chDownFirst, UInt32.self); chDownTail = try section(.chDownTail, UInt32.self)
         chDownWeight = try section(.chDownWeight, UInt32.self)
         hourQ = try section(.hourQ, UInt64.self)
+        comboHourSpeed = try section(.comboHourSpeed, Double.self)
+        comboHourMeasured = try section(.comboHourMeasured, UInt8.self)
         nodeArea = try section(.nodeArea, UInt32.self)
         guard let circuity = CircuityTable(encoded: try section(.circuity, Double.self)) else { throw fail("corrupt circuity table") }
         self.circuity = circuity
@@ -217,6 +223,8 @@ public final class RoadGraph: @unchecked Sendable {
         guard pointLon.count == points, pointOffset.count == points else { return "point arrays" }
         guard comboClass.count == comboCap.count, comboBoundQ.count == comboClass.count, hourQ.count == 24 * comboClass.count,
               boundSpeed.count == RoadClass.allCases.count else { return "speed tables" }
+        guard comboHourSpeed.isEmpty || comboHourSpeed.count == hourQ.count, comboHourMeasured.count == comboHourSpeed.count,
+              comboHourSpeed.allSatisfy({ $0.isFinite && $0 > 0 && $0 <= 250 }) else { return "hourly speeds" }
         guard landmarkNodes.count == l, l > 0, landmarkTime.count == n * 2 * l, landmarkDistance.count == n * 2 * l
         else { return "landmark arrays" }
         guard nameOffsets.count >= 2, nameOffsets[0] == 0, Int(nameOffsets[nameOffsets.count - 1]) == nameBytes.count

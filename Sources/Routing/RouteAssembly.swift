@@ -19,7 +19,9 @@ extension RouteEngine {
         var snapped: [Coordinate] = []
         var snapDistances: [Double] = []
         var weight: UInt64 = 0
-        var totalCm: UInt64 = 0, totalMs: UInt64 = 0
+        var totalCm: UInt64 = 0, totalMs: UInt64 = 0, measuredCm: UInt64 = 0
+        let combos = graph.comboClass.count
+        let measured = graph.comboHourMeasured.isEmpty ? nil : graph.comboHourMeasured.baseAddress! + hour * combos
         for (legIndex, leg) in legs.enumerated() {
             // Totals in whole cm and ms, so that they are exact (a time route's ms are its weight)
             // and equal to what the many-to-many search adds up.
@@ -39,6 +41,7 @@ extension RouteEngine {
                                              start: from?.point ?? ends.start, end: to?.point ?? ends.end, legIndex: legIndex))
                 legCm += UInt64(cm)
                 legMs += UInt64(ms)
+                if let measured, measured[Int(graph.combo[e])] != 0 { measuredCm += UInt64(cm) }
             }
             switch leg.outcome.path {
             case .direct(let s, let t):
@@ -64,7 +67,8 @@ extension RouteEngine {
         return RouteResult(distanceMeters: Double(totalCm) / 100, durationSeconds: Double(totalMs) / 1000,
                            geometry: geometry, legs: legSummaries, snapped: snapped, snapDistancesMeters: snapDistances,
                            streetNames: nameIds.map { names[Int($0)] }, segments: segments, weight: weight,
-                           metric: metric, hour: hour, settledNodes: settled)
+                           metric: metric, hour: hour, settledNodes: settled,
+                           measuredShare: totalCm > 0 ? Double(measuredCm) / Double(totalCm) : 0)
     }
 
     /// The first and last point of edge `e` in travel order.

@@ -12,7 +12,8 @@ import Geo
 /// its scratch memory from a lock-protected pool.
 ///
 /// Edge travel time at hour h = length / min(traffic speed of the edge's class at h, the
-/// edge's speed cap), rounded up to the millisecond. The hour is the Seoul hour of the
+/// edge's speed cap), rounded up to the millisecond; on a graph whose import set hourly
+/// speeds (node-link with TOPIS measured speeds), length / the edge's speed at h. The hour is the Seoul hour of the
 /// departure, for the whole route. The lower-bound edge times (landmarks and the contraction
 /// hierarchy) were computed on every edge's fastest hour; for a query at hour h they are
 /// scaled up by the smallest ratio between that hour's edge times and the bounds, which
@@ -69,7 +70,9 @@ public final class RouteEngine: @unchecked Sendable {
         let metricBytes = max(1, CHMetric.bytesPerArc * (graph.chUpHead.count + graph.chDownTail.count))
         hierarchyMetrics = CHMetricCache(capacity: max(0, hierarchyCacheBytes) / metricBytes)
         // The same factors the preparer stored as `hourQ` when this profile is the prepare-time one.
-        let factors = SpeedFactor.hourFactors(profile, comboClass: Array(graph.comboClass), comboCapKmh: Array(graph.comboCap))
+        // Speeds the import set (node-link with measured speeds) take the place of the profile's.
+        let factors = SpeedFactor.hourFactors(profile, comboClass: Array(graph.comboClass), comboCapKmh: Array(graph.comboCap),
+                                              comboHourSpeed: Array(graph.comboHourSpeed))
         timeFactors = factors
         heuristicScale = factors.map { q in
             var scale = Double.infinity

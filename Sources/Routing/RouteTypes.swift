@@ -96,6 +96,9 @@ public struct RouteResult: Sendable {
     public let hour: Int
     /// Nodes taken from the search queue, over all legs (a measure of search effort).
     public let settledNodes: Int
+    /// Share (0…1) of the route's length driven on measured speeds (TOPIS, at the departure
+    /// hour); 0 on graphs without them (OSM) and for estimates.
+    public var measuredShare: Double = 0
 }
 
 /// A point of a route or table request, named by its role (the API and the CLI give it their

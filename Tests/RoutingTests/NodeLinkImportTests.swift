@@ -123,6 +123,7 @@ final class NodeLinkImportTests: XCTestCase {
     }
 
     /// A part of the network around 강남역 (small enough to prepare quickly in a debug build).
+    /// Prepared with the TOPIS measured speeds (durations from them, routing exact under them).
     static let gangnam: Result<(net: NodeLinkNetwork, engine: RouteEngine, report: NodeLinkImportReport), Error> = Result {
         var net = try NodeLinkImporter.read(.csv(directory: csvDir))
         let inside = Set(net.nodes.filter { (37.480...37.515).contains($0.lat) && (127.010...127.060).contains($0.lon) }.map(\.id))
@@ -131,7 +132,7 @@ final class NodeLinkImportTests: XCTestCase {
         net.turns = net.turns.filter { inside.contains($0.node) }
         let profile = try SeoulFixture.profile
         let path = TestPaths.temporaryDirectory("nodelink-gangnam").appendingPathComponent("gangnam.graph").path
-        let report = try NodeLinkImporter.prepare(net, to: path, profile: profile)
+        let report = try NodeLinkImporter.prepare(net, to: path, profile: profile, speeds: try measuredSpeeds.get())
         return (net, RouteEngine(graph: try RoadGraph.load(path: path), profile: profile), report)
     }
 
@@ -197,6 +198,78 @@ final class NodeLinkImportTests: XCTestCase {
             compared += 1
         }
         XCTAssertGreaterThan(compared, 100)
+    }
+
+    static let measuredSpeeds = Result {
+        try MeasuredSpeeds.read(speedPath: csvDir + "/topis_speed_20181023.csv", mappingPath: csvDir + "/topis_standard_link_mapping_202003.csv")
+    }
+
+    /// Durations come from the measured speeds: each link of a route takes its length over its
+    /// measured speed at the departure hour (links without one: MAX_SPD × the rank's calibrated
+    /// ratio), to the millisecond per link; measured_share is the measured links' share of the
+    /// length; night beats the evening rush by 1.3× or more; and the hierarchy's times equal
+    /// plain Dijkstra's at both hours (exact under the measured metric).
+    func testDurationsComeFromMeasuredSpeeds() throws {
+        let (net, engine, report) = try Self.gangnam.get()
+        let speeds = try Self.measuredSpeeds.get()
+        let calibration = try XCTUnwrap(report.calibration)
+        XCTAssertGreaterThan(report.measuredLinks, 300)
+        let nodeIds = Set(net.nodes.map(\.id))
+        let links = net.links.filter { nodeIds.contains($0.from) && nodeIds.contains($0.to) && $0.roadUse != 1 && $0.restrictedVehicle != 1 && $0.from != $0.to }
+        let position = Dictionary(uniqueKeysWithValues: net.nodes.map { ($0.id, Coordinate(lon: $0.lon, lat: $0.lat)) })
+        // Links by their ends at the graph's 1e-7° resolution.
+        func key(_ a: Coordinate, _ b: Coordinate) -> [Int] {
+            [a.lat, a.lon, b.lat, b.lon].map { Int(($0 * 1e7).rounded()) }
+        }
+        var byEnds = [[Int]: NodeLinkLink]()
+        for l in links { byEnds[key(position[l.from]!, position[l.to]!)] = l }
+        let pairs = Set(links.map { [$0.from, $0.to] })
+        let measuredOneWay = links.filter { !pairs.contains([$0.to, $0.from]) && $0.lengthMeters > 20 && speeds.byLink[$0.id] != nil }
+        XCTAssertGreaterThan(measuredOneWay.count, 20)
+        func middle(_ l: NodeLinkLink) -> Coordinate {
+            let a = position[l.from]!, b = position[l.to]!
+            return Coordinate(lon: (a.lon + b.lon) / 2, lat: (a.lat + b.lat) / 2)
+        }
+        func speed(_ l: NodeLinkLink, _ h: Int) -> (kmh: Double, measured: Bool) {
+            if let v = speeds.byLink[l.id]?[h], !v.isNaN { return (v, true) }
+            return (calibration.speed(rank: l.rank, capKmh: l.maxSpeedKmh, hour: h)!, false)
+        }
+        var rng = SplitMix64(seed: 343)
+        var checked = 0, nightFaster = 0, longChecked = 0
+        for _ in 0..<60 {
+            let s = measuredOneWay[Int(rng.next() % UInt64(measuredOneWay.count))]
+            let t = measuredOneWay[Int(rng.next() % UInt64(measuredOneWay.count))]
+            guard s.id != t.id else { continue }
+            var durations = [Double]()
+            for (hour, departAt) in [(3, night), (18, night + 15 * 3600)] {
+                guard let route = try? engine.route(RouteRequest(from: middle(s), to: middle(t), departAt: departAt, algorithm: .hierarchy)),
+                      route.snapDistancesMeters.allSatisfy({ $0 < 0.5 }), route.segments.count >= 3
+                else { continue }
+                var expected = 0.0, measuredM = 0.0
+                for (i, seg) in route.segments.enumerated() {
+                    let link = i == 0 ? s : i == route.segments.count - 1 ? t : byEnds[key(seg.start, seg.end)]
+                    guard let link else { XCTFail("segment \(i) is no link"); continue }
+                    let v = speed(link, hour)
+                    expected += seg.distanceMeters / (v.kmh / 3.6)
+                    if v.measured { measuredM += seg.distanceMeters }
+                }
+                // Each link's time is rounded up to the millisecond (and cut pro rata at the ends).
+                XCTAssertEqual(route.durationSeconds, expected, accuracy: 0.002 * Double(route.segments.count),
+                               "\(s.id) → \(t.id) at \(hour):00")
+                XCTAssertEqual(route.measuredShare, measuredM / route.distanceMeters, accuracy: 0.001)
+                XCTAssertGreaterThan(route.measuredShare, 0)
+                let plain = try engine.route(RouteRequest(from: middle(s), to: middle(t), departAt: departAt, algorithm: .dijkstra))
+                XCTAssertEqual(route.weight, plain.weight, "hierarchy vs Dijkstra, \(s.id) → \(t.id) at \(hour):00")
+                durations.append(route.durationSeconds)
+                checked += 1
+                if hour == 18 && route.distanceMeters > 3000 { longChecked += 1 }
+            }
+            if durations.count == 2 && durations[1] >= 1.3 * durations[0] { nightFaster += 1 }
+        }
+        XCTAssertGreaterThan(checked, 40)
+        XCTAssertGreaterThan(longChecked, 5)
+        // Most trips are 1.3× faster at 03:00 than at 18:00 on the measured speeds.
+        XCTAssertGreaterThan(Double(nightFaster), 0.5 * Double(checked / 2), "\(nightFaster) of \(checked / 2)")
     }
 
     func testMeasuredSpeedsCoverHalfTheLinksAndRefuseAMalformedHour() throws {

@@ -20,6 +20,8 @@ public struct NodeLinkImportReport: Sendable, CustomStringConvertible {
     public var speedServiceLinks = 0, speedMappedServiceLinks = 0, measuredLinks = 0
     public var measuredKm = 0.0, keptKm = 0.0
     public var speedsGiven = false
+    /// The profile by road rank and hour calibrated on the measured links (with speeds).
+    package var calibration: MeasuredSpeedProfile?
     /// The first few left-out rows, each naming its file and row.
     public var examples: [String] = []
     public var graph = ImportReport()
@@ -32,9 +34,19 @@ public struct NodeLinkImportReport: Sendable, CustomStringConvertible {
           U-turns: \(uTurnsListed) listed (011/012), \(uTurnsAtDeadEnds) at dead ends, \(uTurnsProhibited) prohibited
           largest strongly connected part: \(graph.nodes) graph nodes of \(graph.junctions + graph.restrictionCopies) (\(graph.junctions) road nodes, \(graph.restrictionCopies) turn-rule copies), \(graph.edges) edges; removed \(graph.removedNodes) nodes, \(graph.removedEdges) edges outside it
           landmarks: \(graph.landmarks); contraction hierarchy: \(graph.hierarchyEdges) edges; file \(graph.fileBytes) bytes
-        """ + (speedsGiven ? String(format: "\n  measured speeds (TOPIS): %d service links, %d in the mapping; they cover %d of %d kept links, %.0f of %.0f km (read and checked; durations still come from the class profile)",
+        """ + (speedsGiven ? String(format: "\n  measured speeds (TOPIS): %d service links, %d in the mapping; they cover %d of %d kept links, %.0f of %.0f km: durations by departure hour from the measured speeds there, elsewhere from MAX_SPD × the median measured/MAX_SPD ratio of the link's ROAD_RANK and hour",
                                     speedServiceLinks, speedMappedServiceLinks, measuredLinks, linksKept, measuredKm, keptKm) : "")
+            + calibrationLines
             + examples.map { "\n  left out: " + $0 }.joined()
+    }
+
+    /// The calibrated ratios of the ranks at 03:00 and 18:00, one line per rank.
+    private var calibrationLines: String {
+        guard let c = calibration else { return "" }
+        return c.ratioByRank.keys.sorted().map { rank in
+            let r = c.ratioByRank[rank]!
+            return String(format: "\n    ROAD_RANK %d: measured/MAX_SPD %.2f at 03:00, %.2f at 18:00", rank, r[3], r[18])
+        }.joined()
     }
 
     /// Counts how much of the kept links `speeds` covers.
@@ -104,7 +116,16 @@ public enum NodeLinkImporter {
                                 progress: ((String) -> Void)? = nil) throws(NodeLinkError) -> NodeLinkImportReport
     {
         var (extract, report) = try extract(net)
-        if let speeds { report.addCoverage(of: speeds, ways: extract.wayIds, lengthCm: extract.wayLengthCm) }
+        if let speeds {
+            report.addCoverage(of: speeds, ways: extract.wayIds, lengthCm: extract.wayLengthCm)
+            var rankOf = [Int64: Int]()
+            for l in net.links { rankOf[l.id] = l.rank }
+            let ranks = extract.wayIds.map { rankOf[$0] ?? 0 }
+            let calibration = MeasuredSpeedProfile(
+                speeds: speeds, links: zip(extract.wayIds, zip(ranks, extract.wayRules)).map { ($0, $1.0, $1.1.capForwardKmh) })
+            _ = calibration.apply(speeds, to: &extract, ranks: ranks, profile: profile)
+            report.calibration = calibration
+        }
         report.graph.readSeconds = readSeconds
         report.graph.source = "nodelink:" + (net.files.first.map { ($0 as NSString).deletingLastPathComponent } ?? "")
         report.graph.minAreaNodes = Int.max

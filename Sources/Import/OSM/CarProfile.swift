@@ -60,6 +60,9 @@ public struct WayRule: Sendable, Equatable {
     public var capBackwardKmh: Int
     /// The street name (`name`, else `ref`), or nil.
     public var name: String?
+    /// The extract's hourly speed row of the way (node-link import with measured speeds), or -1
+    /// for the traffic profile by class and cap.
+    public var speedRow: Int = -1
 }
 
 /// The car profile, in the spirit of OSRM's `car.lua`: which ways a car may drive, in which

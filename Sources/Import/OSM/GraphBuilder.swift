@@ -105,8 +105,8 @@ struct JunctionGraphBuilder {
             let w = Int(runWay[r])
             let rule = x.wayRules[w]
             let nameId = names.id(rule.name)
-            let comboForward = combos.id(rule.roadClass, capKmh: rule.capForwardKmh)
-            let comboBackward = combos.id(rule.roadClass, capKmh: rule.capBackwardKmh)
+            let comboForward = combos.id(rule.roadClass, capKmh: rule.capForwardKmh, speedRow: rule.speedRow)
+            let comboBackward = combos.id(rule.roadClass, capKmh: rule.capBackwardKmh, speedRow: rule.speedRow)
             let lo = Int(runFirst[r]), hi = Int(runFirst[r + 1])
             var pieceStart = lo
             for k in (lo + 1)..<hi where isJunction[Int(runNodes[k])] {
@@ -148,15 +148,20 @@ struct JunctionGraphBuilder {
 struct ComboTable {
     var roadClass: [UInt8] = []
     var capKmh: [UInt8] = []
+    /// The extract's speed row of each combo, -1 for the traffic profile.
+    var speedRow: [Int] = []
     private var index: [Int: UInt16] = [:]
 
-    mutating func id(_ c: RoadClass, capKmh cap: Int) -> UInt16 {
+    /// The combo of class `c`, cap `cap` and speed row `row` (see `WayRule.speedRow`); at most
+    /// 65,536 combos (`combos.roadClass.count` says when the table is full: ids wrap).
+    mutating func id(_ c: RoadClass, capKmh cap: Int, speedRow row: Int = -1) -> UInt16 {
         let capped = UInt8(min(250, max(1, cap)))
-        let key = Int(c.rawValue) << 8 | Int(capped)
+        let key = (row + 1) << 16 | Int(c.rawValue) << 8 | Int(capped)
         if let i = index[key] { return i }
-        let i = UInt16(roadClass.count)
+        let i = UInt16(truncatingIfNeeded: roadClass.count)
         roadClass.append(c.rawValue)
         capKmh.append(capped)
+        speedRow.append(row)
         index[key] = i
         return i
     }

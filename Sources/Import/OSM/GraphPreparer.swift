@@ -217,17 +217,40 @@ enum GraphPreparer {
         }
         g.comboClass = jb.combos.roadClass
         g.comboCapKmh = jb.combos.capKmh
-        g.comboBoundQ = zip(jb.combos.roadClass, jb.combos.capKmh).map { c, cap in
-            let cls = RoadClass(rawValue: c) ?? .service
-            let q = (0..<24).map { h in
-                (Double(SpeedFactor.q(kmh: min(profile.speed(cls, hour: h), Double(cap)))) / congestion[h]).rounded(.down)
-            }.min() ?? 1
-            return UInt64(max(1, q))
+        if x.speedRows.isEmpty {
+            g.comboBoundQ = zip(jb.combos.roadClass, jb.combos.capKmh).map { c, cap in
+                let cls = RoadClass(rawValue: c) ?? .service
+                let q = (0..<24).map { h in
+                    (Double(SpeedFactor.q(kmh: min(profile.speed(cls, hour: h), Double(cap)))) / congestion[h]).rounded(.down)
+                }.min() ?? 1
+                return UInt64(max(1, q))
+            }
+        } else {
+            // Speeds set by the import (node-link with measured speeds): each combo's own row;
+            // the lower bound of a combo is its fastest hour.
+            guard jb.combos.roadClass.count <= Int(UInt16.max) + 1 else {
+                throw OSMImportError("\(source): \(jb.combos.roadClass.count) distinct speed rows, more than the graph file holds (65,536)")
+            }
+            let combos = jb.combos.roadClass.count
+            g.comboHourSpeed = [Double](repeating: 0, count: 24 * combos)
+            g.comboHourMeasured = [UInt8](repeating: 0, count: 24 * combos)
+            for c in 0..<combos {
+                let row = jb.combos.speedRow[c]
+                for h in 0..<24 {
+                    let cls = RoadClass(rawValue: g.comboClass[c]) ?? .service
+                    g.comboHourSpeed[h * combos + c] = row >= 0 ? x.speedRows[row][h]
+                        : min(profile.speed(cls, hour: h), Double(g.comboCapKmh[c]))
+                    g.comboHourMeasured[h * combos + c] = row >= 0 && x.speedRowMeasured[row][h] ? 1 : 0
+                }
+            }
+            g.comboBoundQ = (0..<combos).map { c in
+                max(1, (0..<24).map { SpeedFactor.q(kmh: g.comboHourSpeed[$0 * combos + c]) }.min() ?? 1)
+            }
         }
         let lowerBoundTime = (0..<g.edgeCount).map { SpeedFactor.lowerBound(cm: g.length[$0], q: g.comboBoundQ[Int(g.combo[$0])]) }
         // The hierarchy's witnesses must hold at every hour of the profile, so that each hour's
         // customized weights give exact times.
-        let hourQ = SpeedFactor.hourFactors(profile, comboClass: g.comboClass, comboCapKmh: g.comboCapKmh)
+        let hourQ = SpeedFactor.hourFactors(profile, comboClass: g.comboClass, comboCapKmh: g.comboCapKmh, comboHourSpeed: g.comboHourSpeed)
         g.hourQ = hourQ.flatMap { $0 }
         let margin = WitnessMargin.covering(boundQ: g.comboBoundQ, hourQ: hourQ)
         progress?("graph: \(n) nodes, \(g.edgeCount) edges; computing \(min(landmarks, n)) landmarks and a contraction hierarchy")

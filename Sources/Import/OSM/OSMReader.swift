@@ -32,6 +32,10 @@ struct OSMExtract {
     /// The real length (cm) of each way when its points are not its shape (the node-link
     /// network's straight links); empty means lengths are measured along the points.
     var wayLengthCm: [UInt32] = []
+    /// Hourly speed rows a way's `WayRule.speedRow` names: 24 km/h each, with whether each hour
+    /// was measured. Empty (OSM): speeds come from the traffic profile by class and cap.
+    var speedRows: [[Double]] = []
+    var speedRowMeasured: [[Bool]] = []
 
     var restrictions: [RawRestriction] = []
     /// Restrictions left out: via ways, missing members, exceptions for cars, unknown kinds.
