@@ -1,5 +1,5 @@
 import Coordinates
-import Engine
+import Quoting
 import Foundation
 import FareEstimation
 import HTTPServer

@@ -11,7 +11,7 @@
 @_exported import Fares
 @_exported import FareEstimation
 @_exported import Parties
-@_exported import Engine
+@_exported import Quoting
 @_exported import Pooling
 @_exported import Batch
 

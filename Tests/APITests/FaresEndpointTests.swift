@@ -1,5 +1,5 @@
 import API
-import Engine
+import Quoting
 import FareEstimation
 import Fares
 import Foundation

@@ -1,6 +1,6 @@
 import Foundation
 @testable import API
-import Engine
+import Quoting
 import FareEstimation
 import HTTPServer
 import JSON

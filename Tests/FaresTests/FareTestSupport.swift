@@ -1,4 +1,4 @@
-import Engine
+import Quoting
 import Fares
 import Foundation
 import Geo

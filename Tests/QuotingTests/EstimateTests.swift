@@ -1,4 +1,4 @@
-import Engine
+import Quoting
 import FareEstimation
 import Fares
 import Foundation

@@ -1,4 +1,4 @@
-import Engine
+import Quoting
 import FareEstimation
 import Fares
 import Foundation
@@ -37,7 +37,7 @@ struct WestOfMeridian: RegionLookup {
     func isInside(regionID: String, _ point: Coordinate) -> Bool { (point.lon < lon) == (regionID == "seoul") }
 }
 
-final class QuoteEngineTests: XCTestCase {
+final class RideQuoterTests: XCTestCase {
     func testQuoteMatchesTheMeterOnTheRoutesOwnDistanceAndSlowTime() throws {
         let engine = try QuoteFixture.engine()
         let profile = FareData.profile
