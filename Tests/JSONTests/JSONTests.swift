@@ -36,10 +36,10 @@ final class JSONTests: XCTestCase {
         // Strings with nothing to escape are copied whole; the others byte by byte.
         XCTAssertEqual(JSONWriter.string(.string("광화문 Gwanghwamun_~")), "\"광화문 Gwanghwamun_~\"")
         XCTAssertEqual(JSONWriter.string(.string("a\u{01}b\\c\td")), #""a\u0001b\\c\td""#)
-        // Whole numbers below 10^15 as integers, digit by digit; others in their shortest form.
+        // Whole numbers up to 2^53 − 1 as integers, digit by digit (feature ids are such numbers); others in their shortest form.
         let numbers: [(Double, String)] = [(0, "0"), (-0.0, "0"), (7, "7"), (-42, "-42"), (1_000_000, "1000000"),
                                            (999_999_999_999_999, "999999999999999"), (-999_999_999_999_999, "-999999999999999"),
-                                           (1e15, "1000000000000000.0"), (1e16, "1e+16"), (0.1, "0.1"), (-2.5e-7, "-2.5e-07"), (126.978, "126.978"), (37.56650000000001, "37.56650000000001"),
+                                           (1e15, "1000000000000000"), (9_007_199_254_740_991, "9007199254740991"), (1e16, "1e+16"), (0.1, "0.1"), (-2.5e-7, "-2.5e-07"), (126.978, "126.978"), (37.56650000000001, "37.56650000000001"),
                                            (.nan, "null"), (.infinity, "null")]
         for (v, text) in numbers { XCTAssertEqual(JSONWriter.string(.number(v)), text, "\(v)") }
         for v in [Int64.min, -1, 0, 9, 10, 1234567890123456789, Int64.max] {
