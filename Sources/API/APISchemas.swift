@@ -14,8 +14,8 @@ enum APISchemas {
     /// A position as requests give it: longitude then latitude, each in its range.
     static let positionInput: JSONValue = [
         "type": "array", "minItems": 2, "maxItems": 2,
-        "items": ["type": "number", "minimum": -90, "maximum": 90],
-        "description": "[lon, lat]; this schema keeps both within ±90 so a generator's values are valid (the server takes longitudes to ±180)",
+        "prefixItems": [["type": "number", "minimum": -180, "maximum": 180], ["type": "number", "minimum": -90, "maximum": 90]],
+        "description": "[lon, lat]: longitude within ±180, latitude within ±90",
     ]
     /// Decimal degrees as text: longitude within ±180, latitude within ±90.
     static let lonText = #"-?(1[0-7][0-9]|[0-9]{1,2})(\.[0-9]{1,9})?"#

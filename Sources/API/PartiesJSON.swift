@@ -218,7 +218,11 @@ public enum PartiesJSON {
             if let lon = a[0].doubleValue, let lat = a[1].doubleValue { c = Coordinate(lon: lon, lat: lat) }
         case .string(let s):
             c = Coordinate.parse(s)
-        case .object:
+        case .object(let members):
+            // Only lon and lat: the document's point object refuses other members.
+            if let extra = members.first(where: { $0.0 != "lon" && $0.0 != "lat" }) {
+                throw HTTPError.badRequest("unknown_field", "unknown field '\(field).\(extra.0.prefix(60))' (known: lon, lat)")
+            }
             if let lon = v["lon"]?.doubleValue, let lat = v["lat"]?.doubleValue { c = Coordinate(lon: lon, lat: lat) }
         default:
             break

@@ -34,9 +34,10 @@ enum SettleJSON {
             guard let members = d.objectValue else { throw HTTPError.badRequest("invalid_field", "'drop_offs' must be an object of rider id → {point}|{time}|null") }
             for (id, v) in members {
                 if v == .null { input.dropOffs[id] = .detect; continue }
-                if let p = v["point"]?.arrayValue, p.count == 2, let lon = p[0].doubleValue, let lat = p[1].doubleValue {
+                let one = v.objectValue?.count == 1  // {point} or {time} alone, as the document says
+                if one, let p = v["point"]?.arrayValue, p.count == 2, let lon = p[0].doubleValue, let lat = p[1].doubleValue {
                     input.dropOffs[id] = .point(Coordinate(lon: lon, lat: lat))
-                } else if let t = v["time"]?.doubleValue {
+                } else if one, let t = v["time"]?.doubleValue {
                     input.dropOffs[id] = .time(t)
                 } else {
                     throw HTTPError.badRequest("invalid_field", "drop_offs.\(id.prefix(64)) must be {\"point\":[lon,lat]}, {\"time\":unix seconds} or null")
@@ -88,18 +89,36 @@ func registerSettleEndpoint(_ router: Router, _ context: ServiceContext) {
     router.add("POST", "/v1/parties/{id}/settle", OperationDoc(
         "Settle a party's fare from its GPS trace: the driven route (map matching), the fare metered from it, each leg's meter "
             + "increment and each rider's share; with meter_total_krw the shares are that total split the same way. Closes the party to joins (durably). "
-            + "Idempotent by idempotency_key (or the Idempotency-Key header): the same key answers the stored settlement.",
+            + "Idempotent by idempotency_key (or the Idempotency-Key header; without one, by the trace itself): the same key answers the stored settlement.",
         parameters: [ParameterDoc("id", in: "path", required: true, "party id", schema: APISchemas.partyID)],
         requestBody: ["type": "object", "required": ["trace"], "properties": [
-            "trace": ["type": "array", "minItems": 2, "description": "fixes {lon,lat,time?,accuracy?} or [lon,lat,time?] in order"],
-            "drop_offs": ["type": "object", "description": "rider id → {\"point\":[lon,lat]}, {\"time\":unix seconds} or null (detected)"],
+            "trace": ["type": "array", "minItems": 2, "maxItems": .number(Double(MatchOptions.maxFixes)),
+                      "description": "fixes {lon,lat,time?,accuracy?} or [lon,lat,time?] in order (times all or none, never going back)",
+                      "items": ["oneOf": [
+                          ["type": "object", "required": ["lon", "lat"], "properties": [
+                              "lon": ["type": "number", "minimum": -180, "maximum": 180], "lat": ["type": "number", "minimum": -90, "maximum": 90],
+                              "time": ["type": "number", "minimum": 0], "accuracy": ["type": "number", "exclusiveMinimum": 0],
+                          ]],
+                          ["type": "array", "minItems": 2, "maxItems": 3, "prefixItems": [
+                              ["type": "number", "minimum": -180, "maximum": 180], ["type": "number", "minimum": -90, "maximum": 90],
+                              ["type": "number", "minimum": 0],
+                          ], "items": ["type": "number"]],
+                      ]]],
+            "drop_offs": ["type": "object", "description": "rider id → {\"point\":[lon,lat]}, {\"time\":unix seconds} or null (detected)",
+                          "additionalProperties": ["oneOf": [
+                              ["type": "null"],
+                              ["type": "object", "required": ["point"], "additionalProperties": false, "properties": [
+                                  "point": ["type": "array", "minItems": 2, "maxItems": 2, "prefixItems": [
+                                      ["type": "number", "minimum": -180, "maximum": 180], ["type": "number", "minimum": -90, "maximum": 90]]]]],
+                              ["type": "object", "required": ["time"], "additionalProperties": false, "properties": ["time": ["type": "number"]]],
+                          ]]],
             "meter_total_krw": ["type": "integer", "minimum": 0, "maximum": 100_000_000],
             "split": APISchemas.oneOf(SplitPolicy.allCases.map(\.rawValue)),
             "idempotency_key": ["type": "string", "minLength": 1, "maxLength": 200],
         ]],
-        responses: [(200, "the settlement"), (400, "invalid_json, missing_field, invalid_field, invalid_trace (naming the fix)"),
+        responses: [(200, "the settlement"), (400, "invalid_json, missing_field, invalid_trace (naming the fix)"),
                     (404, "party_not_found"), (409, "already_settled: settled before under another idempotency key"),
-                    (422, "no_match: no two fixes of the trace can be joined by road"), (503, "storage_unavailable"),
+                    (422, "no_match: no two fixes of the trace can be joined by road; invalid_trace: times for some fixes only, or going back; invalid_field: a rider the party does not list, a drop-off time with a trace without times, meter_total_krw out of range"), (503, "storage_unavailable"),
                     (401, "unauthorized: missing or wrong 'Authorization: Bearer <token>'"),
                     (403, "writes_disabled: the server has no TAXIPOT_WRITE_TOKEN")],
         responseSchema: ["type": "object", "required": ["party_id", "distance_meters", "duration_seconds", "fare", "legs_krw", "riders", "route"], "properties": [
@@ -119,9 +138,13 @@ func registerSettleEndpoint(_ router: Router, _ context: ServiceContext) {
         try auth.check(req)
         let id = try partyID(req)
         let body = try req.jsonBody()
-        guard let key = body["idempotency_key"]?.stringValue ?? req.header("idempotency-key"), !key.isEmpty, key.utf8.count <= 200, !key.contains("\n") else {
-            throw HTTPError.badRequest("missing_field", "'idempotency_key' (or the Idempotency-Key header) is required: 1–200 characters, one line")
+        // The client's key (body or header), or else the trace itself: the same trace settles once.
+        let given = body["idempotency_key"].map { $0.stringValue } ?? req.header("idempotency-key")
+        if let v = body["idempotency_key"], v.stringValue == nil { throw HTTPError.badRequest("invalid_field", "'idempotency_key' must be a string") }
+        guard given.map({ (1...200).contains($0.unicodeScalars.count) }) ?? true else {
+            throw HTTPError.badRequest("invalid_field", "'idempotency_key' (or the Idempotency-Key header) must be 1–200 characters")
         }
+        let key = given ?? "trace:" + JSONWriter.string(body["trace"] ?? .null)
         let input = try SettleJSON.input(body)
         return try records.locked { () throws(HTTPError) -> HTTPResponse in
             if let r = records.record(id) {
@@ -133,8 +156,11 @@ func registerSettleEndpoint(_ router: Router, _ context: ServiceContext) {
             do throws(SettlementError) { s = try settler.settle(party, input) } catch {
                 switch error {
                 case .match(.noMatch): throw HTTPError(status: 422, code: "no_match", message: error.description)
+                // Fits the document but does not go together: times for some fixes only, or going back.
+                case .match(.missingTime), .match(.timeGoesBack): throw HTTPError(status: 422, code: "invalid_trace", message: error.description)
                 case .match: throw HTTPError.badRequest("invalid_trace", error.description)
-                case .unknownRider, .invalidInput: throw HTTPError.badRequest("invalid_field", error.description)
+                // A rider the party does not list, a drop-off time with a trace without times: refused values (422).
+                case .unknownRider, .invalidInput: throw HTTPError(status: 422, code: "invalid_field", message: error.description)
                 case .fare(let f): throw HTTPError(status: 422, code: "unpriceable", message: f.description)
                 }
             }

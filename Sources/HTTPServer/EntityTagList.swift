@@ -20,8 +20,8 @@ public enum EntityTagList: Sendable, Equatable {
 
     /// Parses a header value; nil when it is neither `*` nor a comma-separated list of entity
     /// tags. A tag's quotes are scanned, not split on (a comma may sit inside them); bare
-    /// digits (`3`, without quotes) are read as the strong tag `"3"`, which clients that drop
-    /// the quotes send.
+    /// digits (`3`, without quotes; 1 to 16 with no leading zero, as a version is written) are
+    /// read as the strong tag `"3"`, which clients that drop the quotes send.
     public init?(_ text: String) {
         let bytes = Array(text.utf8)
         var i = 0
@@ -53,7 +53,8 @@ public enum EntityTagList: Sendable, Equatable {
                 guard !weak else { return nil }
                 start = i
                 while i < end, bytes[i] >= UInt8(ascii: "0"), bytes[i] <= UInt8(ascii: "9") { i += 1 }
-                guard i > start else { return nil }
+                // 1 to 16 digits with no leading zero: a version as GET answers it, unquoted.
+                guard i > start, i - start <= 16, bytes[start] != UInt8(ascii: "0") else { return nil }
                 tags.append(EntityTag(String(decoding: bytes[start..<i], as: UTF8.self)))
             }
             skipSpace()

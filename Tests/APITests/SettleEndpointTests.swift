@@ -61,7 +61,8 @@ final class SettleEndpointTests: XCTestCase {
         let single = call(router, "POST", "/v1/parties/s2/settle", #"{"trace":[[126.978,37.5665,1]],"idempotency_key":"x"}"#)
         XCTAssertEqual(single.status, 400)
         XCTAssertEqual(single.json?["error"]?["code"]?.stringValue, "invalid_trace")
-        XCTAssertEqual(call(router, "POST", "/v1/parties/s2/settle", #"{"trace":[[126.978,37.5665],[126.979,37.5665]]}"#).status, 400)
+        let longKey = String(repeating: "k", count: 201)
+        XCTAssertEqual(call(router, "POST", "/v1/parties/s2/settle", #"{"trace":[[126.978,37.5665],[126.979,37.5665]],"idempotency_key":"\#(longKey)"}"#).status, 400)
         XCTAssertEqual(call(router, "POST", "/v1/parties/nope/settle", #"{"trace":[[126.978,37.5665],[126.979,37.5665]],"idempotency_key":"x"}"#).status, 404)
     }
 }
