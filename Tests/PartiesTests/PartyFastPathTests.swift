@@ -40,23 +40,7 @@ final class PartyFastPathTests: XCTestCase {
         XCTAssertNil(index.invariantViolation())
         assertPathsAgree(index, boxes: boxes, "after the bulk load")
         for step in 1...2400 {
-            let roll = Int.random(in: 0..<10, using: &rng)
-            if roll < 4 || live.isEmpty {
-                let p = pool.randomElement(using: &rng)!
-                index.upsert(p)
-                live[p.id] = p
-            } else if roll < 7 {
-                let id = live.keys.randomElement(using: &rng)!
-                XCTAssertNotNil(index.remove(id: id))
-                live[id] = nil
-            } else {
-                // A move: near where it was, or onto another party's very spot.
-                var p = live.values.randomElement(using: &rng)!
-                p.origin = roll == 7 ? live.values.randomElement(using: &rng)!.origin
-                    : p.origin.offset(eastMeters: Double.random(in: -300...300, using: &rng), northMeters: Double.random(in: -300...300, using: &rng))
-                index.upsert(p)
-                live[p.id] = p
-            }
+            RandomParties.write(&index, live: &live, pool: pool, rng: &rng)
             if step % 800 == 0 {
                 XCTAssertNil(index.invariantViolation(), "step \(step)")
                 assertPathsAgree(index, boxes: boxes, "step \(step)")

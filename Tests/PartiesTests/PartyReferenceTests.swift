@@ -95,22 +95,7 @@ final class PartyReferenceTests: XCTestCase {
         var live = Dictionary(uniqueKeysWithValues: initial.map { ($0.id, $0) })
         var scratch = ClusterQueryScratch()
         for step in 1...1500 {
-            let roll = Int.random(in: 0..<10, using: &rng)
-            if roll < 4 || live.isEmpty {
-                let p = pool.randomElement(using: &rng)!
-                index.upsert(p)
-                live[p.id] = p
-            } else if roll < 7 {
-                let id = live.keys.randomElement(using: &rng)!
-                XCTAssertNotNil(index.remove(id: id))
-                live[id] = nil
-            } else {
-                var p = live.values.randomElement(using: &rng)!
-                p.origin = roll == 7 ? live.values.randomElement(using: &rng)!.origin
-                    : p.origin.offset(eastMeters: Double.random(in: -300...300, using: &rng), northMeters: Double.random(in: -300...300, using: &rng))
-                index.upsert(p)
-                live[p.id] = p
-            }
+            RandomParties.write(&index, live: &live, pool: pool, rng: &rng)
             // Keep tiles along the way (a few views), so a write that leaves one stale shows below.
             for (box, zoom) in PartyReferenceTests.views[(step % 60)..<(step % 60 + 3)] { _ = index.clusters(in: box, zoom: zoom, scratch: &scratch) }
             if step % 500 == 0 { assertMatchesReference(index, Array(live.values), "step \(step)") }

@@ -59,6 +59,27 @@ enum RandomParties {
             return (BoundingBox(west: nw.lon, south: se.lat, east: se.lon, north: nw.lat), zoom)
         }
     }
+
+    /// One random write to `index` and `live` alike: an insert from `pool` (4 in 10, or when
+    /// empty), a delete (3 in 10), or a move, near where it was or onto another party's very spot.
+    static func write(_ index: inout PartyIndex, live: inout [String: Party], pool: [Party], rng: inout SplitMix64) {
+        let roll = Int.random(in: 0..<10, using: &rng)
+        if roll < 4 || live.isEmpty {
+            let p = pool.randomElement(using: &rng)!
+            index.upsert(p)
+            live[p.id] = p
+        } else if roll < 7 {
+            let id = live.keys.randomElement(using: &rng)!
+            XCTAssertNotNil(index.remove(id: id))
+            live[id] = nil
+        } else {
+            var p = live.values.randomElement(using: &rng)!
+            p.origin = roll == 7 ? live.values.randomElement(using: &rng)!.origin
+                : p.origin.offset(eastMeters: Double.random(in: -300...300, using: &rng), northMeters: Double.random(in: -300...300, using: &rng))
+            index.upsert(p)
+            live[p.id] = p
+        }
+    }
 }
 
 /// Spacing checks of cluster answers.
