@@ -29,35 +29,18 @@ from datetime import datetime, timedelta, timezone
 
 from playwright.sync_api import sync_playwright
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Clients"))
+import taxipot_server  # noqa: E402
+
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 SEOUL = timezone(timedelta(hours=9))
 
 
-class Server:
-    """`taxipot serve --port 0` with a fresh state folder; the port is read from its banner."""
+class Server(taxipot_server.Server):
+    """The shared test server (Tests/Clients/taxipot_server.py) with a write token of its own."""
 
     def __init__(self, binary, data):
-        self.state = tempfile.mkdtemp(prefix="taxipot-browser-")
-        self.token = secrets.token_hex(16)
-        env = dict(os.environ, TAXIPOT_WRITE_TOKEN=self.token)
-        self.proc = subprocess.Popen([binary, "serve", "--host", "127.0.0.1", "--port", "0", "--data", data,
-                                      "--state-dir", self.state, "--no-access-log"],
-                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, text=True)
-        deadline = time.time() + 180
-        self.port = None
-        while time.time() < deadline:
-            line = self.proc.stderr.readline()
-            if not line:
-                break
-            m = re.search(r"on http://127\.0\.0\.1:(\d+)", line)
-            if m:
-                self.port = int(m.group(1))
-                break
-        if self.port is None:
-            self.stop()
-            raise RuntimeError("the server did not start (no 'serving … on http://127.0.0.1:PORT' line)")
-        threading.Thread(target=self.proc.stderr.read, daemon=True).start()  # keep the pipe drained
-        self.base = f"http://127.0.0.1:{self.port}"
+        super().__init__(binary, data, token=secrets.token_hex(16), prefix="taxipot-browser-")
 
     def request(self, method, path, body=None, auth=False):
         data = json.dumps(body).encode() if body is not None else None
@@ -71,15 +54,6 @@ class Server:
                 return r.status, json.loads(r.read() or b"null")
         except urllib.error.HTTPError as e:
             return e.code, json.loads(e.read() or b"null")
-
-    def stop(self):
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-        shutil.rmtree(self.state, ignore_errors=True)
 
 
 class Checks:

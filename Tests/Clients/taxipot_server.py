@@ -1,4 +1,4 @@
-"""`taxipot serve --port 0` with a fresh state folder for the client tests; the port is read from its banner."""
+"""`taxipot serve --port 0` with a fresh state folder for the client and browser tests; the port is read from its banner."""
 import os
 import re
 import shutil
@@ -9,11 +9,15 @@ import time
 
 
 class Server:
-    def __init__(self, binary, data):
-        self.state = tempfile.mkdtemp(prefix="taxipot-clients-")
+    """`token`: the write token the server is started with (TAXIPOT_WRITE_TOKEN), if any."""
+
+    def __init__(self, binary, data, token=None, prefix="taxipot-clients-"):
+        self.state = tempfile.mkdtemp(prefix=prefix)
+        self.token = token
+        env = dict(os.environ, **({"TAXIPOT_WRITE_TOKEN": token} if token else {}))
         self.proc = subprocess.Popen([binary, "serve", "--host", "127.0.0.1", "--port", "0", "--data", data,
                                       "--state-dir", self.state, "--no-access-log"],
-                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=dict(os.environ), text=True)
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, text=True)
         deadline = time.time() + 180
         self.port = None
         while time.time() < deadline:
