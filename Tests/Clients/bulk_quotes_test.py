@@ -11,15 +11,7 @@ import urllib.error
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(__file__))
-from taxipot_server import Server  # noqa: E402
-
-failures = []
-
-
-def check(ok, what):
-    print(("ok   " if ok else "FAIL ") + what)
-    if not ok:
-        failures.append(what)
+from taxipot_server import Server, check, finish  # noqa: E402
 
 
 def post(base, body, content_type):
@@ -106,8 +98,7 @@ def main():
         check(status == 413, f"a body over 1 MiB ({len(big)} bytes) is refused as today: 413 ({status})")
     finally:
         server.stop()
-    print(f"\n{len(failures)} failure(s)")
-    sys.exit(1 if failures else 0)
+    finish()
 
 
 if __name__ == "__main__":

@@ -9,15 +9,7 @@ import urllib.parse
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(__file__))
-from taxipot_server import Server  # noqa: E402
-
-failures = []
-
-
-def check(ok, what):
-    print(("ok   " if ok else "FAIL ") + what)
-    if not ok:
-        failures.append(what)
+from taxipot_server import Server, check, finish  # noqa: E402
 
 
 def kakao(base, path, **params):
@@ -67,8 +59,7 @@ def main():
         check(st == 400 and r["error"]["code"] == "missing_parameter" and "'q'" in r["error"]["message"], f"/v1/places?query=…: q is missing ({r})")
     finally:
         server.stop()
-    print(f"\n{len(failures)} failure(s)")
-    sys.exit(1 if failures else 0)
+    finish()
 
 
 if __name__ == "__main__":

@@ -21,19 +21,11 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools", 
 import osrm  # noqa: E402
 import routingpy  # noqa: E402
 from osrm_shapes import REQUESTS, fetch, shape  # noqa: E402
-from taxipot_server import Server  # noqa: E402
+from taxipot_server import Server, check, finish  # noqa: E402
 
 # Where the face's answers differ from osrm-routed's in shape, on purpose (docs/API.md says why):
 # `nodes` of a route annotation (OSM node ids are not kept) is never asked for here.
 KNOWN_DIFFERENCES = {}
-
-failures = []
-
-
-def check(ok, what):
-    print(("ok   " if ok else "FAIL ") + what)
-    if not ok:
-        failures.append(what)
 
 
 def get(base, path):
@@ -90,8 +82,7 @@ def main():
             check("NoSegment" in str(e), f"osrm-py: a point far from every road is NoSegment ({e})")
     finally:
         server.stop()
-    print(f"\n{len(failures)} failure(s)")
-    sys.exit(1 if failures else 0)
+    finish()
 
 
 if __name__ == "__main__":

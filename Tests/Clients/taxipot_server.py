@@ -3,9 +3,26 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import tempfile
 import threading
 import time
+
+
+failures = []
+
+
+def check(ok, what):
+    """One check's line (`ok` or `FAIL`); failures are counted for `finish`."""
+    print(("ok   " if ok else "FAIL ") + what)
+    if not ok:
+        failures.append(what)
+
+
+def finish():
+    """The closing line the runner reads, and the exit status: 1 when any check failed."""
+    print(f"\n{len(failures)} failure(s)")
+    sys.exit(1 if failures else 0)
 
 
 class Server:
