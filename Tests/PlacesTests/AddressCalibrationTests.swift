@@ -60,6 +60,21 @@ final class AddressCalibrationTests: XCTestCase {
         XCTAssertLessThan(fitted.coordinate.lat, even.lat)
     }
 
+    /// The place DB's calibration table (data/nodelink/address_calibration.csv) numbers 수색로 from
+    /// 가좌: reverse geocoding reads a number back with that numbering, and the number found
+    /// searches back to the same spot.
+    func testReverseGeocodingUsesTheRoadsNumbering() throws {
+        let index = try PlacesFixture.index()
+        XCTAssertGreaterThan(index.calibratedRoadCount, 20)
+        let gajwa = try XCTUnwrap(index.address("수색로 27")?.coordinate)    // by the table
+        let a = try XCTUnwrap(index.nearestAddress(to: gajwa))
+        XCTAssertEqual(a.road, "수색로")
+        XCTAssertLessThan(abs(a.number - 27), 6, "\(a.number)")
+        XCTAssertEqual(a.number % 2, 1)
+        let back = try XCTUnwrap(index.address(a.text))
+        XCTAssertLessThan(back.coordinate.distance(to: a.coordinate), 40)
+    }
+
     /// Two pairs are too few to calibrate a road; the table reads back what it wrote and refuses
     /// malformed lines by line number.
     func testTooFewPairsAndTheTableFile() throws {
