@@ -3,7 +3,8 @@ import Geo
 
 /// How much an address answer knows.
 public enum AddressPrecision: String, Sendable, Codable {
-    /// Placed along the named road by its building number (기초번호 × 10 m from the road's start).
+    /// Placed along the named road by its building number (by the 기초번호 rule, (N − 1) × 10 m
+    /// from the road's start, or by the road's calibrated numbering, `RoadNumbering`).
     case interpolated
     /// The road is known but the number cannot be placed (beyond the road's length as the network
     /// knows it, malformed, or a branch road the network lacks): a point on the road.
