@@ -3,7 +3,8 @@ import Geo
 
 /// How much an address answer knows.
 public enum AddressPrecision: String, Sendable, Codable {
-    /// Placed along the named road by its building number (기초번호 × 10 m from the road's start).
+    /// Placed along the named road by its building number (by the 기초번호 rule, (N − 1) × 10 m
+    /// from the road's start, or by the road's calibrated numbering, `RoadNumbering`).
     case interpolated
     /// The road is known but the number cannot be placed (beyond the road's length as the network
     /// knows it, malformed, or a branch road the network lacks): a point on the road.
@@ -20,6 +21,19 @@ public struct AddressMatch: Sendable, Hashable {
     public let name: String
     public let coordinate: Coordinate
     public let precision: AddressPrecision
+    /// The road the number was placed on (its index in the locator) and the building's main
+    /// number, for calibration; nil for answers not placed by number.
+    package var road: Int?
+    package var number: Int?
+
+    init(text: String, name: String, coordinate: Coordinate, precision: AddressPrecision, road: Int? = nil, number: Int? = nil) {
+        self.text = text
+        self.name = name
+        self.coordinate = coordinate
+        self.precision = precision
+        self.road = road
+        self.number = number
+    }
 }
 
 /// Reads road-name addresses (도로명주소) and lot addresses (지번) and places them: along the
@@ -30,6 +44,8 @@ public struct AddressMatch: Sendable, Hashable {
 /// `(역삼동)`, and keys typed in English mode (`xpgpfksfh 152`).
 struct AddressLocator: Sendable {
     let roads: [NamedRoad]
+    /// Each road's numbering: the rule, or its calibration (`AddressCalibration`).
+    private(set) var numberings: [RoadNumbering]
     let roadsByName: [String: [Int]]
     let roadBoxes: [BoundingBox]
     let longestName: Int
@@ -50,8 +66,9 @@ struct AddressLocator: Sendable {
     /// Numbers above this are malformed (the longest Seoul roads stop below 5,000).
     static let largestNumber = 99_999
 
-    init(roads: [NamedRoad], divisions: [Division], admin: AdminLocator) {
+    init(roads: [NamedRoad], divisions: [Division], admin: AdminLocator, calibration: [String: RoadNumbering] = [:]) {
         self.roads = roads
+        numberings = roads.map { calibration[AddressCalibration.key($0)] ?? .rule }
         self.admin = admin
         var byName: [String: [Int]] = [:]
         for (i, r) in roads.enumerated() { byName[r.name, default: []].append(i) }
@@ -72,6 +89,13 @@ struct AddressLocator: Sendable {
         divisionsByCode = codes
         otherProvinceNames = KoreanProvinces.all.filter { $0.code != PlaceSources.seoulCode }
             .flatMap { [$0.name] + $0.shortNames }
+    }
+
+    /// This locator with the roads of `table` numbered as it says and every other road by the rule.
+    func calibrated(_ table: [String: RoadNumbering]) -> AddressLocator {
+        var copy = self
+        copy.numberings = roads.map { table[AddressCalibration.key($0)] ?? .rule }
+        return copy
     }
 
     /// The address `text` names, placed; nil when it does not read as an address (the caller
@@ -244,19 +268,23 @@ struct AddressLocator: Sendable {
                                 name: road.name, coordinate: mid, precision: .road)
         }
         let number = (p.underground ? "지하 " : "") + "\(main)" + (p.sub.map { "-\($0)" } ?? "")
-        let d = NamedRoad.distance(ofNumber: main)
+        let numbering = numberings[i]
+        let d = numbering.along(ofNumber: main, on: road)
         let text = fullText(road, district: district, number: number, at: road.point(at: d).point)
-        guard d <= road.length + AddressLocator.endTolerance else {
-            // Past the end the network knows: the end, and only the road is claimed.
-            return AddressMatch(text: text, name: "\(road.name) \(number)", coordinate: road.points.last!, precision: .road)
+        guard d <= road.length + AddressLocator.endTolerance, d >= -AddressLocator.endTolerance else {
+            // Past the end the network knows: that end, and only the road is claimed.
+            return AddressMatch(text: text, name: "\(road.name) \(number)", coordinate: d < 0 ? road.points[0] : road.points.last!,
+                                precision: .road, road: i, number: main)
         }
         let at = road.point(at: d)
-        // Left of the direction of travel is (−north, east); odd numbers are on the left.
-        let side = main % 2 == 1 ? AddressLocator.sideOffset : -AddressLocator.sideOffset
+        // Left of the direction of travel is (−north, east); odd numbers are on the left looking
+        // from the numbering start.
+        let left = (main % 2 == 1) == numbering.oddOnLeft
+        let side = left ? AddressLocator.sideOffset : -AddressLocator.sideOffset
         let projection = LocalProjection(referenceLatitude: at.point.lat)
         let (x, y) = projection.project(at.point)
         let placed = projection.unproject(x: x - at.north * side, y: y + at.east * side)
-        return AddressMatch(text: text, name: "\(road.name) \(number)", coordinate: placed, precision: .interpolated)
+        return AddressMatch(text: text, name: "\(road.name) \(number)", coordinate: placed, precision: .interpolated, road: i, number: main)
     }
 
     /// A numbered branch road the network lacks (`테헤란로7길`): its main road is known and,
@@ -341,9 +369,9 @@ struct AddressLocator: Sendable {
             if pr.away <= radius && pr.away < (best?.away ?? .infinity) { best = (i, pr.along, pr.away, pr.left) }
         }
         guard let best else { return nil }
-        let road = roads[best.road]
-        let base = Int(best.along / NamedRoad.basicInterval)
-        let number = best.left ? 2 * base + 1 : 2 * base + 2
+        let road = roads[best.road], numbering = numberings[best.road]
+        guard let base = numbering.basic(atAlong: best.along, on: road) else { return nil }
+        let number = best.left == numbering.oddOnLeft ? 2 * base + 1 : 2 * base + 2
         return (road, number, road.point(at: best.along).point, best.away)
     }
 }

@@ -83,13 +83,18 @@ package enum DivisionSource {
         "41461": "용인시", "41463": "용인시", "41465": "용인시",
     ]
 
+    /// 시도 codes of the metropolitan cities (특별시, 광역시): their 구 have no city in between.
+    static let metropolitanCodes: Set<String> = ["11", "26", "27", "28", "29", "30", "31"]
+
     /// The display name of a 시군구 as the source writes it: "수원시장안구" → "수원시 장안구",
-    /// "덕양구" (code 41281) → "고양시 덕양구".
+    /// "덕양구" (code 41281) → "고양시 덕양구", "서울시노원구" (code 11350: the source repeats the
+    /// 시도 for 성북구, 도봉구 and 노원구) → "노원구".
     package static func sigunguName(_ raw: String, code: String) -> String {
         if let city = cityOfDistrict[code] { return "\(city) \(raw)" }
         let chars = Array(raw)
         if raw.hasSuffix("구"), let si = chars.firstIndex(of: "시"), si > 0, si < chars.count - 2 {
-            return String(chars[...si]) + " " + String(chars[(si + 1)...])
+            let district = String(chars[(si + 1)...])
+            return metropolitanCodes.contains(String(code.prefix(2))) ? district : String(chars[...si]) + " " + district
         }
         return raw
     }

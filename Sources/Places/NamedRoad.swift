@@ -5,7 +5,8 @@ import Geo
 /// distance along the road to each of them.
 ///
 /// Road-name address numbers (기초번호) are set every 20 m from the start, odd on the left and
-/// even on the right, so building number N lies about (N − 1) × 10 m from the start.
+/// even on the right, so building number N lies about (N − 1) × 10 m from the start
+/// (`RoadNumbering.rule`; a calibrated road may differ).
 public struct NamedRoad: Sendable, Hashable {
     /// The road name as addresses write it ("테헤란로", "테헤란로7길").
     public let name: String
@@ -28,12 +29,6 @@ public struct NamedRoad: Sendable, Hashable {
 
     /// Metres between consecutive basic numbers on one side of the road.
     public static let basicInterval = 20.0
-
-    /// The distance from the start of the basic number a building number lies on:
-    /// 1 and 2 at 0 m, 3 and 4 at 20 m, …
-    public static func distance(ofNumber n: Int) -> Double {
-        Double(max(0, (n - 1) / 2)) * basicInterval
-    }
 
     /// The point `d` metres along the road (clamped to its ends) and the unit direction of
     /// travel there (in local metres east, north).

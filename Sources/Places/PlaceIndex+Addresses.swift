@@ -20,6 +20,19 @@ extension PlaceIndex {
     /// The address `text` names, placed, or nil when it does not read as one.
     public func address(_ text: String) -> AddressMatch? { addresses.locate(text) }
 
+    /// The address `text` names, placed with the roads of `calibration` numbered as it says and
+    /// every other road by the rule (the DB's own calibration left aside): for held-out
+    /// evaluation of a calibration.
+    package func address(_ text: String, calibration: [String: RoadNumbering]) -> AddressMatch? {
+        addresses.calibrated(calibration).locate(text)
+    }
+
+    /// The road an address answer was placed on (`AddressMatch.road`).
+    package func addressRoad(_ index: Int) -> NamedRoad { addresses.roads[index] }
+
+    /// How many roads the DB's calibration table renumbers.
+    package var calibratedRoadCount: Int { addresses.numberings.filter { $0 != .rule }.count }
+
     /// The address answer of a search, when its text reads as an address and passes its filters.
     func addressHit(_ query: PlaceQuery) -> PlaceHit? {
         guard query.category == nil, let m = addresses.locate(query.text) else { return nil }

@@ -40,14 +40,15 @@ public final class PlaceIndex: Sendable {
             let divisions = try PlaceStore.readDivisions(db)
             let boundaries = try PlaceStore.readBoundaries(db)
             let roads = try PlaceStore.readRoads(db)
-            return PlaceIndex(path: path, rows: rows, divisions: divisions, boundaries: boundaries, roads: roads)
+            let numbering = try PlaceStore.readNumbering(db)
+            return PlaceIndex(path: path, rows: rows, divisions: divisions, boundaries: boundaries, roads: roads, numbering: numbering)
         } catch {
             throw PlaceDatabaseError.wrap(error)
         }
     }
 
     init(path: String, rows: [(place: Place, aliases: [String], regionCode: String)], divisions: [Division],
-         boundaries: [Boundary], roads: [NamedRoad] = [])
+         boundaries: [Boundary], roads: [NamedRoad] = [], numbering: [String: RoadNumbering] = [:])
     {
         self.path = path
         places = rows.map(\.place)
@@ -87,7 +88,7 @@ public final class PlaceIndex: Sendable {
         var byID: [String: Int32] = [:]
         for (i, p) in places.enumerated() { byID[p.id] = Int32(i) }
         placeByID = byID
-        addresses = AddressLocator(roads: roads, divisions: divisions, admin: admin)
+        addresses = AddressLocator(roads: roads, divisions: divisions, admin: admin, calibration: numbering)
     }
 
     /// The folded names an address may use for the divisions above (and at) `code`:

@@ -29,6 +29,40 @@ extension PlaceStore {
         }
     }
 
+    static let numberingSchema = """
+        CREATE TABLE IF NOT EXISTS road_numbering(road TEXT PRIMARY KEY, reversed INTEGER NOT NULL, offset REAL NOT NULL, interval REAL NOT NULL);
+        """
+
+    /// The calibrated numbering of roads (`AddressCalibration`), by road key.
+    package static func insert(_ numbering: [String: RoadNumbering], into db: SQLiteDatabase) throws {
+        try db.execute(numberingSchema)
+        let s = try db.prepare("INSERT INTO road_numbering(road, reversed, offset, interval) VALUES (?,?,?,?)")
+        try db.execute("BEGIN IMMEDIATE")
+        do {
+            for k in numbering.keys.sorted() {
+                let n = numbering[k]!
+                s.bind(1, k); s.bind(2, n.reversed ? 1 : 0); s.bind(3, n.offset); s.bind(4, n.interval)
+                try s.run()
+            }
+            try db.execute("COMMIT")
+        } catch {
+            try? db.execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    /// The calibrated numbering of the DB's roads; none for a DB built without a calibration table.
+    static func readNumbering(_ db: SQLiteDatabase) throws -> [String: RoadNumbering] {
+        let exists = try db.prepare("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'road_numbering'")
+        guard try exists.step(), exists.int(0) > 0 else { return [:] }
+        let s = try db.prepare("SELECT road, reversed, offset, interval FROM road_numbering")
+        var out: [String: RoadNumbering] = [:]
+        while try s.step() {
+            out[s.text(0)] = RoadNumbering(reversed: s.int(1) != 0, offset: s.double(2), interval: s.double(3))
+        }
+        return out
+    }
+
     private static func rounded(_ v: Double, _ scale: Double) -> Double { (v * scale).rounded() / scale }
 
     /// The roads of the DB; none for a DB built without the node-link network.

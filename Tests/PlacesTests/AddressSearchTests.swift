@@ -29,6 +29,8 @@ final class AddressSearchTests: XCTestCase {
         // The address answer names the 시군구 where the number lies, sub-numbers and 지하 kept.
         XCTAssertEqual(try address("세종대로 110")?.place.address, "서울특별시 중구 세종대로 110")
         XCTAssertEqual(try address("테헤란로 지하 340-2")?.place.name, "테헤란로 지하 340-2")
+        // 노원구 is filed as 서울시노원구 by the divisions source: the written address names it once.
+        XCTAssertEqual(try address("서울특별시 노원구 상계로 182")?.place.address, "서울특별시 노원구 상계로 182")
     }
 
     /// Odd numbers lie on the left of the road from its start, even ones on the right.

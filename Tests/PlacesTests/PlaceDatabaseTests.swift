@@ -79,6 +79,9 @@ final class PlaceDatabaseTests: XCTestCase {
         XCTAssertTrue(stop.address.hasPrefix("서울특별시 마포구"), stop.address)
         // The source writes 수원시장안구; we write 수원시 장안구.
         XCTAssertEqual(index.place(id: "div:41111")?.name, "수원시 장안구")
+        // It writes 서울시노원구 for 노원구 (also 성북구, 도봉구): Seoul's 구 have no city in between.
+        XCTAssertEqual(index.place(id: "div:11350")?.name, "노원구")
+        XCTAssertEqual(index.place(id: "div:11350102")?.address, "서울특별시 노원구 월계동")
     }
 
     func testUserCSVImport() throws {

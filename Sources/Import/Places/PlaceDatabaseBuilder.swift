@@ -67,6 +67,7 @@ public enum PlaceDatabaseBuilder {
             try PlaceStore.insert(divisions, boundaries: boundaries, into: db)
             let roads = try RoadNetworkSource.roadsIfPresent(dataDirectory: dataDirectory, locator: locator, warnings: &warnings)
             try PlaceStore.insert(roads, into: db)
+            try PlaceStore.insert(try RoadNetworkSource.calibrationIfPresent(dataDirectory: dataDirectory, roads: roads, warnings: &warnings), into: db)
             try db.execute("ANALYZE")
             try db.close()
             try PlaceFileChecksum.seal(path: tmp)

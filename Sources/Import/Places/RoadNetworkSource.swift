@@ -253,4 +253,22 @@ extension RoadNetworkSource {
         }
         return try roads(directory: dir, locator: locator, warnings: &warnings)
     }
+
+    /// The calibrated numbering of roads (data/nodelink/address_calibration.csv, made by
+    /// `taxipot-bench --only addresses --addresses-calibration-out FILE`; see ADDRESSES.md), or
+    /// none when the file is absent. Rows naming a road the network no longer has are dropped
+    /// with a warning.
+    public static let calibrationFile = "address_calibration.csv"
+
+    static func calibrationIfPresent(dataDirectory: String, roads: [NamedRoad], warnings: inout [String]) throws -> [String: RoadNumbering] {
+        let path = ((dataDirectory as NSString).appendingPathComponent(directory) as NSString).appendingPathComponent(calibrationFile)
+        guard FileManager.default.fileExists(atPath: path) else { return [:] }
+        var table = try AddressCalibration.read(csv: try String(contentsOfFile: path, encoding: .utf8), source: path)
+        let known = Set(roads.map(AddressCalibration.key))
+        for k in table.keys.sorted() where !known.contains(k) {
+            warnings.append("\(path): road \(k) is not in the network; its calibration is dropped")
+            table[k] = nil
+        }
+        return table
+    }
 }
