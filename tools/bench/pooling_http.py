@@ -76,6 +76,7 @@ def match_path(req):
 
 
 SEQUENTIAL = 300  # requests timed one after another from one client (the peer's figure)
+SEQUENTIAL_ROUNDS = 1 if benchlib.QUICK else 5  # rounds of them (the figure: the median of the per-round percentiles)
 
 
 def wrk(url, lua, reqfile, seconds, *extra):
@@ -157,13 +158,13 @@ def main():
         # (the wrk runs above used every request; the parties' plans they made are what a running
         # server keeps, and a match keeps nothing of its rider)
         seq_p50, seq_p99, seq_bodies, seq_failed = httpclient.latency_rounds(
-            client, [match_path(r) for r in requests[:SEQUENTIAL]], runs, ok=lambda st, _: st == 200)
+            client, [match_path(r) for r in requests[:SEQUENTIAL]], SEQUENTIAL_ROUNDS, ok=lambda st, _: st == 200)
         client.close()
         seq_ok = sum(1 for st, _ in seq_bodies if st == 200)
         seq_matches = sum(b.count(b'"walk_m"') for _, b in seq_bodies)
         cond_s = ("%d open parties in %s; the first %d of the match requests, one after another from one keep-alive "
                   "client (per-round p50 of the 200 answers, %d rounds); %d answered 200 in the last round, %d failed in all, %.1f matches a request" % (
-                      args.parties, area, SEQUENTIAL, runs, seq_ok, seq_failed, seq_matches / float(SEQUENTIAL)))
+                      args.parties, area, SEQUENTIAL, SEQUENTIAL_ROUNDS, seq_ok, seq_failed, seq_matches / float(SEQUENTIAL)))
         cond_j = ("%d open parties (16 seats) in %s, each request a new rider; wrk 64 connections, 2 threads, %d runs x %d s; "
                   "%d joins acknowledged (each after its SQLite commit, synchronous=FULL), %d other answers" % (
                       args.parties, area, runs, args.seconds, join_total, join_bad))
