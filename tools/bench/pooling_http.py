@@ -163,7 +163,7 @@ def main():
         seq_ok = sum(1 for st, _ in seq_bodies if st == 200)
         seq_matches = sum(b.count(b'"walk_m"') for _, b in seq_bodies)
         cond_s = ("%d open parties in %s; the first %d of the match requests, one after another from one keep-alive "
-                  "client (per-round p50 of the 200 answers, %d rounds); %d answered 200 in the last round, %d failed in all, %.1f matches a request" % (
+                  "client (per-round p50 and p99 of the 200 answers, %d rounds); %d answered 200 in the last round, %d failed in all, %.1f matches a request" % (
                       args.parties, area, SEQUENTIAL, SEQUENTIAL_ROUNDS, seq_ok, seq_failed, seq_matches / float(SEQUENTIAL)))
         cond_j = ("%d open parties (16 seats) in %s, each request a new rider; wrk 64 connections, 2 threads, %d runs x %d s; "
                   "%d joins acknowledged (each after its SQLite commit, synchronous=FULL), %d other answers" % (
