@@ -69,7 +69,7 @@ final class NodeLinkOSMExportTests: XCTestCase {
         XCTAssertEqual(file.relations.count, summary.relations)
         XCTAssertEqual(file.nodes.count, summary.nodes)
         let position = Dictionary(uniqueKeysWithValues: net.nodes.map { ($0.id, ($0.lat, $0.lon)) })
-        for (id, n) in file.nodes {
+        for (id, n) in file.nodes where id < NodeLinkOSMExport.middleNodeBase {
             XCTAssertTrue(id > 0 && id < 1 << 40, "node \(id)")
             let p = try XCTUnwrap(position[id], "node \(id) is not the network's")
             XCTAssertEqual(n.lat, p.0, accuracy: 1e-7); XCTAssertEqual(n.lon, p.1, accuracy: 1e-7)
@@ -78,7 +78,14 @@ final class NodeLinkOSMExportTests: XCTestCase {
         let highways: Set<String> = ["motorway", "trunk", "primary", "secondary", "tertiary", "unclassified"]
         for (id, w) in file.ways {
             let l = try XCTUnwrap(linkById[id])
-            XCTAssertEqual(w.refs, [l.from, l.to], "way \(id)")
+            XCTAssertEqual([w.refs.first, w.refs.last], [l.from, l.to], "way \(id)")
+            if w.refs.count == 3 {  // a parallel link: through its own middle node, on the straight line
+                XCTAssertTrue(w.refs[1] >= NodeLinkOSMExport.middleNodeBase && w.refs[1] < 1 << 40, "way \(id)")
+                let m = try XCTUnwrap(file.nodes[w.refs[1]]), a = position[l.from]!, b = position[l.to]!
+                XCTAssertEqual(m.lat, (a.0 + b.0) / 2, accuracy: 2e-7); XCTAssertEqual(m.lon, (a.1 + b.1) / 2, accuracy: 2e-7)
+            } else {
+                XCTAssertEqual(w.refs.count, 2, "way \(id)")
+            }
             XCTAssertEqual(w.tags["oneway"], "yes", "way \(id)")
             XCTAssertEqual(w.tags["highway"], NodeLinkImporter.roadClass(rank: l.rank, lanes: l.lanes).osmName, "way \(id)")
             XCTAssertTrue(highways.contains(w.tags["highway"] ?? ""), "way \(id)")
@@ -87,6 +94,15 @@ final class NodeLinkOSMExportTests: XCTestCase {
             XCTAssertEqual(w.tags["name"], l.name.isEmpty ? nil : l.name, "way \(id)")
             XCTAssertTrue(w.refs.allSatisfy { file.nodes[$0] != nil }, "way \(id)")
         }
+        // OSRM keeps one edge of parallel ones: each link after the first between the same two
+        // nodes in the same direction has a middle node, so every link stays an edge of its own.
+        var pairs = [[Int64]: Int]()
+        for l in file.ways.values { pairs[[l.refs.first!, l.refs.last!], default: 0] += 1 }
+        let parallel = pairs.values.map { $0 - 1 }.reduce(0, +)
+        XCTAssertGreaterThan(parallel, 100)
+        XCTAssertEqual(summary.parallelLinks, parallel)
+        XCTAssertEqual(file.ways.values.filter { $0.refs.count == 3 }.count, parallel)
+        XCTAssertEqual(Set(file.ways.values.map { [$0.refs[0], $0.refs[1]] }).count, file.ways.count)
         XCTAssertEqual(file.ways[1_000_045_000]?.tags["name"], "종로")
         XCTAssertEqual(file.ways[1_000_045_000]?.tags["highway"], "primary")
 

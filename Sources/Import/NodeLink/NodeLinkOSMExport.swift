@@ -8,6 +8,9 @@ public struct NodeLinkOSMExportSummary: Sendable, CustomStringConvertible {
     /// nodelink` prints, before its largest strongly connected part).
     public var network: NodeLinkImportReport
     public var nodes = 0, ways = 0, relations = 0
+    /// Links in the same direction between the same two nodes as an earlier link, drawn
+    /// through a middle node of their own (see `NodeLinkOSMExport`).
+    public var parallelLinks = 0
     /// Relations by their `restriction` value.
     public var relationsByKind: [String: Int] = [:]
     public var bytes = 0
@@ -18,7 +21,7 @@ public struct NodeLinkOSMExportSummary: Sendable, CustomStringConvertible {
             node-link network: \(network.nodesRead) nodes, \(network.linksRead) links, \(network.turnRowsRead) turn rows at its nodes
               links kept: \(network.linksKept) (\(network.oneWayLinks) one-way); left out: \(network.linksMissingNode) naming an absent node, \(network.linksClosedToCars) closed to cars (REST_VEH 1), \(network.linksNotInUse) not in use (ROAD_USE 1), \(network.linksLooping) from a node to itself
               prohibited turns: \(network.turnsProhibited) from TURNINFO, \(network.uTurnsProhibited) U-turns (allowed only where 011/012 lists them or at a dead end); \(network.turnsNamingAbsentLinks) turn rows naming absent links
-            wrote \(nodes) nodes, \(ways) one-way ways (one per kept link), \(relations) restriction relations (\(kinds)), \(bytes) bytes
+            wrote \(nodes) nodes, \(ways) one-way ways (one per kept link; \(parallelLinks) parallel to another through a middle node), \(relations) restriction relations (\(kinds)), \(bytes) bytes
             """ + network.examples.map { "\n  left out: " + $0 }.joined()
     }
 }
@@ -34,6 +37,9 @@ public struct NodeLinkOSMExportSummary: Sendable, CustomStringConvertible {
 ///   when given), `lanes` (when given), `name` (`ROAD_NAME`), `bridge=yes` for overpasses and
 ///   bridges and `tunnel=yes` for underpasses and tunnels (`ROAD_TYPE`).
 /// - Nodes: those the ways use (node id = `NODE_ID`; OSRM needs ids below 2^40, checked).
+///   A link in the same direction between the same two nodes as an earlier one (162 in the
+///   Seoul subset) passes through a middle node of its own (id `middleNodeBase` + k, on the
+///   straight line): OSRM keeps one edge of parallel ones, which would drop the link.
 /// - Every prohibited turn as a `type=restriction` relation (from-way, via-node, to-way):
 ///   TURNINFO 101 `no_left_turn`, 102 `no_straight_on`, 103 `no_right_turn`; 002 and 003 by the
 ///   turn's angle (`no_left_turn`, `no_right_turn`, `no_straight_on` or `no_u_turn`; 002, buses
@@ -44,6 +50,8 @@ public struct NodeLinkOSMExportSummary: Sendable, CustomStringConvertible {
 public enum NodeLinkOSMExport {
     /// OSRM keeps node ids in 40 bits.
     static let idLimit: Int64 = 1 << 40
+    /// Ids of the middle nodes of parallel links: above every node-link id (10 digits), below 2^40.
+    package static let middleNodeBase: Int64 = 900_000_000_000
 
     /// Reads the network from `source` and writes it to `output` (OSM XML).
     public static func export(from source: NodeLinkImporter.Source, to output: String) throws(NodeLinkError) -> NodeLinkOSMExportSummary {
@@ -81,6 +89,18 @@ public enum NodeLinkOSMExport {
             let i = x.nodeIndex(id)!
             out.node(id: Int(id), (x.nodeLat[i], x.nodeLon[i]))
         }
+        // Parallel links: the middle node of each after the first between the same two nodes.
+        var seenPairs = Set<[Int64]>()
+        var middle = [Int: Int64]()
+        for (w, id) in x.wayIds.enumerated() {
+            let l = link[id]!
+            guard !seenPairs.insert([l.from, l.to]).inserted else { continue }
+            let m = middleNodeBase + Int64(middle.count)
+            middle[w] = m
+            let a = x.nodeIndex(l.from)!, b = x.nodeIndex(l.to)!
+            func mid(_ p: Int32, _ q: Int32) -> Int32 { Int32((Int64(p) + Int64(q)) / 2) }
+            out.node(id: Int(m), (mid(x.nodeLat[a], x.nodeLat[b]), mid(x.nodeLon[a], x.nodeLon[b])))
+        }
         for (w, id) in x.wayIds.enumerated() {
             let l = link[id]!, rule = x.wayRules[w]
             var tags: [(String, String)] = [("highway", rule.roadClass.osmName), ("oneway", "yes")]
@@ -92,7 +112,7 @@ public enum NodeLinkOSMExport {
             case 2, 4: tags.append(("tunnel", "yes"))
             default: break
             }
-            out.way(id: Int(id), refs: [Int(l.from), Int(l.to)], tags: tags)
+            out.way(id: Int(id), refs: [Int(l.from)] + (middle[w].map { [Int($0)] } ?? []) + [Int(l.to)], tags: tags)
         }
         for (k, r) in x.restrictions.enumerated() {
             let type = turnType[[r.fromWay, r.viaNode, r.toWay]]
@@ -113,7 +133,8 @@ public enum NodeLinkOSMExport {
         out.flush()
         let failed = out.failed
         guard fclose(file) == 0, !failed else { throw NodeLinkError("\(output): write failed (disk full?)") }
-        summary.nodes = nodeIds.count
+        summary.nodes = nodeIds.count + middle.count
+        summary.parallelLinks = middle.count
         summary.ways = x.wayIds.count
         summary.relations = x.restrictions.count
         summary.bytes = out.written
