@@ -33,7 +33,7 @@ public enum SyntheticCity {
         guard let file = fopen(path, "wb") else {
             throw SyntheticCityError("\(path): cannot write (\(String(cString: strerror(errno))))")
         }
-        var out = XMLOut(file: file)
+        var out = OSMXMLWriter(file: file)
         let summary = generate(target: target, seed: seed, out: &out)
         out.flush()
         let failed = out.failed
@@ -42,7 +42,7 @@ public enum SyntheticCity {
                        bytes: out.written)
     }
 
-    private static func generate(target: Int, seed: UInt64, out: inout XMLOut) -> Summary {
+    private static func generate(target: Int, seed: UInt64, out: inout OSMXMLWriter) -> Summary {
         var rng = SplitMix64(seed: seed)
         // Grid side so that about half of the nodes are junctions, half shape points.
         var side = max(4, Int((Double(target) / 2).squareRoot()))
@@ -178,7 +178,7 @@ public enum SyntheticCity {
                 let south = lineWay(row: false, line: i, segment: j / 8 - 1), north = lineWay(row: false, line: i, segment: j / 8)
                 let kind = Int(rng.next() % 6)
                 let (from, to) = [(west, north), (west, south), (south, north), (west, east), (south, west), (west, west)][kind]
-                out.relation(id: restrictions + 1, from: from, via: j * side + i + 1, to: to, kind: kinds[kind])
+                out.relation(id: restrictions + 1, from: from, via: j * side + i + 1, to: to, tags: [("type", "restriction"), ("restriction", kinds[kind])])
                 restrictions += 1
             }
         }
@@ -215,79 +215,6 @@ public enum SyntheticCity {
         if line % 16 == 5 { tags.append(("maxspeed", "20 mph")) } else if line % 4 == 1 { tags.append(("maxspeed", "30")) }
         tags.append(("name", name))
         return tags
-    }
-}
-
-/// Buffered OSM XML output with fast number formatting.
-struct XMLOut {
-    let file: UnsafeMutablePointer<FILE>
-    var buffer: [UInt8] = []
-    var written = 0
-    var failed = false
-
-    init(file: UnsafeMutablePointer<FILE>) {
-        self.file = file
-        buffer.reserveCapacity(1 << 20)
-    }
-
-    mutating func flush() {
-        if !buffer.isEmpty {
-            let n = buffer.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, file) }
-            if n != buffer.count { failed = true }
-            written += buffer.count
-            buffer.removeAll(keepingCapacity: true)
-        }
-    }
-
-    mutating func text(_ s: String) {
-        buffer.append(contentsOf: s.utf8)
-        if buffer.count >= 1 << 20 { flush() }
-    }
-
-    mutating func int(_ v: Int) {
-        if v < 0 { buffer.append(45) }
-        var x = v.magnitude
-        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
-            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        var n = 0
-        withUnsafeMutableBytes(of: &digits) { d in
-            repeat { d[n] = UInt8(48 + x % 10); x /= 10; n += 1 } while x > 0
-            for k in stride(from: n - 1, through: 0, by: -1) { buffer.append(d[k]) }
-        }
-    }
-
-    /// A fixed-point 1e-7 degree value as decimal text.
-    mutating func degrees(_ v: Int32) {
-        let m = Int(v)
-        if m < 0 { buffer.append(45) }
-        let a = abs(m)
-        int(a / 10_000_000)
-        buffer.append(46)
-        let frac = a % 10_000_000
-        var divisor = 1_000_000
-        while divisor > 0 {
-            buffer.append(UInt8(48 + frac / divisor % 10))
-            divisor /= 10
-        }
-    }
-
-    mutating func node(id: Int, _ p: (Int32, Int32)) {
-        text("  <node id=\""); int(id); text("\" lat=\""); degrees(p.0); text("\" lon=\""); degrees(p.1); text("\" version=\"1\"/>\n")
-    }
-
-    mutating func way(id: Int, refs: [Int], tags: [(String, String)]) {
-        text("  <way id=\""); int(id); text("\" version=\"1\">\n")
-        for r in refs { text("    <nd ref=\""); int(r); text("\"/>\n") }
-        for (k, v) in tags { text("    <tag k=\"\(k)\" v=\"\(v)\"/>\n") }
-        text("  </way>\n")
-    }
-
-    mutating func relation(id: Int, from: Int, via: Int, to: Int, kind: String) {
-        text("  <relation id=\""); int(id); text("\" version=\"1\">\n")
-        text("    <member type=\"way\" ref=\""); int(from); text("\" role=\"from\"/>\n")
-        text("    <member type=\"node\" ref=\""); int(via); text("\" role=\"via\"/>\n")
-        text("    <member type=\"way\" ref=\""); int(to); text("\" role=\"to\"/>\n")
-        text("    <tag k=\"type\" v=\"restriction\"/>\n    <tag k=\"restriction\" v=\"\(kind)\"/>\n  </relation>\n")
     }
 }
 

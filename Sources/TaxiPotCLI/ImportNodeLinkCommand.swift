@@ -43,18 +43,7 @@ struct ImportNodeLinkCommand: Command {
         let landmarks = try a.int("landmarks", default: 16, range: 1...64)
         let profilePath = a.value("profile") ?? ((a.value("data") ?? "data") as NSString).appendingPathComponent("traffic/profile.csv")
         let profile = try TrafficProfile.load(path: profilePath)
-        let shp = FileManager.default.fileExists(atPath: (directory as NSString).appendingPathComponent("MOCT_LINK.shp"))
-        let source: NodeLinkImporter.Source
-        switch a.value("format") ?? (shp ? "shp" : "csv") {
-        case "csv": source = .csv(directory: directory)
-        case "shp":
-            let transformer = try CoordinateTransformer(from: "EPSG:5186", to: "EPSG:4326")
-            source = .shapefiles(directory: directory) { x, y in
-                let p = try transformer.transform(XYPoint(x: x, y: y))
-                return (lon: p.x, lat: p.y)
-            }
-        case let other: throw UsageError("--format must be shp or csv, got '\(other)'")
-        }
+        let source = try nodeLinkSource(directory: directory, format: a.value("format"))
         var speeds: (file: String, mapping: String)?
         switch (a.value("speeds"), a.value("speed-mapping")) {
         case (nil, nil): break
@@ -69,5 +58,25 @@ struct ImportNodeLinkCommand: Command {
         }
         print(report.description)
         return 0
+    }
+}
+
+/// The node-link files in `directory` as a source: `format` shp or csv, or nil to tell from the
+/// folder (shp when it holds MOCT_LINK.shp). Shared by `import nodelink` and `export osm`.
+func nodeLinkSource(directory: String, format: String?) throws -> NodeLinkImporter.Source {
+    var isFolder: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: directory, isDirectory: &isFolder), isFolder.boolValue else {
+        throw UsageError("'\(directory)' is not a folder (expected the folder of the node-link files)")
+    }
+    let shp = FileManager.default.fileExists(atPath: (directory as NSString).appendingPathComponent("MOCT_LINK.shp"))
+    switch format ?? (shp ? "shp" : "csv") {
+    case "csv": return .csv(directory: directory)
+    case "shp":
+        let transformer = try CoordinateTransformer(from: "EPSG:5186", to: "EPSG:4326")
+        return .shapefiles(directory: directory) { x, y in
+            let p = try transformer.transform(XYPoint(x: x, y: y))
+            return (lon: p.x, lat: p.y)
+        }
+    case let other: throw UsageError("--format must be shp or csv, got '\(other)'")
     }
 }

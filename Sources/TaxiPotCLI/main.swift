@@ -7,6 +7,7 @@ let commands: [any Command] = [
     VersionCommand(),
     ServeCommand(),
     ImportCommand(),
+    ExportCommand(),
     TransformCommand(),
     FareCommand(),
     QuoteCommand(),

@@ -144,6 +144,15 @@ final class NodeLinkImportTests: XCTestCase {
         XCTAssertEqual(engine.graph.network, "nodelink")
         XCTAssertGreaterThan(report.uTurnsProhibited, 100)
         XCTAssertGreaterThan(report.turnsProhibited, 50)
+        let compared = Self.compareRoutesWithPlainDijkstra(net, engine) { UInt64(($0.lengthMeters * 100).rounded()) }
+        XCTAssertGreaterThan(compared, 100)
+    }
+
+    /// Routes between the middles of 300 random pairs of one-way links of `net` by `engine`
+    /// against a plain Dijkstra over the links with the turn rules derived from the rows and the
+    /// link lengths `lengthCm` (failures recorded); how many routes were compared.
+    static func compareRoutesWithPlainDijkstra(_ net: NodeLinkNetwork, _ engine: RouteEngine,
+                                               lengthCm length: (NodeLinkLink) -> UInt64) -> Int {
         let nodeIds = Set(net.nodes.map(\.id))
         let links = net.links.filter { nodeIds.contains($0.from) && nodeIds.contains($0.to) && $0.roadUse != 1 && $0.restrictedVehicle != 1 && $0.from != $0.to }
         let position = Dictionary(uniqueKeysWithValues: net.nodes.map { ($0.id, Coordinate(lon: $0.lon, lat: $0.lat)) })
@@ -158,7 +167,7 @@ final class NodeLinkImportTests: XCTestCase {
             if listedUTurns.contains([la.id, lb.id]) { return true }
             return !(out[la.to] ?? []).contains { links[$0].to != la.from && !prohibited.contains([la.id, la.to, links[$0].id]) }
         }
-        let lengthCm = links.map { UInt64(($0.lengthMeters * 100).rounded()) }
+        let lengthCm = links.map(length)
         func dijkstra(from s: Int, to t: Int) -> UInt64? {
             var dist = [UInt64](repeating: .max, count: links.count)
             var heap = [(UInt64, Int)]()
@@ -197,7 +206,7 @@ final class NodeLinkImportTests: XCTestCase {
             XCTAssertEqual(route.distanceMeters * 100, Double(expected), accuracy: 3, "link \(links[s].id) → \(links[t].id)")
             compared += 1
         }
-        XCTAssertGreaterThan(compared, 100)
+        return compared
     }
 
     static let measuredSpeeds = Result {

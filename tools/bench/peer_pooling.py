@@ -11,7 +11,8 @@ for the solo fare and the pooled ride, split by leg; the 10 best by saving. Each
 ride (origin to destination) is asked of OSRM once before the timing, as our server keeps its
 party plans. Figure: per-round p50 of the round trips (ms), one request after another.
 
-Usage: peer_pooling.py [--parties 10000]
+Usage: peer_pooling.py [--parties 10000] [--network nodelink]
+  --network nodelink: Seoul-wide, on nodelink.py's points and OSRM CH of the node-link export
 """
 import argparse
 import json
@@ -128,15 +129,22 @@ def main():
     import osrm
     ap = argparse.ArgumentParser()
     ap.add_argument("--parties", type=int, default=10000)
+    ap.add_argument("--network", choices=["osm", "nodelink"], default="osm")
     args = ap.parse_args()
-    runs = 1 if benchlib.QUICK else 3
+    runs = pooling_http.SEQUENTIAL_ROUNDS
     rng = random.Random(2323)
-    pts = pooling_http.road_points(os.path.join(benchlib.ROOT, "data"))
+    key, area, points = "pooling.http", "central Seoul", None
+    if args.network == "nodelink":
+        import nodelink
+        key, area, points = "pooling.nodelink.http", "Seoul (node-link roads)", nodelink.POINTS
+    pts = pooling_http.road_points(os.path.join(benchlib.ROOT, "data"), points)
     now = time.time()
     parties = pooling_http.make_parties(pts, args.parties, now, rng)
     requests = pooling_http.make_requests(pts, 2000, now, rng)[:pooling_http.SEQUENTIAL]
     base = os.path.join(benchlib.OUT, "osrm", "seoul-ch", "seoul-central.osrm")
-    if not os.path.exists(base + ".hsgr"):
+    if args.network == "nodelink":
+        base = os.path.join(benchlib.OUT, "osrm", "nodelink-ch", "seoul-nodelink.osrm")  # nodelink.py prepared it
+    elif not os.path.exists(base + ".hsgr"):
         base, _ = osrm.prepare(os.path.join(benchlib.ROOT, "data/osm/seoul-central.osm.pbf"),
                                os.path.join(benchlib.OUT, "osrm", "seoul-ch"), "ch")
     proc, port = osrm.start_routed(base, "ch", extra=["--max-table-size", "10000"])
@@ -156,11 +164,11 @@ def main():
             p50s.append(benchlib.percentile(lat, 50))
         client.close()
         benchlib.log("peer pooling: p50 %.2f ms" % sorted(p50s)[len(p50s) // 2])
-        cond = ("%s osrm-routed CH (--max-table-size 10000) + a Python script: %d open parties in central Seoul, the first %d "
+        cond = ("%s osrm-routed CH (--max-table-size 10000) + a Python script: %d open parties in %s, the first %d "
                 "match requests of pooling_http.py one after another (per-round p50, %d rounds); two /table calls a request, "
                 "candidates from a grid index, insertion, 25%% detour limit, a distance-only Seoul meter, by-leg split; "
-                "%.1f matches a request" % (osrm.version(), args.parties, len(requests), runs, total / float(runs * len(requests))))
-        benchlib.emit([benchlib.record("pooling.http.match.p50", "peer", osrm.version() + " /table + Python",
+                "%.1f matches a request" % (osrm.version(), args.parties, area, len(requests), runs, total / float(runs * len(requests))))
+        benchlib.emit([benchlib.record(key + ".match.p50", "peer", osrm.version() + " /table + Python",
                                        "match round trip p50, one client", "ms", "lower", p50s, len(requests), cond)])
     finally:
         httpclient.stop(proc)

@@ -57,10 +57,10 @@ def coords(points):
     return ";".join("%.7f,%.7f" % p for p in points)
 
 
-def osrm_paths(points):
+def osrm_paths(points, sizes=SIZES):
     """n -> (the timed table's path, the warm-up's: sources and destinations swapped)."""
     out = {}
-    for n in SIZES:
+    for n in sizes:
         pts = coords(points[: 2 * n])
         first, second = ";".join(str(i) for i in range(n)), ";".join(str(i) for i in range(n, 2 * n))
         path = "/table/v1/driving/%s?sources=%s&destinations=%s&annotations=duration,distance"
@@ -68,26 +68,28 @@ def osrm_paths(points):
     return out
 
 
-def ours_paths(points):
+def ours_paths(points, sizes=SIZES):
     """n -> (the timed table's path, the warm-up's: sources and destinations swapped)."""
     def path(sources, destinations):
         return "/v1/table?sources=%s&destinations=%s&depart_at=%s&annotations=duration,distance" % (
             coords(sources), coords(destinations), urllib.parse.quote(DEPART_AT))
-    return {n: (path(points[:n], points[n:2 * n]), path(points[n:2 * n], points[:n])) for n in SIZES}
+    return {n: (path(points[:n], points[n:2 * n]), path(points[n:2 * n], points[:n])) for n in sizes}
 
 
-def measure(client, paths, side, impl, conditions, ok_marker):
+def measure(client, paths, side, impl, conditions, ok_marker, key="table.http",
+            points_text="central-Seoul road points (table_points.csv)"):
+    """Records `KEY.N` for each table size N of `paths`."""
     results, notes = [], []
-    for n in SIZES:
+    for n in sorted(paths):
         p50s, (status, body), failed = rounds(client, paths[n][0], paths[n][1], REQUESTS[n], ok_marker)
         ok = status == 200 and ok_marker in body
         if not ok:
             notes.append("%s %dx%d: answer %d %s" % (impl, n, n, status, body[:200]))
         results.append(benchlib.record(
-            "table.http.%d" % n, side, impl, "%d × %d table over HTTP p50" % (n, n), "ms", "lower", p50s, n * n,
-            "%s; %d × %d central-Seoul road points (table_points.csv), durations and distances, %d requests x %d rounds "
+            "%s.%d" % (key, n), side, impl, "%d × %d table over HTTP p50" % (n, n), "ms", "lower", p50s, n * n,
+            "%s; %d × %d " % (conditions, n, n) + points_text + ", durations and distances, %d requests x %d rounds "
             "(per-round p50 of the good answers), keep-alive raw-socket client, 1 connection; warm-up on the swapped table; "
-            "%d requests failed" % (conditions, n, n, REQUESTS[n], ROUNDS, failed),
+            "%d requests failed" % (REQUESTS[n], ROUNDS, failed),
             errors=failed, ok=ok, body_bytes=len(body)))
         benchlib.log("%s %dx%d: p50 %.2f ms" % (impl, n, n, sorted(p50s)[ROUNDS // 2]))
     return results, notes

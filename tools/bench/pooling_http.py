@@ -1,5 +1,5 @@
 """Pooling over HTTP: durable joins/s (POST /v1/parties/{id}/riders) and matches/s (GET /v1/match)
-against our server holding 10,000 open parties in central Seoul.
+against our server holding 10,000 open parties in central Seoul (or Seoul-wide: --network nodelink).
 
 Starts its own `taxipot serve` (with a write token, on a fresh state folder filled by
 `taxipot parties import`), then drives it with wrk (64 connections, 2 threads): each join
@@ -7,6 +7,7 @@ request names a new rider, so every 200 is one durable write (2xx only after the
 reached the disk); matches are the default request (walk 800 m, window ±30 min) from random
 road nodes. 3 runs of each (1 in quick mode).
 Usage: pooling_http.py --bin .build/release/taxipot [--data data] [--seconds 4] [--parties 10000]
+                       [--network nodelink]   (Seoul-wide: nodelink.py's data folder and node points)
 """
 import argparse
 import csv
@@ -26,9 +27,15 @@ READS_LUA = os.path.join(benchlib.HERE, "wrk", "requests.lua")
 TOKEN = "pooling-bench-token"
 
 
-def road_points(data):
+def road_points(data, points=None):
     """Road nodes of central Seoul: both ends of the routing benchmark's pairs (inputs.py); without
-    them, the places of the place DB in the middle of the served area (most lie by a road)."""
+    them, the places of the place DB in the middle of the served area (most lie by a road).
+    `points`: a lon,lat CSV of road points to use instead (nodelink.py's, spread over Seoul)."""
+    if points:
+        with open(points) as f:
+            r = csv.reader(f)
+            next(r)
+            return [(float(a), float(b)) for a, b in r]
     path = os.path.join(benchlib.INPUTS, "route_pairs.csv")
     if not os.path.exists(path):
         import sqlite3
@@ -69,6 +76,7 @@ def match_path(req):
 
 
 SEQUENTIAL = 300  # requests timed one after another from one client (the peer's figure)
+SEQUENTIAL_ROUNDS = 1 if benchlib.QUICK else 5  # rounds of them (the figure: the median of the per-round percentiles)
 
 
 def wrk(url, lua, reqfile, seconds, *extra):
@@ -84,10 +92,17 @@ def main():
     ap.add_argument("--data", default="data")
     ap.add_argument("--seconds", type=int, default=4)
     ap.add_argument("--parties", type=int, default=10000)
+    ap.add_argument("--network", choices=["osm", "nodelink"], default="osm")
     args = ap.parse_args()
+    key, area, points, serve_extra = "pooling.http", "central Seoul", None, []
+    if args.network == "nodelink":
+        import nodelink
+        key, area, points = "pooling.nodelink.http", "Seoul (node-link roads)", nodelink.POINTS
+        args.data = nodelink.DATA
+        serve_extra = ["--web", os.path.join(benchlib.ROOT, "web")]
     runs = 1 if benchlib.QUICK else 3
     rng = random.Random(2323)
-    pts = road_points(args.data)
+    pts = road_points(args.data, points)
     now = time.time()
     work = tempfile.mkdtemp(prefix="pooling-http-")
     proc = None
@@ -102,7 +117,7 @@ def main():
         port = httpclient.free_port()
         env = dict(os.environ, TAXIPOT_WRITE_TOKEN=TOKEN)
         proc = subprocess.Popen([args.bin, "serve", "--host", "127.0.0.1", "--port", str(port), "--data", args.data,
-                                 "--state-dir", state, "--no-access-log"], env=env, stderr=subprocess.DEVNULL)
+                                 "--state-dir", state, "--no-access-log"] + serve_extra, env=env, stderr=subprocess.DEVNULL)
         httpclient.wait_for_port("127.0.0.1", port, 120, proc)
         url = "http://127.0.0.1:%d" % port
 
@@ -142,34 +157,36 @@ def main():
         client = httpclient.Client("127.0.0.1", port)
         # (the wrk runs above used every request; the parties' plans they made are what a running
         # server keeps, and a match keeps nothing of its rider)
-        seq_p50, _, seq_bodies, seq_failed = httpclient.latency_rounds(
-            client, [match_path(r) for r in requests[:SEQUENTIAL]], runs, ok=lambda st, _: st == 200)
+        seq_p50, seq_p99, seq_bodies, seq_failed = httpclient.latency_rounds(
+            client, [match_path(r) for r in requests[:SEQUENTIAL]], SEQUENTIAL_ROUNDS, ok=lambda st, _: st == 200)
         client.close()
         seq_ok = sum(1 for st, _ in seq_bodies if st == 200)
         seq_matches = sum(b.count(b'"walk_m"') for _, b in seq_bodies)
-        cond_s = ("%d open parties in central Seoul; the first %d of the match requests, one after another from one keep-alive "
-                  "client (per-round p50 of the 200 answers, %d rounds); %d answered 200 in the last round, %d failed in all, %.1f matches a request" % (
-                      args.parties, SEQUENTIAL, runs, seq_ok, seq_failed, seq_matches / float(SEQUENTIAL)))
-        cond_j = ("%d open parties (16 seats) in central Seoul, each request a new rider; wrk 64 connections, 2 threads, %d runs x %d s; "
+        cond_s = ("%d open parties in %s; the first %d of the match requests, one after another from one keep-alive "
+                  "client (per-round p50 and p99 of the 200 answers, %d rounds); %d answered 200 in the last round, %d failed in all, %.1f matches a request" % (
+                      args.parties, area, SEQUENTIAL, SEQUENTIAL_ROUNDS, seq_ok, seq_failed, seq_matches / float(SEQUENTIAL)))
+        cond_j = ("%d open parties (16 seats) in %s, each request a new rider; wrk 64 connections, 2 threads, %d runs x %d s; "
                   "%d joins acknowledged (each after its SQLite commit, synchronous=FULL), %d other answers" % (
-                      args.parties, runs, args.seconds, join_total, join_bad))
+                      args.parties, area, runs, args.seconds, join_total, join_bad))
         match_errors = sum(r["errors_connect"] + r["errors_write"] + r["errors_status"] + r["errors_read"] + r["errors_timeout"]
                            for r in match_runs)
-        cond_m = ("%d open parties in central Seoul; GET /v1/match from 2,000 random road nodes (walk 800 m, window ±30 min, detour ≤ 25%%); "
+        cond_m = ("%d open parties in %s; GET /v1/match from 2,000 random road nodes (walk 800 m, window ±30 min, detour ≤ 25%%); "
                   "wrk 64 connections, 2 threads, %d runs x %d s; %d requests, %d errors or non-2xx; probe answer %d (%d bytes)" % (
-                      args.parties, runs, args.seconds, sum(r["requests"] for r in match_runs), match_errors, status, len(body)))
+                      args.parties, area, runs, args.seconds, sum(r["requests"] for r in match_runs), match_errors, status, len(body)))
         results = [
-            benchlib.record("pooling.http.joins.rps", "ours", "taxipot serve", "durable joins/s", "joins/s", "higher", join_rps, join_total, cond_j,
+            benchlib.record(key + ".joins.rps", "ours", "taxipot serve", "durable joins/s", "joins/s", "higher", join_rps, join_total, cond_j,
                             errors=join_bad),
-            benchlib.record("pooling.http.joins.p99", "ours", "taxipot serve", "join latency p99 under load", "ms", "lower", join_p99, join_total, cond_j,
+            benchlib.record(key + ".joins.p99", "ours", "taxipot serve", "join latency p99 under load", "ms", "lower", join_p99, join_total, cond_j,
                             errors=join_bad),
-            benchlib.record("pooling.http.match.rps", "ours", "taxipot serve", "matches/s", "req/s", "higher",
+            benchlib.record(key + ".match.rps", "ours", "taxipot serve", "matches/s", "req/s", "higher",
                             [(r["requests"] - r["errors_status"]) / (r["duration_us"] / 1e6) for r in match_runs],
                             sum(r["requests"] for r in match_runs), cond_m, errors=match_errors),
-            benchlib.record("pooling.http.match.p50", "ours", "taxipot serve GET /v1/match", "match round trip p50, one client", "ms",
+            benchlib.record(key + ".match.p50", "ours", "taxipot serve GET /v1/match", "match round trip p50, one client", "ms",
                             "lower", [v / 1000 for v in seq_p50], SEQUENTIAL, cond_s, errors=seq_failed),
-            benchlib.record("pooling.http.match.p99", "ours", "taxipot serve", "match latency p99 under load", "ms", "lower",
+            benchlib.record(key + ".match.p99", "ours", "taxipot serve", "match latency p99 under load", "ms", "lower",
                             [r["p99_us"] / 1000 for r in match_runs], sum(r["requests"] for r in match_runs), cond_m, errors=match_errors),
+            benchlib.record(key + ".match.p99_one_client", "ours", "taxipot serve GET /v1/match", "match round trip p99, one client", "ms",
+                            "lower", [v / 1000 for v in seq_p99], SEQUENTIAL, cond_s, errors=seq_failed),
         ]
         benchlib.emit(results, [])
     finally:
