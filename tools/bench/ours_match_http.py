@@ -65,7 +65,7 @@ def main():
     network = args.network or (os.path.basename(args.graph) if args.graph else "the served graph")
     benchlib.emit([benchlib.record(
         "match.http.30min1hz", "ours", "taxipot serve /match/v1", "match one 30-minute 1 Hz trace over HTTP", "ms", "lower",
-        samples, len(trace), "%d fixes, the same GET as osrm-routed's (timestamps, radiuses 10 m, overview=false, gaps=split), "
+        samples, len(trace), "%d fixes, the same GET as osrm-routed's (timestamps, radiuses 10 m, overview=false, gaps=split, tidy=true), "
         "on %s; loopback, one keep-alive connection, the same client; median of %d after a warm-up; %d failed"
         % (len(trace), network, RUNS, errors), errors=errors, body_bytes=len(body))])
 

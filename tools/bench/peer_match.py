@@ -3,13 +3,13 @@ section, on the same roads: OSRM CH prepared from the OSM file our bench graph w
 (--osm, default data/osm/seoul-central.osm.pbf; tools/bench/run passes its MATCH_OSM).
 
 1. The same synthetic traces as ours (bench-out/inputs/match_traces.csv: trace id, driven length,
-   sampling, σ, fixes), each with its timestamps and its σ as the radius: the share whose matched
+   sampling, σ, fixes), each with its timestamps, its σ as the radius and tidy=true: the share whose matched
    length (the matchings' distances, plus OSRM's own route between consecutive matchings, as ours
    bridges them) is within 2% of the driven length (`match.accuracy.within2pct`). OSRM's lengths
    are summed from the coordinates of its geometry; ours along our graph's edges; the driven length
    is our route's.
-2. One 30-minute 1 Hz trace (match_trace_30min.csv) timed over HTTP, GET with timestamps and
-   radiuses of 10 m (`match.http.30min1hz`); ours_match_http.py times our /match/v1 with the same
+2. One 30-minute 1 Hz trace (match_trace_30min.csv) timed over HTTP, GET with timestamps,
+   radiuses of 10 m and tidy=true (`match.http.30min1hz`); ours_match_http.py times our /match/v1 with the same
    client and request.
 
   peer_match.py [--osm FILE]
@@ -52,11 +52,14 @@ def read_traces():
 
 
 def path(trace, radius=10):
-    """The same GET /match/v1 request for osrm-routed and for our OSRM face."""
+    """The same GET /match/v1 request for osrm-routed and for our OSRM face. `tidy=true`, as
+    OSRM's documentation advises for noisy high-rate traces: without it osrm-routed matched the
+    1 Hz traces into tens of matchings going back and forth (several times the driven length, and
+    7.6 s for the 30-minute trace in a trial run)."""
     coords = ";".join("%.6f,%.6f" % (lon, lat) for lon, lat, _ in trace)
     times = ";".join(str(t) for _, _, t in trace)
     radii = ";".join(("%g" % radius) for _ in trace)
-    return "/match/v1/driving/%s?timestamps=%s&radiuses=%s&overview=false&gaps=split" % (coords, times, radii)
+    return "/match/v1/driving/%s?timestamps=%s&radiuses=%s&overview=false&gaps=split&tidy=true" % (coords, times, radii)
 
 
 def timed_gets(client, p):
@@ -149,11 +152,11 @@ def main():
         benchlib.record(
             "match.accuracy.within2pct", "peer", impl, "traces whose matched length is within 2% of the driven length", "%", "higher",
             [share], len(traces), "the same %d traces as ours (bench-out/inputs/match_traces.csv) on %s; timestamps, radiuses = each "
-            "trace's σ, gaps=split; OSRM's lengths summed from its geometry's coordinates, matchings bridged by its own /route; "
+            "trace's σ, gaps=split, tidy=true; OSRM's lengths summed from its geometry's coordinates, matchings bridged by its own /route; "
             "%d traces without an answer counted as outside 2%%" % (len(traces), network, failed), errors=failed),
         benchlib.record(
             "match.http.30min1hz", "peer", impl, "match one 30-minute 1 Hz trace over HTTP", "ms", "lower", samples, len(trace),
-            "%d fixes, GET with timestamps, radiuses 10 m, overview=false, gaps=split; osrm-routed --algorithm ch, car.lua, on %s; "
+            "%d fixes, GET with timestamps, radiuses 10 m, overview=false, gaps=split, tidy=true; osrm-routed --algorithm ch, car.lua, on %s; "
             "loopback, one keep-alive connection; median of %d after a warm-up; %d failed" % (len(trace), network, RUNS, errors),
             errors=errors, body_bytes=len(body)),
     ]
