@@ -140,7 +140,7 @@ func registerSettleEndpoint(_ router: Router, _ context: ServiceContext) {
         // The client's key (body or header), or else the trace itself: the same trace settles once.
         let given = body["idempotency_key"].map { $0.stringValue } ?? req.header("idempotency-key")
         if let v = body["idempotency_key"], v.stringValue == nil { throw HTTPError.badRequest("invalid_field", "'idempotency_key' must be a string") }
-        guard given.map({ (1...200).contains($0.unicodeScalars.count) }) ?? true else {
+        guard given.map({ (1...PartySettlement.maxKeyLength).contains($0.unicodeScalars.count) }) ?? true else {
             throw HTTPError.badRequest("invalid_field", "'idempotency_key' (or the Idempotency-Key header) must be 1–200 characters")
         }
         let key = given ?? "trace:" + JSONWriter.string(body["trace"] ?? .null)
