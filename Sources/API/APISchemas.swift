@@ -126,6 +126,7 @@ enum APISchemas {
                                                "properties": ["rider_id": ["type": "string"], "seats": ["type": "integer", "minimum": 1],
                                                               "drop_off": ["type": "object"]]]]),
         ("version", ["type": "integer", "minimum": 1]),
+        ("settled", ["type": "boolean", "description": "true once the party's fare was settled (POST /v1/parties/{id}/settle): it takes no more riders and is left out of matching"]),
     ]
 
     /// A party as answers give it.
@@ -138,7 +139,7 @@ enum APISchemas {
 
     static let partyOutExample: JSONValue = [
         "id": "gangnam-1", "origin": [127.0276, 37.4979], "destination": [127.1, 37.6], "depart_at": "2026-12-24T22:30:00+09:00",
-        "seats_total": 4, "seats_taken": 1, "seats_left": 3, "title": "강남역 → 판교",
+        "seats_total": 4, "seats_taken": 1, "seats_left": 3, "title": "강남역 → 판교", "settled": false,
     ]
 
     static let partyPage: JSONValue = [

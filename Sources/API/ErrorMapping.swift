@@ -286,6 +286,7 @@ public enum ErrorMapping {
             case .seatsConflict: HTTPError(status: 409, code: "seats_conflict", message: e.description)
             case .dropOffNotServed: .unprocessable("outside_coverage", e.description)
             case .versionMismatch: HTTPError(status: 412, code: "version_mismatch", message: e.description)
+            case .settled: HTTPError(status: 409, code: "party_settled", message: e.description)
             }
         case let e as PartyValidationError: PartiesJSON.invalid(e.field, e.message)
         case let e as PartyExpiredError: .unprocessable("party_expired", e.description)

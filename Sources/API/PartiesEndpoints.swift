@@ -38,7 +38,7 @@ public func registerPartiesEndpoints(_ router: Router, parties: PartyService, wr
         requestBody: APISchemas.partyInput,
         responses: [(201, "created: " + partyDoc), (200, "replaced: " + partyDoc),
                     (400, "invalid_id, invalid_json, missing_field, invalid_party (naming the field), unknown_field, id_mismatch"),
-                    (409, "seats_conflict: without riders, seats_taken does not cover the riders who joined"),
+                    (409, "seats_conflict: without riders, seats_taken does not cover the riders who joined; party_settled: the party's fare was settled (it can only be deleted)"),
                     (412, "version_mismatch: " + PartyConditionDocs.failure),
                     (422, "party_expired: its departure plus the grace period has passed; id_mismatch; invalid_party: riders whose seats do not add up to seats_taken or exceed seats_total, or a rider listed twice"),
                     (503, "storage_unavailable: the party store cannot write")] + authErrors,

@@ -11,7 +11,7 @@ public enum PartiesJSON {
     static func position(_ c: Coordinate) -> JSONValue { .array([.number(c.lon), .number(c.lat)]) }
 
     /// `{"id","origin":[lon,lat],"destination":[lon,lat],"depart_at","seats_total","seats_taken","seats_left","title"?,
-    /// "riders":[{"rider_id","seats","drop_off"?:{"lon","lat"}}],"version"}`; the riders are
+    /// "riders":[{"rider_id","seats","drop_off"?:{"lon","lat"}}],"version","settled"}`; the riders are
     /// `Party.seatedRiders` (the implied organiser of a party stored without a rider list).
     public static func party(_ p: Party, distance: Double? = nil) -> JSONValue {
         var m: [(String, JSONValue)] = [
@@ -26,6 +26,7 @@ public enum PartiesJSON {
         if let t = p.title { m.append(("title", .string(t))) }
         m.append(("riders", .array(p.seatedRiders.map(rider))))
         m.append(("version", .number(Double(p.version))))
+        m.append(("settled", .bool(p.isSettled)))
         if let distance { m.append(("distance_m", .number((distance * 10).rounded() / 10))) }
         return .object(m)
     }

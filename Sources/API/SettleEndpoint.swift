@@ -83,7 +83,6 @@ enum SettleJSON {
 }
 
 func registerSettleEndpoint(_ router: Router, _ context: ServiceContext) {
-    let records = SettlementRecords(directory: (context.configuration.stateDir as NSString).appendingPathComponent("settlements"))
     let auth = WriteAuthorization(token: context.configuration.writeToken)
     let settler = Settler(pricer: context.pooling.pricer)
     router.add("POST", "/v1/parties/{id}/settle", OperationDoc(
@@ -117,7 +116,7 @@ func registerSettleEndpoint(_ router: Router, _ context: ServiceContext) {
             "idempotency_key": ["type": "string", "minLength": 1, "maxLength": 200],
         ]],
         responses: [(200, "the settlement"), (400, "invalid_json, missing_field, invalid_trace (naming the fix)"),
-                    (404, "party_not_found"), (409, "already_settled: settled before under another idempotency key"),
+                    (404, "party_not_found"), (409, "already_settled: settled before under another idempotency key; party_changing: the party kept changing while being settled (retry)"),
                     (422, "no_match: no two fixes of the trace can be joined by road; invalid_trace: times for some fixes only, or going back; invalid_field: a rider the party does not list, a drop-off time with a trace without times, meter_total_krw out of range"), (503, "storage_unavailable"),
                     (401, "unauthorized: missing or wrong 'Authorization: Bearer <token>'"),
                     (403, "writes_disabled: the server has no TAXIPOT_WRITE_TOKEN")],
@@ -141,17 +140,22 @@ func registerSettleEndpoint(_ router: Router, _ context: ServiceContext) {
         // The client's key (body or header), or else the trace itself: the same trace settles once.
         let given = body["idempotency_key"].map { $0.stringValue } ?? req.header("idempotency-key")
         if let v = body["idempotency_key"], v.stringValue == nil { throw HTTPError.badRequest("invalid_field", "'idempotency_key' must be a string") }
-        guard given.map({ (1...200).contains($0.unicodeScalars.count) }) ?? true else {
+        guard given.map({ (1...PartySettlement.maxKeyLength).contains($0.unicodeScalars.count) }) ?? true else {
             throw HTTPError.badRequest("invalid_field", "'idempotency_key' (or the Idempotency-Key header) must be 1–200 characters")
         }
         let key = given ?? "trace:" + JSONWriter.string(body["trace"] ?? .null)
         let input = try SettleJSON.input(body)
-        return try records.locked { () throws(HTTPError) -> HTTPResponse in
-            if let r = records.record(id) {
-                guard r.key == key else { throw HTTPError(status: 409, code: "already_settled", message: "party '\(id)' was settled under another idempotency key") }
-                return .json(bytes: r.answer)
-            }
+        // The party's settlement (its key and answer) lives in its row of the party store: a
+        // settled party answers the same key with the stored bytes (on every replica) and another
+        // key with 409. Settled only if unchanged since the settlement was computed; a party that
+        // changed meanwhile (a rider joined) is settled again from what it is now.
+        func stored(_ done: PartySettlement) throws(HTTPError) -> HTTPResponse {
+            guard done.key == key else { throw HTTPError(status: 409, code: "already_settled", message: "party '\(id)' was settled under another idempotency key") }
+            return .json(bytes: Array(done.answer.utf8))
+        }
+        for _ in 0..<3 {
             guard let party = context.parties.party(id: id) else { throw notFound(id) }
+            if let done = party.settlement { return try stored(done) }
             let s: Settlement
             do throws(SettlementError) { s = try settler.settle(party, input) } catch {
                 switch error {
@@ -164,17 +168,14 @@ func registerSettleEndpoint(_ router: Router, _ context: ServiceContext) {
                 case .fare(let f): throw HTTPError(status: 422, code: "unpriceable", message: f.description)
                 }
             }
-            let answer = Array(JSONWriter.string(SettleJSON.answer(id, s)).utf8)
-            do { try records.save(id, key: key, answer: answer) } catch {
-                throw HTTPError(status: 503, code: "storage_unavailable", message: "the settlement could not be stored: \(error)")
+            let answer = JSONWriter.string(SettleJSON.answer(id, s))
+            let settlement = PartySettlement(key: key, answer: answer)
+            switch try storeCall({ try context.parties.settle(partyID: id, computedFrom: party, settlement: settlement) }) {
+            case .settled: return .json(bytes: Array(answer.utf8))
+            case .alreadySettled(let live): return try stored(live.settlement!)
+            case .changed: continue
             }
-            return .json(bytes: answer)
         }
-    }
-    // A settled party is closed to joins.
-    router.guardRoutes(where: { $0 == "/v1/parties/{id}/riders" }) { req in
-        if req.method == "POST", let id = req.pathParameters["id"], records.isSettled(id) {
-            throw HTTPError(status: 409, code: "party_settled", message: "party '\(id)' is settled: it takes no more riders")
-        }
+        throw HTTPError(status: 409, code: "party_changing", message: "party '\(id)' kept changing while it was being settled; retry")
     }
 }

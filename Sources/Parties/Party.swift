@@ -24,12 +24,16 @@ public struct Party: Sendable, Hashable {
     /// The riders, organiser first. Empty: the party has no rider list and `seatsTaken` seats
     /// are held by an implied organiser (see `seatedRiders`).
     public var riders: [PartyRider]
-    /// The revision: 1 when created, one more at every write (replace, join, leave). Set by
-    /// `PartyService`; not part of equality.
+    /// The revision: 1 when created, one more at every write (replace, join, leave, settle). Set
+    /// by `PartyService`; not part of equality.
     public var version: Int
+    /// The party's settled fare (`PartyService.settle`), nil while unsettled. A settled party is
+    /// closed: it takes no more riders, loses none and cannot be replaced (only deleted).
+    public var settlement: PartySettlement?
 
     public init(id: String, origin: Coordinate, destination: Coordinate, departAt: Double,
-                seatsTotal: Int, seatsTaken: Int, title: String? = nil, riders: [PartyRider] = [], version: Int = 0)
+                seatsTotal: Int, seatsTaken: Int, title: String? = nil, riders: [PartyRider] = [], version: Int = 0,
+                settlement: PartySettlement? = nil)
     {
         self.id = id
         self.origin = origin
@@ -40,6 +44,7 @@ public struct Party: Sendable, Hashable {
         self.title = title
         self.riders = riders
         self.version = version
+        self.settlement = settlement
     }
 
     /// A party with `riders` (organiser first), whose `seatsTaken` is their seats' sum.
@@ -53,6 +58,7 @@ public struct Party: Sendable, Hashable {
     public static func == (a: Party, b: Party) -> Bool {
         a.id == b.id && a.origin == b.origin && a.destination == b.destination && a.departAt == b.departAt
             && a.seatsTotal == b.seatsTotal && a.seatsTaken == b.seatsTaken && a.title == b.title && a.riders == b.riders
+            && a.settlement == b.settlement
     }
 
     public func hash(into h: inout Hasher) {
@@ -64,7 +70,11 @@ public struct Party: Sendable, Hashable {
         h.combine(seatsTaken)
         h.combine(title)
         h.combine(riders)
+        h.combine(settlement)
     }
+
+    /// True once the party's fare was settled: it is closed to joins and left out of matching.
+    public var isSettled: Bool { settlement != nil }
 
     /// The most riders (with distinct ids) a party lists: one per seat.
     public static var maxRiders: Int { maxSeats }
@@ -129,6 +139,7 @@ public struct Party: Sendable, Hashable {
                                            betweenFields: true)
             }
         }
+        if let settlement { try settlement.validate() }
         if let title {
             let codePoints = title.unicodeScalars.count
             guard codePoints <= Party.maxTitleLength else {
@@ -138,6 +149,31 @@ public struct Party: Sendable, Hashable {
                 throw PartyValidationError(field: "title", message: "must not contain control characters")
             }
         }
+    }
+}
+
+/// How a party was settled (issue 38): the idempotency key of the settlement and the answer
+/// given, kept with the party in its store so every replica answers a repeated settlement with
+/// the same bytes and sees the party closed.
+public struct PartySettlement: Sendable, Hashable {
+    /// The key the settlement was made under (the client's idempotency key, or one made from
+    /// its trace): 1–`maxKeyLength` code points, or a `trace:` key of any length.
+    public var key: String
+    /// The answer given (JSON text), given again to a settlement with the same key.
+    public var answer: String
+
+    public init(key: String, answer: String) {
+        self.key = key
+        self.answer = answer
+    }
+
+    /// Longest client key accepted, in code points.
+    public static let maxKeyLength = 200
+
+    /// Checks that the key and answer are not empty.
+    public func validate() throws(PartyValidationError) {
+        guard !key.isEmpty else { throw PartyValidationError(field: "settlement.key", message: "must not be empty") }
+        guard !answer.isEmpty else { throw PartyValidationError(field: "settlement.answer", message: "must not be empty") }
     }
 }
 

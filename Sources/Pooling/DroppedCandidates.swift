@@ -16,6 +16,8 @@ public enum DroppedCandidate: String, Error, Sendable, CaseIterable {
     case riderDelay = "rider_delay"
     /// The ride with the rider in it could not be routed or priced.
     case noPrice = "no_price"
+    /// The party's fare was settled: it takes no more riders.
+    case settled = "settled"
 }
 
 /// Counts of dropped candidates by reason since the engine started.

@@ -79,7 +79,9 @@ public final class PartyMatcher: Sendable {
 
         var candidates: [(NearbyParty, PlannedRide)] = []
         for c in nearby {
-            if c.party.seatedRiders.contains(where: { $0.id == request.riderID }) {
+            if c.party.isSettled {
+                drop(.settled)
+            } else if c.party.seatedRiders.contains(where: { $0.id == request.riderID }) {
                 drop(.alreadyInParty)
             } else if let planned = planner.planned(c.party) {
                 candidates.append((c, planned))

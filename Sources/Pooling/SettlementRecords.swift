@@ -1,48 +1,67 @@
 import Foundation
+import Parties
 
-/// Settled parties, durably: one file per party (`<dir>/<party id>.settled`) holding the
-/// idempotency key and the answer given. Written to a temporary file, flushed to disk, renamed
-/// over and the folder flushed, so a settlement answered survives kill -9; a party with a record
-/// is closed to joins.
-public final class SettlementRecords: @unchecked Sendable {
-    public let directory: String
-    private let lock = NSLock()
-
-    public init(directory: String) { self.directory = directory }
-
-    private func path(_ partyID: String) -> String { (directory as NSString).appendingPathComponent("\(partyID).settled") }
-
-    /// The record of `partyID`: its idempotency key and answer bytes, or nil when not settled.
-    public func record(_ partyID: String) -> (key: String, answer: [UInt8])? {
-        guard let data = FileManager.default.contents(atPath: path(partyID)), let nl = data.firstIndex(of: 0x0A) else { return nil }
-        return (String(decoding: data[..<nl], as: UTF8.self), [UInt8](data[(nl + 1)...]))
+/// The settlement record files of earlier builds (`<state>/settlements/<party id>.settled`: the
+/// idempotency key, a newline, the answer given), moved into the party store at start.
+///
+/// A settlement now lives in the party's own row (`Party.settlement`), which is what closes it to
+/// joins on every replica. A record left by an earlier build is imported into its party when that
+/// party is live and unsettled, then renamed `<id>.settled.imported`, so a party created later
+/// under the same id is never taken for the settled one; a record whose party is gone (expired
+/// or deleted) is renamed the same way. A record that cannot be imported now (the store cannot
+/// be reached) stays for the next start.
+public enum SettlementRecords {
+    /// The folder of the record files in a state folder.
+    public static func directory(stateDirectory: String) -> String {
+        (stateDirectory as NSString).appendingPathComponent("settlements")
     }
 
-    public func isSettled(_ partyID: String) -> Bool { FileManager.default.fileExists(atPath: path(partyID)) }
-
-    /// Runs `body` with the records of all parties locked (one settlement at a time, so two
-    /// racing settlements of one party give one answer).
-    public func locked<T>(_ body: () throws -> T) rethrows -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body()
+    /// The key and answer of the record file at `path`; nil when it is not one.
+    static func read(_ path: String) -> PartySettlement? {
+        guard let data = FileManager.default.contents(atPath: path), let nl = data.firstIndex(of: 0x0A) else { return nil }
+        let s = PartySettlement(key: String(decoding: data[..<nl], as: UTF8.self), answer: String(decoding: data[(nl + 1)...], as: UTF8.self))
+        return (try? s.validate()) == nil ? nil : s
     }
 
-    /// Stores the record of `partyID` durably (call inside `locked`).
-    public func save(_ partyID: String, key: String, answer: [UInt8]) throws {
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let final = path(partyID), temporary = final + ".tmp"
-        var bytes = Array(key.utf8)
-        bytes.append(0x0A)
-        bytes += answer
-        guard FileManager.default.createFile(atPath: temporary, contents: Data(bytes)) else {
-            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: temporary])
+    /// Imports the record files in `directory` into `parties` (see the type); returns what it
+    /// did, one line each (nothing when there is no record).
+    public static func importRecords(in directory: String, into parties: PartyService) -> [String] {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return [] }
+        guard names.contains(where: { $0.hasSuffix(".settled") }) else { return [] }
+        do { try parties.requireLoaded() } catch {
+            return ["\(directory): settlement records of an earlier build not imported now (\(error)); kept for the next start"]
         }
-        let handle = try FileHandle(forUpdating: URL(fileURLWithPath: temporary))
-        try handle.synchronize()
-        try handle.close()
-        guard rename(temporary, final) == 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: final]) }
-        let dir = open(directory, O_RDONLY)
-        if dir >= 0 { _ = fsync(dir); close(dir) }
+        var notes: [String] = []
+        var imported = 0, gone = 0
+        for name in names.sorted() where name.hasSuffix(".settled") {
+            let path = (directory as NSString).appendingPathComponent(name)
+            let id = String(name.dropLast(".settled".count))
+            guard let record = read(path) else {
+                notes.append("\(path): not a settlement record (a key line, then the answer): left as it is")
+                continue
+            }
+            if let party = parties.party(id: id) {
+                if !party.isSettled {
+                    do {
+                        _ = try parties.settle(partyID: id, computedFrom: party, settlement: record)
+                    } catch {
+                        notes.append("\(path): not imported into party '\(id)' now (\(error)); kept for the next start")
+                        continue
+                    }
+                }
+                imported += 1
+            } else {
+                gone += 1
+            }
+            guard rename(path, path + ".imported") == 0 else {
+                notes.append("\(path): cannot rename it to \(name).imported: \(String(cString: strerror(errno)))")
+                continue
+            }
+        }
+        if imported + gone > 0 {
+            notes.append("\(directory): moved \(imported) settlement records of an earlier build into the party store"
+                + (gone > 0 ? " (\(gone) more of parties no longer live set aside)" : "") + "; the files are kept as *.settled.imported")
+        }
+        return notes
     }
 }

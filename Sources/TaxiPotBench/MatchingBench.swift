@@ -4,15 +4,24 @@ import TaxiPot
 /// Map matching in-process on central Seoul (issue 38): synthetic traces made from random routes
 /// (1 s and 10 s sampling, GPS noise σ 5–30 m, every fifth trace with a 40 s tunnel gap) — the
 /// share whose matched length is within 2% of the driven one (target ≥ 95%) — and the time to
-/// match one 30-minute trace at 1 Hz (the peer: osrm-routed `/match`, tools/bench, when installed).
+/// match one 30-minute trace at 1 Hz. Both inputs go to bench-out/inputs for the peer (osrm-routed
+/// `/match`, tools/bench/peer_match.py) and our own `/match/v1` over HTTP (tools/bench/ours_match_http.py).
+///
+/// The network is a parameter: `--match-graph FILE` (default: the served DATA/build/seoul.graph),
+/// named in the records by `--match-network TEXT`; tools/bench/run imports it from the same OSM
+/// file OSRM is prepared from, so both sides match on the same roads.
 enum MatchingBench {
     static func run(_ ctx: BenchContext, _ options: [String: String]) throws {
-        let engine = try RoutingBench.engine(graphPath: ctx.dataDir + "/build/seoul.graph", dataDir: ctx.dataDir)
+        let graphPath = options["match-graph"] ?? ctx.dataDir + "/build/seoul.graph"
+        let network = options["match-network"] ?? graphPath
+        let engine = try RoutingBench.engine(graphPath: graphPath, dataDir: ctx.dataDir)
         let matcher = MapMatcher(engine: engine)
         let start = RoutingBench.departAt
         var rng = SplitMix64(seed: 38)
         let count = ctx.quick ? 40 : 200
         var within = 0, made = 0, failed = 0
+        // Every trace for the peer: trace_id, the driven length, its sampling and σ, then its fixes.
+        var traces = "trace_id,true_length_m,interval_s,sigma_m,lon,lat,time\n"
         while made < count {
             let a = engine.graph.coordinate(ofNode: Int(rng.next() % UInt64(engine.graph.nodeCount)))
             let b = engine.graph.coordinate(ofNode: Int(rng.next() % UInt64(engine.graph.nodeCount)))
@@ -21,6 +30,9 @@ enum MatchingBench {
             made += 1
             let trace = SyntheticTrace.make(r, intervalSeconds: n % 2 == 0 ? 1 : 10, noiseMeters: [5.0, 10, 20, 30][n % 4], start: start,
                                             seed: UInt64(n), gaps: n % 5 == 4 ? [(0.5, 40)] : [])
+            for f in trace {
+                traces += "\(n),\(r.distanceMeters),\(n % 2 == 0 ? 1 : 10),\([5, 10, 20, 30][n % 4]),\(f.coordinate.lon),\(f.coordinate.lat),\(Int(f.time!))\n"
+            }
             guard let m = try? matcher.match(trace) else { failed += 1; continue }
             var length = m.matchings.reduce(0) { $0 + $1.distanceMeters }
             for k in 1..<max(1, m.matchings.count) {
@@ -31,8 +43,10 @@ enum MatchingBench {
         }
         ctx.add(BenchRecord(key: "match.accuracy.within2pct", impl: "taxipot MapMatcher", metric: "traces whose matched length is within 2% of the driven length",
                             unit: "%", better: "higher", samples: [100 * Double(within) / Double(count)], n: count,
-                            conditions: "\(count) random central-Seoul routes ≥ 1.5 km, 1 s / 10 s sampling, σ 5/10/20/30 m, every fifth with a 40 s gap (bridged by the route between matchings)",
+                            conditions: "\(count) random routes ≥ 1.5 km on \(network) (lengths along our graph's edges), 1 s / 10 s sampling, σ 5/10/20/30 m, every fifth with a 40 s gap (bridged by the route between matchings)",
                             errors: failed))
+        try FileManager.default.createDirectory(atPath: ctx.outDir + "/inputs", withIntermediateDirectories: true)
+        try traces.write(toFile: ctx.outDir + "/inputs/match_traces.csv", atomically: true, encoding: .utf8)
 
         // One 30-minute trace at 1 Hz: routes chained until 1,800 s of driving.
         var legs: [RouteResult] = []
@@ -58,9 +72,9 @@ enum MatchingBench {
         for _ in 0..<ctx.runs { samples.append(try seconds { _ = try matcher.match(trace) } * 1000) }
         ctx.add(BenchRecord(key: "match.inprocess.30min1hz", impl: "taxipot MapMatcher", metric: "match one 30-minute 1 Hz trace", unit: "ms",
                             better: "lower", samples: samples, n: trace.count,
-                            conditions: "\(trace.count) fixes, σ 10 m, chained random central-Seoul routes; one thread; warm-up run first"))
+                            conditions: "\(trace.count) fixes, σ 10 m, chained random routes on \(network); one thread; warm-up run first"))
         // The trace for the peer run (tools/bench): lon,lat,time.
         let csv = "lon,lat,time\n" + trace.map { "\($0.coordinate.lon),\($0.coordinate.lat),\(Int($0.time!))" }.joined(separator: "\n") + "\n"
-        try? csv.write(toFile: ctx.outDir + "/inputs/match_trace_30min.csv", atomically: true, encoding: .utf8)
+        try csv.write(toFile: ctx.outDir + "/inputs/match_trace_30min.csv", atomically: true, encoding: .utf8)
     }
 }

@@ -12,7 +12,7 @@ struct ServeCommand: Command {
                              [--no-inline] [--io-spin-us N] [--cluster-radius PX] [--hierarchy-cache-mb N]
                              [--web DIR] [--leaflet DIR] [--party-store postgresql://…]
                              [--cors-origin ORIGIN|*] [--log-format text|json] [--gzip-min-bytes N]
-                             [--table-cell-budget N]
+                             [--table-cell-budget N] [--max-url-kb N]
 
         Serves the HTTP API (GET /openapi.json lists every endpoint).
           --host H          address to bind (default 127.0.0.1)
@@ -39,6 +39,9 @@ struct ServeCommand: Command {
                             answered, at most (default 4000000: four 1,000 x 1,000 tables); past
                             it a table is answered 503 with Retry-After. Tables run on their own
                             threads at a lower priority, so other requests never wait behind them
+          --max-url-kb N    longest request target accepted, in KiB (default 8, at most 1024;
+                            414 beyond it): OSRM clients send long GPS traces to /match/v1 as
+                            GET URLs (a 30-minute 1 Hz trace takes about 60 KiB)
           --no-inline       run every handler on a worker; by default light read-only endpoints
                             (route, places, fare, clusters, …) run on the I/O thread when no
                             request waits, which saves two thread hand-offs per request
@@ -79,7 +82,7 @@ struct ServeCommand: Command {
     func run(_ args: [String]) throws -> Int32 {
         let valued = ["host", "port", "data", "state-dir", "workers", "queue", "connections", "per-client", "timeout", "header-timeout",
                       "cluster-radius", "io-spin-us", "hierarchy-cache-mb", "web", "leaflet", "cors-origin", "log-format", "gzip-min-bytes",
-                      "party-store", "table-cell-budget"]
+                      "party-store", "table-cell-budget", "max-url-kb"]
         var a = try Arguments(args, valued: Set(valued), flags: ["no-access-log", "no-inline"])
         a.fillFromEnvironment(valued)
         guard a.positionals.isEmpty else { throw UsageError("unexpected argument '\(a.positionals[0])'") }
@@ -97,6 +100,7 @@ struct ServeCommand: Command {
         options.ioSpinMicroseconds = try a.int("io-spin-us", default: options.ioSpinMicroseconds, range: 0...10_000)
         options.gzipMinBytes = try a.int("gzip-min-bytes", default: options.gzipMinBytes, range: 0...(1 << 30))
         options.bulkBudget = try a.int("table-cell-budget", default: options.bulkBudget, range: 1...1_000_000_000)
+        options.maxURLBytes = try a.int("max-url-kb", default: options.maxURLBytes >> 10, range: 1...1024) << 10
         if let origin = a.value("cors-origin") {
             guard let policy = CORSPolicy(origin: origin) else {
                 throw UsageError("\(a.label("cors-origin")) must be * or an origin such as https://map.example.com (scheme://host[:port], no path), got '\(origin)'")
@@ -136,6 +140,10 @@ struct ServeCommand: Command {
         if !context.parties.rejectedOnLoad.isEmpty {
             printError("taxipot: \(context.parties.rejectedOnLoad.count) stored parties refused at load (listed above); serving the other \(context.parties.count)")
             if !context.parties.isShared { printError("taxipot: " + PartyStoreRecovery.adviceForRefusedRows(stateDirectory: stateDir)) }
+        }
+        // Settlements of an earlier build (record files in the state folder) move into the party store.
+        for note in SettlementRecords.importRecords(in: SettlementRecords.directory(stateDirectory: stateDir), into: context.parties) {
+            printError("taxipot: \(note)")
         }
         let server = HTTPServer(router: makeRouter(context: context), options: options, metrics: metrics)
         try server.start(host: host, port: port)

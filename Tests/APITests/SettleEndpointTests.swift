@@ -30,6 +30,9 @@ final class SettleEndpointTests: XCTestCase {
         let fixes = SyntheticTrace.make(route, intervalSeconds: 5, noiseMeters: 5, start: depart, seed: 9)
         let trace = fixes.map { "[\($0.coordinate.lon),\($0.coordinate.lat),\($0.time!)]" }.joined(separator: ",")
         let body = #"{"trace":[\#(trace)],"meter_total_krw":9900,"idempotency_key":"k1"}"#
+        XCTAssertEqual(call(router, "GET", "/v1/parties/s1", "").json?["settled"], .bool(false))
+        let request = MatchRequest(origin: Coordinate(lon: 126.978, lat: 37.5665), destination: Coordinate(lon: 126.9882, lat: 37.5701), departAt: depart)
+        XCTAssertTrue(try ctx.pooling.match(request).contains { $0.party.id == "s1" }, "an open party is matched")
         let first = call(router, "POST", "/v1/parties/s1/settle", body)
         XCTAssertEqual(first.status, 200, String(decoding: first.body, as: UTF8.self))
         let riders = try XCTUnwrap(first.json?["riders"]?.arrayValue)
@@ -41,12 +44,77 @@ final class SettleEndpointTests: XCTestCase {
         let other = call(router, "POST", "/v1/parties/s1/settle", body.replacingOccurrences(of: "\"k1\"", with: "\"k2\""))
         XCTAssertEqual(other.status, 409)
         XCTAssertEqual(other.json?["error"]?["code"]?.stringValue, "already_settled")
+        // Shown settled, left out of matching, refusing leaves and replacement too.
+        let shown = call(router, "GET", "/v1/parties/s1", "")
+        XCTAssertEqual(shown.json?["settled"], .bool(true))
+        XCTAssertFalse(try ctx.pooling.match(request).contains { $0.party.id == "s1" }, "a settled party is not matched")
+        XCTAssertEqual(ctx.pooling.dropped.byReason[.settled], 1)
+        XCTAssertEqual(call(router, "DELETE", "/v1/parties/s1/riders/b", "").json?["error"]?["code"]?.stringValue, "party_settled")
+        XCTAssertEqual(call(router, "PUT", "/v1/parties/s1", party).json?["error"]?["code"]?.stringValue, "party_settled")
         // Closed to joins, also for a server started again on the same state.
         let join = #"{"rider_id":"c","seats":1}"#
         XCTAssertEqual(call(router, "POST", "/v1/parties/s1/riders", join).json?["error"]?["code"]?.stringValue, "party_settled")
         let again = makeRouter(context: try context())
         XCTAssertEqual(call(again, "POST", "/v1/parties/s1/riders", join).status, 409)
+        XCTAssertEqual(call(again, "GET", "/v1/parties/s1", "").json?["settled"], .bool(true))
         XCTAssertEqual(call(again, "POST", "/v1/parties/s1/settle", body).body, first.body)
+    }
+
+    /// Replicas on one PostgreSQL store, each with its own state folder: a party settled through
+    /// one is settled on the other (joins refused, shown settled, the same key answered with the
+    /// same bytes, another key refused), since the settlement is in the party's row.
+    func testSettlementOnOneReplicaClosesThePartyOnTheOther() throws {
+        let url = try TemporaryPostgres.shared().createDatabase("settle_api")
+        func replica(_ name: String) throws -> (ServiceContext, Router) {
+            let ctx = try ServiceContext(configuration: ServiceConfiguration(
+                dataDir: TestDataset.directory(), stateDir: TestPaths.temporaryDirectory("settle-\(name)").path,
+                writeToken: "settle-token", partyStore: url), metrics: ServerMetrics())
+            return (ctx, makeRouter(context: ctx))
+        }
+        let (a, routerA) = try replica("a")
+        defer { _ = try? a.parties.close() }
+        let (b, routerB) = try replica("b")
+        defer { _ = try? b.parties.close() }
+        let depart = (Date().timeIntervalSince1970 + 3600).rounded()
+        let party = #"{"origin":[126.978,37.5665],"destination":[126.9882,37.5701],"depart_at":"\#(SeoulTime.format(depart))","seats_total":4,"seats_taken":1}"#
+        XCTAssertEqual(call(routerA, "PUT", "/v1/parties/r1", party).status, 201)
+        let route = try a.routeEngine.route(RouteRequest(from: Coordinate(lon: 126.978, lat: 37.5665), to: Coordinate(lon: 126.9882, lat: 37.5701), departAt: depart))
+        let fixes = SyntheticTrace.make(route, intervalSeconds: 5, noiseMeters: 5, start: depart, seed: 4)
+        let trace = fixes.map { "[\($0.coordinate.lon),\($0.coordinate.lat),\($0.time!)]" }.joined(separator: ",")
+        let body = #"{"trace":[\#(trace)],"idempotency_key":"ride-r1"}"#
+        let first = call(routerA, "POST", "/v1/parties/r1/settle", body)
+        XCTAssertEqual(first.status, 200, String(decoding: first.body, as: UTF8.self))
+        // The join may reach b before its follower applied the settlement: its store refuses it anyway.
+        let join = call(routerB, "POST", "/v1/parties/r1/riders", #"{"rider_id":"c","seats":1}"#)
+        XCTAssertEqual(join.status, 409, String(decoding: join.body, as: UTF8.self))
+        XCTAssertEqual(join.json?["error"]?["code"]?.stringValue, "party_settled")
+        XCTAssertEqual(call(routerB, "GET", "/v1/parties/r1", "").json?["settled"], .bool(true))
+        XCTAssertEqual(String(decoding: call(routerB, "POST", "/v1/parties/r1/settle", body).body, as: UTF8.self), String(decoding: first.body, as: UTF8.self))
+        XCTAssertEqual(call(routerB, "POST", "/v1/parties/r1/settle", body.replacingOccurrences(of: "ride-r1", with: "other")).status, 409)
+    }
+
+    /// A settlement record file of an earlier build (`<state>/settlements/<id>.settled`) moves
+    /// into the party's row at start: the party is settled, the same key gets the recorded bytes,
+    /// and the file is set aside, so a later party of that id is not taken for it.
+    func testSettlementRecordOfAnEarlierBuildIsImported() throws {
+        let ctx = try context()
+        let router = makeRouter(context: ctx)
+        let depart = (Date().timeIntervalSince1970 + 3600).rounded()
+        let party = #"{"origin":[126.978,37.5665],"destination":[126.9882,37.5701],"depart_at":"\#(SeoulTime.format(depart))","seats_total":4,"seats_taken":1}"#
+        XCTAssertEqual(call(router, "PUT", "/v1/parties/old1", party).status, 201)
+        let folder = SettlementRecords.directory(stateDirectory: state)
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let recorded = #"{"party_id":"old1","fare":{"total_krw":4800}}"#
+        try Data(("old-key\n" + recorded).utf8).write(to: URL(fileURLWithPath: folder + "/old1.settled"))
+        try Data("k\n{}".utf8).write(to: URL(fileURLWithPath: folder + "/gone.settled"))
+        let notes = SettlementRecords.importRecords(in: folder, into: ctx.parties)
+        XCTAssertEqual(notes.count, 1, "\(notes)")
+        XCTAssertEqual(ctx.parties.party(id: "old1")?.settlement, PartySettlement(key: "old-key", answer: recorded))
+        let again = call(router, "POST", "/v1/parties/old1/settle", #"{"trace":[[126.978,37.5665],[126.979,37.5665]],"idempotency_key":"old-key"}"#)
+        XCTAssertEqual(String(decoding: again.body, as: UTF8.self), recorded)
+        XCTAssertEqual(call(router, "POST", "/v1/parties/old1/riders", #"{"rider_id":"c","seats":1}"#).status, 409)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder).sorted(), ["gone.settled.imported", "old1.settled.imported"])
+        XCTAssertEqual(SettlementRecords.importRecords(in: folder, into: ctx.parties), [])
     }
 
     func testTraceOffTheRoadsIs422AndBadInput400() throws {

@@ -120,6 +120,14 @@ ROWS = [
     ("Pooling", "matches over HTTP (10,000 open parties)", "pooling.http.match.rps", None, "≥ 1,000/s", lambda o, p: o >= 1000),
     ("Pooling", "match round trip p50, one client (vs osrm-routed /table + Python)", "pooling.http.match.p50", "peer",
      "≥ 10× faster", lambda o, p: o * 10 <= p),
+    # Issue 38: map matching on one network for both sides (tools/bench/run's MATCH_OSM: our graph
+    # imported from it, OSRM prepared from it). The accuracy target needs the peer's figure on the
+    # same traces in the same run (`p >= 0` raises without one: not measured).
+    ("Matching", "synthetic traces: matched length within 2% of the driven one (vs osrm-routed /match)",
+     "match.accuracy.within2pct", "peer", "≥ 95%", lambda o, p: o >= 95 and p >= 0),
+    ("Matching", "30-minute 1 Hz trace over HTTP (vs osrm-routed /match)", "match.http.30min1hz", "peer",
+     "≤ 0.5× osrm-routed", lambda o, p: o <= 0.5 * p),
+    ("Matching", "30-minute 1 Hz trace, in-process", "match.inprocess.30min1hz", None, "", None),
     # Issue 27: replicas on a shared PostgreSQL party store, against the embedded SQLite store of
     # one server (shown in the peer column), same run. The lag target holds only with the paced
     # write rate row at 1,000/s or more.

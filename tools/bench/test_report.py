@@ -94,6 +94,26 @@ class ReportTests(unittest.TestCase):
                                      rec("coordinates.5179", "peer", 5.0, cores=1)])
         self.assertIn("ours on 2 cores, the peer on 1 thread", self.row(readme, "Coordinates"))
 
+    def test_matching_targets_need_the_peer_on_the_same_traces(self):
+        accuracy = "synthetic traces: matched length within 2% of the driven one (vs osrm-routed /match)"
+        http = "30-minute 1 Hz trace over HTTP (vs osrm-routed /match)"
+        md, _ = self.run_report([rec("match.accuracy.within2pct", "ours", 97.5, unit="%", n=200),
+                                 rec("match.http.30min1hz", "ours", 60.0, unit="ms", better="lower", n=1800)])
+        self.assertIn("not measured (no peer figure) ❌", self.row(md, accuracy))
+        self.assertIn("not measured (no peer figure) ❌", self.row(md, http))
+        md, _ = self.run_report([rec("match.accuracy.within2pct", "ours", 97.5, unit="%", n=200),
+                                 rec("match.accuracy.within2pct", "peer", 80.0, unit="%", n=200),
+                                 rec("match.http.30min1hz", "ours", 60.0, unit="ms", better="lower", n=1800),
+                                 rec("match.http.30min1hz", "peer", 100.0, unit="ms", better="lower", n=1800)])
+        self.assertIn("✅", self.row(md, accuracy))
+        self.assertIn("❌", self.row(md, http))  # 0.6× osrm-routed's time: over 0.5×
+        md, _ = self.run_report([rec("match.accuracy.within2pct", "ours", 99.0, unit="%", n=200, errors=1),
+                                 rec("match.accuracy.within2pct", "peer", 99.0, unit="%", n=200),
+                                 rec("match.http.30min1hz", "ours", 40.0, unit="ms", better="lower", n=1800),
+                                 rec("match.http.30min1hz", "peer", 100.0, unit="ms", better="lower", n=1800)])
+        self.assertIn("❌ (1 errors)", self.row(md, accuracy))
+        self.assertIn("✅", self.row(md, http))
+
     def test_cold_and_after_a_write_stand_beside_the_clusters_query(self):
         md, _ = self.run_report([rec("clusters.1m.query_p50", "ours", 40.0, unit="µs", better="lower"),
                                  rec("clusters.1m.query_p50", "peer", 9.0, unit="µs", better="lower"),

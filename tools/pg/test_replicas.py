@@ -3,6 +3,10 @@
   visibility  a PUT on one replica is in the other's /v1/clusters within 200 ms (each of 10);
   joins       200 concurrent joins spread over both replicas on one party with 3 free seats:
               exactly 3 succeed, 197 answer 409, both replicas show the same 4 riders;
+  settle      a party settled through one replica (issue 38) is closed on the other at once: a
+              join there answers 409 party_settled, it shows "settled": true, the same key
+              answers the same settlement; the settling replica killed -9 and restarted still
+              has it settled;
   kill -9     a replica killed during writes: every acknowledged write is in the database, on
               the other replica, and on the killed one once restarted;
   outage      PostgreSQL stopped: writes answer 503 with Retry-After on both, reads keep serving;
@@ -83,6 +87,33 @@ def joins(a, b):
           f"joins: both replicas show the same full party: {views[0]} / {views[1]}")
     rows = pg.psql("SELECT seats_taken, version FROM parties WHERE id = 'race'")
     check(rows == [f"4|{views[0][1]}"], f"joins: the database holds seats_taken 4 at the same version: {rows}")
+
+
+def settle(a, b):
+    pid = "settled-1"
+    status, _, _ = a.request("PUT", f"/v1/parties/{pid}", party_body(126.978, 37.5665))
+    check(status == 201, f"settle: the party is created (status {status})")
+    wait_until(lambda: b.request("GET", f"/v1/parties/{pid}")[0] == 200, 2.0)
+    # The trace: the road route from the origin, one fix per vertex every 5 s from the departure.
+    status, js, _ = a.request("GET", "/route/v1/driving/126.978,37.5665;126.9882,37.5701?overview=full&geometries=geojson")
+    coords = js["routes"][0]["geometry"]["coordinates"] if status == 200 else []
+    t0 = int(time.time()) + 3600
+    body = {"trace": [[lon, lat, t0 + 5 * i] for i, (lon, lat) in enumerate(coords)], "idempotency_key": "ride-settled-1"}
+    status, first, _ = a.request("POST", f"/v1/parties/{pid}/settle", body, timeout=30)
+    check(status == 200, f"settle: settled through replica a (status {status}: {str(first)[:200]})")
+    # At once on b: its follower may not have applied the settlement yet; the store refuses the join anyway.
+    status, js, _ = b.request("POST", f"/v1/parties/{pid}/riders", {"rider_id": "late", "seats": 1})
+    check(status == 409 and (js or {}).get("error", {}).get("code") == "party_settled",
+          f"settle: a join on replica b answers 409 party_settled (got {status} {js})")
+    check(wait_until(lambda: (b.request("GET", f"/v1/parties/{pid}")[1] or {}).get("settled") is True, 2.0, step=0.01),
+          "settle: replica b shows the party settled")
+    status, again, _ = b.request("POST", f"/v1/parties/{pid}/settle", body, timeout=30)
+    check(status == 200 and again == first, f"settle: the same key on replica b answers the same settlement (status {status})")
+    a.kill9()
+    a.start()
+    a.wait_ready()
+    status, js, _ = a.request("GET", f"/v1/parties/{pid}")
+    check(status == 200 and js.get("settled") is True, f"settle: replica a killed -9 and restarted shows it settled ({status})")
 
 
 def kill9(a, b):
@@ -177,6 +208,7 @@ if __name__ == "__main__":
         print(f"pg-replicas: PostgreSQL on port {pg.port}, replicas on {a.port} and {b.port} ({time.time() - t_start:.1f} s)", flush=True)
         visibility(a, b)
         joins(a, b)
+        settle(a, b)
         kill9(a, b)
         outage(a, b)
     except Exception as e:  # noqa: BLE001 - a broken set-up is a failure, never a skip

@@ -111,6 +111,8 @@ public enum PartyWriteError: Error, Sendable, Equatable, CustomStringConvertible
     /// The party's ride cannot take the rider to their drop-off (`reason` says why: off the
     /// served roads, or no road from the party's origin).
     case dropOffNotServed(id: String, riderID: String, reason: String)
+    /// The party's fare was settled: it takes no more riders, loses none and cannot be replaced.
+    case settled(id: String)
 
     public var description: String {
         switch self {
@@ -124,8 +126,19 @@ public enum PartyWriteError: Error, Sendable, Equatable, CustomStringConvertible
                 ?? "no live party '\(id)'; the write asked for \(expected)"
         case let .seatsConflict(id, message): "party '\(id)': \(message)"
         case let .dropOffNotServed(id, rider, reason): "party '\(id)' cannot take rider '\(rider)' to their drop-off: \(reason)"
+        case let .settled(id): "party '\(id)' is settled: it takes no more riders (and its riders and values are fixed)"
         }
     }
+}
+
+/// What `PartyService.settle` did.
+public enum PartySettleOutcome: Sendable, Equatable {
+    /// Settled now: the party as stored.
+    case settled(Party)
+    /// Settled before: the live party with its settlement.
+    case alreadySettled(Party)
+    /// The party changed since the settlement was computed: the live party.
+    case changed(Party)
 }
 
 /// Live parties: the durable store and the in-memory cluster index, kept in step.
@@ -343,7 +356,9 @@ public final class PartyService: @unchecked Sendable {
         return try writing(id: party.id) { _ in
             let old = read { $0.party(id: party.id) }
             try precondition.check(id: party.id, live: old)
+            if let old, old.isSettled { throw PartyWriteError.settled(id: party.id) }
             var stored = party
+            stored.settlement = nil
             if keepingRiders, party.riders.isEmpty, let old, !old.riders.isEmpty {
                 let others = old.riders.dropFirst()
                 let otherSeats = others.reduce(0) { $0 + $1.seats }
@@ -386,6 +401,7 @@ public final class PartyService: @unchecked Sendable {
             let live = read { $0.party(id: partyID) }
             try precondition.check(id: partyID, live: live)
             guard let old = live else { throw PartyWriteError.notFound(id: partyID) }
+            guard !old.isSettled else { throw PartyWriteError.settled(id: partyID) }
             guard old.departAt > t else { throw PartyWriteError.departed(id: partyID, departAt: old.departAt) }
             let riders = old.seatedRiders
             guard !riders.contains(where: { $0.id == rider.id }) else { throw PartyWriteError.alreadyJoined(id: partyID, riderID: rider.id) }
@@ -417,6 +433,7 @@ public final class PartyService: @unchecked Sendable {
             let old = read { $0.party(id: partyID) }
             try precondition.check(id: partyID, live: old)
             guard let old else { throw PartyWriteError.notFound(id: partyID) }
+            guard !old.isSettled else { throw PartyWriteError.settled(id: partyID) }
             guard old.departAt > t else { throw PartyWriteError.departed(id: partyID, departAt: old.departAt) }
             var riders = old.seatedRiders
             guard let i = riders.firstIndex(where: { $0.id == riderID }) else { throw PartyWriteError.riderNotFound(id: partyID, riderID: riderID) }
@@ -426,6 +443,37 @@ public final class PartyService: @unchecked Sendable {
             p.version = old.version + 1
             guard try commit(p, replacing: old, at: t) else { return nil }
             return p
+        }
+    }
+
+    /// Marks the live party `partyID` settled with `settlement`, durably (the party's own row, so
+    /// every replica of a shared store sees it closed), when it is still `computedFrom` (the
+    /// party the settlement was computed from; a settled party's answer is what it was given).
+    /// Settling is allowed after departure, while the party is live (departure plus grace).
+    ///
+    /// Returns `.settled` with the party as stored; `.alreadySettled` with the live party when it
+    /// was settled before (under any key: the caller compares keys); `.changed` with the live
+    /// party when it changed since `computedFrom` (settle again from it). Throws
+    /// `PartyWriteError.notFound`, `PartyValidationError`, `PartyStoreError` or
+    /// `PartyStoreUnavailableError`.
+    public func settle(partyID: String, computedFrom: Party, settlement: PartySettlement) throws -> PartySettleOutcome {
+        try settlement.validate()
+        let t = now()
+        return try writing(id: partyID) { caughtUp in
+            let live = read { $0.party(id: partyID) }
+            guard let old = live else {
+                if store.isShared && !caughtUp { return nil }
+                throw PartyWriteError.notFound(id: partyID)
+            }
+            if old.isSettled { return .alreadySettled(old) }
+            guard old == computedFrom, old.version == computedFrom.version else {
+                return store.isShared && !caughtUp ? nil : .changed(old)
+            }
+            var p = old
+            p.settlement = settlement
+            p.version = old.version + 1
+            guard try commit(p, replacing: old, at: t) else { return nil }
+            return .settled(p)
         }
     }
 

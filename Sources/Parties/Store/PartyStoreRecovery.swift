@@ -216,7 +216,7 @@ public enum PartyStoreRecovery {
             return ([:], [], "\(path): cannot be opened; no row salvaged")
         }
         let hasSum = (try? db.scalarText("SELECT count(*) FROM pragma_table_info('parties') WHERE name = 'row_sum'")) == "1"
-        let columns = (try? SQLitePartyDatabase.rowColumns(db)) ?? "id, origin_lon, origin_lat, dest_lon, dest_lat, depart_at, seats_total, seats_taken, title, NULL, 1, NULL"
+        let columns = (try? SQLitePartyDatabase.rowColumns(db)) ?? "id, origin_lon, origin_lat, dest_lon, dest_lat, depart_at, seats_total, seats_taken, title, NULL, 1, NULL, NULL, NULL"
         for order in ["ASC", "DESC"] {
             do {
                 let s = try db.prepare("SELECT \(columns) FROM parties ORDER BY id \(order)")

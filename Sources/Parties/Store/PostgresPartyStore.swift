@@ -23,8 +23,8 @@ import PostgresKit
 public final class PostgresPartyStore: PartyStore, @unchecked Sendable {
     /// The notification channel of the change log.
     public static let channel = "taxipot_party_changes"
-    /// The schema version this build creates and reads.
-    public static let schemaVersion = 1
+    /// The schema version this build creates and reads: 2 added the settlement columns.
+    public static let schemaVersion = 2
     /// Changes the log keeps by default (a replica further behind reloads everything).
     public static let defaultLogKept: Int64 = 100_000
     /// Changes one read of the log returns at most.
@@ -126,6 +126,8 @@ public final class PostgresPartyStore: PartyStore, @unchecked Sendable {
             "INSERT INTO party_change_counter VALUES (0)",
             "CREATE TABLE party_changes(change_id bigint PRIMARY KEY, party_id text NOT NULL)",
         ],
+        // A settled party's idempotency key and answer (NULL while unsettled; rows keep their checksums).
+        ["ALTER TABLE parties ADD COLUMN settled_key text, ADD COLUMN settlement text"],
     ]
 
     /// Creates or upgrades the schema in one transaction, under an advisory lock so replicas
@@ -162,16 +164,17 @@ public final class PostgresPartyStore: PartyStore, @unchecked Sendable {
 
     // MARK: Rows
 
-    static let columns = "id, origin_lon, origin_lat, dest_lon, dest_lat, depart_at, seats_total, seats_taken, title, riders, version, row_sum"
+    static let columns = "id, origin_lon, origin_lat, dest_lon, dest_lat, depart_at, seats_total, seats_taken, title, riders, version, row_sum, "
+        + "settled_key, settlement"
 
-    /// The values of `p` for the twelve columns above, in order.
+    /// The values of `p` for the fourteen columns above, in order.
     static func values(_ p: Party) -> [String?] {
         [p.id, "\(p.origin.lon)", "\(p.origin.lat)", "\(p.destination.lon)", "\(p.destination.lat)", "\(p.departAt)",
          String(p.seatsTotal), String(p.seatsTaken), p.title, p.riders.isEmpty ? nil : SQLitePartyDatabase.encode(p.riders),
-         String(p.version), String(SQLitePartyDatabase.rowSum(p))]
+         String(p.version), String(SQLitePartyDatabase.rowSum(p)), p.settlement?.key, p.settlement?.answer]
     }
 
-    /// The party in `row` from column `at` on (the twelve columns), or why it is refused.
+    /// The party in `row` from column `at` on (the fourteen columns), or why it is refused.
     func party(_ row: [String?], at i: Int) -> Result<Party, PartyStoreError> {
         let id = row[i] ?? ""
         let shown = Escaped.excerpt(id, limit: 80)
@@ -187,6 +190,11 @@ public final class PostgresPartyStore: PartyStore, @unchecked Sendable {
                 return .failure(PartyStoreError(message: "\(location): party '\(shown)' refused: its riders column is not a rider list this store wrote"))
             }
             p.riders = riders
+        }
+        switch (row[i + 12], row[i + 13]) {
+        case (nil, nil): break
+        case let (key?, answer?): p.settlement = PartySettlement(key: key, answer: answer)
+        default: return .failure(PartyStoreError(message: "\(location): party '\(shown)' refused: it has a settlement key without an answer, or an answer without a key"))
         }
         guard sum == SQLitePartyDatabase.rowSum(p) else {
             return .failure(PartyStoreError(message: "\(location): party '\(shown)' refused: its row does not match its checksum (edited outside taxipot)"))
@@ -245,17 +253,17 @@ public final class PostgresPartyStore: PartyStore, @unchecked Sendable {
         SELECT change_id, pg_notify('\(channel)', change_id::text) FROM l
         """
 
-    private static let assignments = "origin_lon=$2, origin_lat=$3, dest_lon=$4, dest_lat=$5, depart_at=$6, seats_total=$7, seats_taken=$8, title=$9, riders=$10, version=$11, row_sum=$12"
+    private static let assignments = "origin_lon=$2, origin_lat=$3, dest_lon=$4, dest_lat=$5, depart_at=$6, seats_total=$7, seats_taken=$8, title=$9, riders=$10, version=$11, row_sum=$12, settled_key=$13, settlement=$14"
 
     private static let insertSQL = """
         \(counterFirst) w AS (INSERT INTO parties(\(columns))
             SELECT $1::text, $2::double precision, $3::double precision, $4::double precision, $5::double precision,
-                $6::double precision, $7::integer, $8::integer, $9::text, $10::text, $11::integer, $12::bigint FROM k
-            ON CONFLICT (id) DO UPDATE SET \(assignments) WHERE parties.depart_at <= $13::double precision RETURNING parties.id)
+                $6::double precision, $7::integer, $8::integer, $9::text, $10::text, $11::integer, $12::bigint, $13::text, $14::text FROM k
+            ON CONFLICT (id) DO UPDATE SET \(assignments) WHERE parties.depart_at <= $15::double precision RETURNING parties.id)
         """ + logTail
     private static let updateSQL = """
         \(counterFirst) w AS (UPDATE parties SET \(assignments) FROM k
-            WHERE parties.id = $1 AND parties.version = $13 AND parties.row_sum = $14 RETURNING parties.id)
+            WHERE parties.id = $1 AND parties.version = $15 AND parties.row_sum = $16 RETURNING parties.id)
         """ + logTail
     private static let deleteSQL = """
         \(counterFirst) w AS (DELETE FROM parties USING k

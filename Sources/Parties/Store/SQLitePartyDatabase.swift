@@ -24,8 +24,8 @@ public final class SQLitePartyDatabase {
     /// The backup copy saved at each clean close, next to the store.
     public static let backupSuffix = ".bak"
     /// `PRAGMA user_version` of a store of today's schema: 1 added the row checksum, 2 the
-    /// riders and version columns.
-    static let schemaVersion = 2
+    /// riders and version columns, 3 the settlement columns.
+    static let schemaVersion = 3
     /// The database file.
     public let path: String
     /// The backup copy's path (`parties.db.bak`).
@@ -85,15 +85,21 @@ public final class SQLitePartyDatabase {
                 let n = try SQLitePartyDatabase.upgrade(db)
                 notes.append("\(path): upgraded the party store: added a checksum to each of its \(n) rows")
             }
-            if version < SQLitePartyDatabase.schemaVersion {
+            if version < 2 {
                 try SQLitePartyDatabase.addRiderColumns(db)
                 notes.append("\(path): upgraded the party store: added the riders and version columns (rows as they were: no rider list, version 1)")
             }
+            if version < 3 {
+                try SQLitePartyDatabase.addSettlementColumns(db)
+                notes.append("\(path): upgraded the party store: added the settlement columns (rows as they were: not settled)")
+            }
             upsertStatement = try db.prepare("""
-                INSERT INTO parties(id, origin_lon, origin_lat, dest_lon, dest_lat, depart_at, seats_total, seats_taken, title, row_sum, riders, version)
-                VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
+                INSERT INTO parties(id, origin_lon, origin_lat, dest_lon, dest_lat, depart_at, seats_total, seats_taken, title, row_sum, riders, version,
+                    settled_key, settlement)
+                VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
                 ON CONFLICT(id) DO UPDATE SET origin_lon=?2, origin_lat=?3, dest_lon=?4, dest_lat=?5,
-                    depart_at=?6, seats_total=?7, seats_taken=?8, title=?9, row_sum=?10, riders=?11, version=?12
+                    depart_at=?6, seats_total=?7, seats_taken=?8, title=?9, row_sum=?10, riders=?11, version=?12,
+                    settled_key=?13, settlement=?14
                 """)
             deleteStatement = try db.prepare("DELETE FROM parties WHERE id = ?1")
             purgeStatement = try db.prepare("DELETE FROM parties WHERE depart_at <= ?1")
@@ -123,7 +129,7 @@ public final class SQLitePartyDatabase {
             _ = try db.scalarText("PRAGMA journal_mode=WAL")
             try db.execute("""
                 PRAGMA synchronous=FULL;
-                CREATE TABLE parties(\(columns), row_sum INTEGER, \(riderColumns)) WITHOUT ROWID;
+                CREATE TABLE parties(\(columns), row_sum INTEGER, \(riderColumns), \(settlementColumns)) WITHOUT ROWID;
                 CREATE INDEX parties_by_departure ON parties(depart_at);
                 PRAGMA user_version=\(schemaVersion);
                 """)
@@ -149,17 +155,33 @@ public final class SQLitePartyDatabase {
             let present = try db.scalarText("SELECT group_concat(name) FROM pragma_table_info('parties')").split(separator: ",")
             if !present.contains("riders") { try db.execute("ALTER TABLE parties ADD COLUMN riders TEXT") }
             if !present.contains("version") { try db.execute("ALTER TABLE parties ADD COLUMN version INTEGER NOT NULL DEFAULT 1") }
-            try db.execute("PRAGMA user_version=\(schemaVersion)")
+            try db.execute("PRAGMA user_version=2")
+        }
+    }
+
+    /// The columns schema version 3 added: a settled party's idempotency key and answer (both
+    /// NULL while unsettled).
+    static let settlementColumns = "settled_key TEXT, settlement TEXT"
+
+    /// Adds the settlement columns to a store of schema version 2 (after `addRiderColumns` for
+    /// an older one). Rows keep their checksums: an unsettled party sums as it did (see `rowSum`).
+    static func addSettlementColumns(_ db: SQLiteDatabase) throws {
+        try db.transaction {
+            let present = try db.scalarText("SELECT group_concat(name) FROM pragma_table_info('parties')").split(separator: ",")
+            if !present.contains("settled_key") { try db.execute("ALTER TABLE parties ADD COLUMN settled_key TEXT") }
+            if !present.contains("settlement") { try db.execute("ALTER TABLE parties ADD COLUMN settlement TEXT") }
+            try db.execute("PRAGMA user_version=3")
         }
     }
 
     /// The SELECT list of a party row as `party(_:)` reads it, then `row_sum` (NULL when the
-    /// store has none), for a store with the columns `present`.
+    /// store has none) and the settlement columns, for a store with the columns `present`.
     static func rowColumns(_ db: SQLiteDatabase) throws -> String {
         let present = Set(try db.scalarText("SELECT group_concat(name) FROM pragma_table_info('parties')").split(separator: ",").map(String.init))
         return "id, origin_lon, origin_lat, dest_lon, dest_lat, depart_at, seats_total, seats_taken, title, "
             + (present.contains("riders") ? "riders" : "NULL") + ", " + (present.contains("version") ? "version" : "1") + ", "
-            + (present.contains("row_sum") ? "row_sum" : "NULL")
+            + (present.contains("row_sum") ? "row_sum" : "NULL") + ", "
+            + (present.contains("settlement") ? "settled_key, settlement" : "NULL, NULL")
     }
 
     /// Brings a store of version 0 to version 1: adds the row checksum column and fills it
@@ -169,7 +191,7 @@ public final class SQLitePartyDatabase {
             let hasSum = try db.scalarText("SELECT count(*) FROM pragma_table_info('parties') WHERE name = 'row_sum'") == "1"
             if !hasSum { try db.execute("ALTER TABLE parties ADD COLUMN row_sum INTEGER") }
             let read = try db.prepare("""
-                SELECT id, origin_lon, origin_lat, dest_lon, dest_lat, depart_at, seats_total, seats_taken, title, NULL, 1 FROM parties
+                SELECT id, origin_lon, origin_lat, dest_lon, dest_lat, depart_at, seats_total, seats_taken, title, NULL, 1, NULL, NULL, NULL FROM parties
                 """)
             var rows: [Party] = []
             while try read.step() { if let p = party(read) { rows.append(p) } }  // no rider list: always read
@@ -181,7 +203,7 @@ public final class SQLitePartyDatabase {
                 try update.run()
             }
             update.finalize()
-            try db.execute("PRAGMA user_version=\(schemaVersion)")
+            try db.execute("PRAGMA user_version=1")
             return rows.count
         }
     }
@@ -204,11 +226,19 @@ public final class SQLitePartyDatabase {
             withUnsafeBytes(of: (UInt64(riders.utf8.count), UInt64(bitPattern: Int64(p.version)))) { c.add($0) }
             riders.withUTF8 { c.add(UnsafeRawBufferPointer($0)) }
         }
+        if let settled = p.settlement {
+            // Only settled rows sum these: an unsettled row sums as it did before schema 3.
+            var (key, answer) = (settled.key, settled.answer)
+            withUnsafeBytes(of: (UInt64(0x5E77_1ED), UInt64(key.utf8.count), UInt64(answer.utf8.count))) { c.add($0) }
+            key.withUTF8 { c.add(UnsafeRawBufferPointer($0)) }
+            answer.withUTF8 { c.add(UnsafeRawBufferPointer($0)) }
+        }
         return Int64(bitPattern: c.value)
     }
 
-    /// The party in the current row of a `SELECT id, origin_lon, …, title, riders, version`
-    /// statement (see `rowColumns`); nil when its rider list is not one this store wrote.
+    /// The party in the current row of a `SELECT id, origin_lon, …, title, riders, version,
+    /// row_sum, settled_key, settlement` statement (see `rowColumns`); nil when its rider list
+    /// is not one this store wrote, or only one of the settlement columns is set.
     static func party(_ s: SQLiteStatement) -> Party? {
         var p = Party(id: s.text(0), origin: Coordinate(lon: s.double(1), lat: s.double(2)),
                       destination: Coordinate(lon: s.double(3), lat: s.double(4)), departAt: s.double(5),
@@ -216,6 +246,11 @@ public final class SQLitePartyDatabase {
         if let text = s.optionalText(9) {
             guard let riders = decodeRiders(text) else { return nil }
             p.riders = riders
+        }
+        switch (s.optionalText(12), s.optionalText(13)) {
+        case (nil, nil): break
+        case let (key?, answer?): p.settlement = PartySettlement(key: key, answer: answer)
+        default: return nil
         }
         return p
     }
@@ -269,6 +304,8 @@ public final class SQLitePartyDatabase {
                 s.bind(10, SQLitePartyDatabase.rowSum(p))
                 s.bind(11, p.riders.isEmpty ? nil : SQLitePartyDatabase.encode(p.riders))
                 s.bind(12, p.version)
+                s.bind(13, p.settlement?.key)
+                s.bind(14, p.settlement?.answer)
                 try s.run()
                 s.reset()
             }
@@ -308,7 +345,8 @@ public final class SQLitePartyDatabase {
         // A plain scan of the table in id order, every row (the index check needs them all).
         let s = try sqlite { () throws(SQLiteError) in
             try db.prepare("""
-                SELECT id, origin_lon, origin_lat, dest_lon, dest_lat, depart_at, seats_total, seats_taken, title, riders, version, row_sum
+                SELECT id, origin_lon, origin_lat, dest_lon, dest_lat, depart_at, seats_total, seats_taken, title, riders, version, row_sum,
+                    settled_key, settlement
                 FROM parties NOT INDEXED ORDER BY id
                 """)
         }
@@ -324,7 +362,7 @@ public final class SQLitePartyDatabase {
             guard departAt > after else { continue }
             let shownID = Escaped.excerpt(s.text(0), limit: 80)
             guard let p = SQLitePartyDatabase.party(s) else {
-                rejected.append("\(path): party '\(shownID)' refused: its riders column is not a rider list this store wrote")
+                rejected.append("\(path): party '\(shownID)' refused: its riders column is not a rider list this store wrote, or it has half a settlement")
                 refusedIDs.append(s.text(0))
                 continue
             }

@@ -83,8 +83,8 @@ enum StoreCheck {
     }
 
     /// Columns a store may have after `expectedColumns`: the row checksum (schema 1), the
-    /// rider list and the version (schema 2).
-    static let optionalColumns: Set<String> = ["row_sum", "riders", "version"]
+    /// rider list and the version (schema 2), the settlement's key and answer (schema 3).
+    static let optionalColumns: Set<String> = ["row_sum", "riders", "version", "settled_key", "settlement"]
 
     /// The columns of the parties table before the row checksum (`row_sum`).
     static let expectedColumns = ["id", "origin_lon", "origin_lat", "dest_lon", "dest_lat", "depart_at", "seats_total", "seats_taken", "title"]
