@@ -43,7 +43,11 @@ enum ContractionHierarchyBuilder {
             let u = Int(a.other)
             // Only out-neighbours other than u need a path; skip the search when there are none.
             if outCount == 1 && a.forward != CHRemainingGraph.none { continue }
-            let limit = UInt32(min(UInt64(a.backward) + UInt64(maxOut), UInt64(CHRemainingGraph.none - 1)))
+            // A witness of length d suffices only when scale·d ≤ via, so the search stops at via / scale
+            // (rounded up: a longer search finds nothing more that could count).
+            let longest = UInt64(a.backward) + UInt64(maxOut)
+            let limit = UInt32(min(margin.scale == 1 ? longest : UInt64((Double(longest) / margin.scale).rounded(.down)) + 1,
+                                   UInt64(CHRemainingGraph.none - 1)))
             ws.run(g, from: u, skip: v, limit: limit, targets: outCount,
                    settleLimit: shortcuts == nil ? estimateSettleLimit : witnessSettleLimit)
             for b in arcs where b.forward != CHRemainingGraph.none && b.other != a.other {

@@ -253,7 +253,8 @@ enum GraphPreparer {
         let hourQ = SpeedFactor.hourFactors(profile, comboClass: g.comboClass, comboCapKmh: g.comboCapKmh, comboHourSpeed: g.comboHourSpeed)
         g.hourQ = hourQ.flatMap { $0 }
         let margin = WitnessMargin.covering(boundQ: g.comboBoundQ, hourQ: hourQ)
-        progress?("graph: \(n) nodes, \(g.edgeCount) edges; computing \(min(landmarks, n)) landmarks and a contraction hierarchy")
+        progress?("graph: \(n) nodes, \(g.edgeCount) edges; computing \(min(landmarks, n)) landmarks and a contraction hierarchy"
+            + String(format: " (witness margin: scale %.2f, %.2f per hop)", margin.scale, margin.perHop))
         // The hierarchy is built on its own thread while the landmarks are computed.
         let hierarchy = BackgroundResult { [firstOut = g.firstOut, head = g.head, progress = UncheckedProgress(report: progress)] in
             ContractionHierarchyBuilder.build(firstOut: firstOut, head: head, weight: lowerBoundTime, margin: margin, progress: progress.report)
