@@ -256,8 +256,13 @@ enum GraphPreparer {
         progress?("graph: \(n) nodes, \(g.edgeCount) edges; computing \(min(landmarks, n)) landmarks and a contraction hierarchy"
             + String(format: " (witness margin: scale %.2f, %.2f per hop)", margin.scale, margin.perHop))
         // The hierarchy is built on its own thread while the landmarks are computed.
+        // Each distinct hour's edge times, so that a witness can be checked against a shortcut at every hour.
+        var distinctHours: [[UInt64]] = []
+        for q in hourQ where !distinctHours.contains(q) { distinctHours.append(q) }
+        let hourTimes = distinctHours.map { q in (0..<g.edgeCount).map { SpeedFactor.time(cm: g.length[$0], q: q[Int(g.combo[$0])]) } }
         let hierarchy = BackgroundResult { [firstOut = g.firstOut, head = g.head, progress = UncheckedProgress(report: progress)] in
-            ContractionHierarchyBuilder.build(firstOut: firstOut, head: head, weight: lowerBoundTime, margin: margin, progress: progress.report)
+            ContractionHierarchyBuilder.build(firstOut: firstOut, head: head, weight: lowerBoundTime, margin: margin, metrics: hourTimes,
+                                              progress: progress.report)
         }
         let lm = LandmarkBuilder.compute(count: landmarks, firstOut: g.firstOut, head: g.head, lowerBoundTime: lowerBoundTime,
                                          length: g.length, progress: progress)
