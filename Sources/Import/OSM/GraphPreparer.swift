@@ -256,10 +256,7 @@ enum GraphPreparer {
         progress?("graph: \(n) nodes, \(g.edgeCount) edges; computing \(min(landmarks, n)) landmarks and a contraction hierarchy"
             + String(format: " (witness margin: scale %.2f, %.2f per hop)", margin.scale, margin.perHop))
         // The hierarchy is built on its own thread while the landmarks are computed.
-        // Each distinct hour's edge times, so that a witness can be checked against a shortcut at every hour.
-        var distinctHours: [[UInt64]] = []
-        for q in hourQ where !distinctHours.contains(q) { distinctHours.append(q) }
-        let hourTimes = distinctHours.map { q in (0..<g.edgeCount).map { SpeedFactor.time(cm: g.length[$0], q: q[Int(g.combo[$0])]) } }
+        let hourTimes = hourEdgeTimes(hourQ: hourQ, length: g.length, combo: g.combo)
         let hierarchy = BackgroundResult { [firstOut = g.firstOut, head = g.head, progress = UncheckedProgress(report: progress)] in
             ContractionHierarchyBuilder.build(firstOut: firstOut, head: head, weight: lowerBoundTime, margin: margin, metrics: hourTimes,
                                               progress: progress.report)
@@ -288,6 +285,16 @@ enum GraphPreparer {
         g.grid = grid.0; g.gridCellFirst = grid.cellFirst; g.gridItems = grid.items
         report.nodes = n; report.edges = g.edgeCount; report.pieces = g.pieceCount; report.landmarks = lm.nodes.count
         return g
+    }
+}
+
+extension GraphPreparer {
+    /// Each distinct hour's edge times (ms; hours with the same factors once), so that the
+    /// hierarchy builder can check a witness against a shortcut at every hour.
+    static func hourEdgeTimes(hourQ: [[UInt64]], length: [UInt32], combo: [UInt16]) -> [[UInt32]] {
+        var distinct: [[UInt64]] = []
+        for q in hourQ where !distinct.contains(q) { distinct.append(q) }
+        return distinct.map { q in zip(length, combo).map { SpeedFactor.time(cm: $0, q: q[Int($1)]) } }
     }
 }
 
