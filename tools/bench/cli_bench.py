@@ -168,6 +168,7 @@ def import_nodelink(binary):
     data = os.path.join(benchlib.ROOT, "data/nodelink")
     if not os.path.exists(os.path.join(src, "MOCT_LINK.shp")):
         subprocess.run(["bash", os.path.join(benchlib.ROOT, "tools/nodelink/make-shapefiles")], check=True)
+    os.makedirs(benchlib.OUT, exist_ok=True)
     graph = os.path.join(benchlib.OUT, "seoul-nodelink-import-check.graph")
     cmd = [binary, "import", "nodelink", src, "-o", graph, "--quiet",
            "--speeds", os.path.join(data, "topis_speed_20181023.csv"),
