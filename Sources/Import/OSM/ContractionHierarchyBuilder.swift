@@ -17,9 +17,9 @@ enum ContractionHierarchyBuilder {
     static let estimateSettleLimit = 100
     /// A search from a neighbour of a node of degree d also settles at most `arcBudget / d` nodes
     /// (at least 10): in the dense core of a hierarchy every settled node has dozens of arcs, and
-    /// witnesses far away rarely hold at every hour (Seoul node-link: 2,000 cut the import from
-    /// 3.6 to 2.3 s of CPU for 3% more arcs).
-    static let arcBudget = 2000
+    /// witnesses far away rarely hold at every hour. Seoul node-link, hierarchy CPU time and arcs:
+    /// no budget 3.6 s, 159,983; 2,000: 2.3 s, 164,176; 1,000: 2.0 s, 174,883 (CH query ~10% slower).
+    static let arcBudget = 1000
 
     /// What contracting a node would do.
     struct Effect {
