@@ -15,7 +15,8 @@ enum ContractionHierarchyBuilder {
     /// contracting, and when only estimating a node's priority.
     static let witnessSettleLimit = 500
     static let estimateSettleLimit = 100
-    /// A search from a neighbour of a node of degree d also settles at most `arcBudget / d` nodes
+    /// With per-metric weights (whose witness searches run to the full shortcut length), a search
+    /// from a neighbour of a node of degree d also settles at most `arcBudget / d` nodes
     /// (at least 10): in the dense core of a hierarchy every settled node has dozens of arcs, and
     /// witnesses far away rarely hold at every hour. Seoul node-link, hierarchy CPU time and arcs:
     /// no budget 3.6 s, 159,983; 2,000: 2.3 s, 164,176; 1,000: 2.0 s, 174,883 (CH query ~10% slower).
@@ -68,7 +69,8 @@ enum ContractionHierarchyBuilder {
             let limit = UInt32(min(margin.scale == 1 || metrics ? longest : UInt64((Double(longest) / margin.scale).rounded(.down)) + 1,
                                    UInt64(CHRemainingGraph.none - 1)))
             ws.run(g, from: u, skip: v, limit: limit, targets: outCount,
-                   settleLimit: min(shortcuts == nil ? estimateSettleLimit : witnessSettleLimit, max(10, arcBudget / arcs.count)))
+                   settleLimit: min(shortcuts == nil ? estimateSettleLimit : witnessSettleLimit,
+                                    metrics ? max(10, arcBudget / arcs.count) : .max))
             for b in arcs where b.forward != CHRemainingGraph.none && b.other != a.other {
                 let via = UInt64(a.backward) + UInt64(b.forward)
                 guard via < UInt64(CHRemainingGraph.none) else { continue }
