@@ -14,8 +14,9 @@ GRAPH := $(BUILD)/seoul.graph
 # The road network served (the graph copied to $(GRAPH)): `nodelink`, Seoul-wide from the Korean
 # standard node-link network (data/nodelink, imported in its official shapefile form), for
 # `make run`; `osm`, the central-Seoul OpenStreetMap extracts, for the tests and the bench.
-# `make data OSM=…` builds from other OSM files and serves them. A debug BIN defaults to osm (its
-# contraction of the node-link graph takes minutes; `make derived BIN=… NETWORK=nodelink` forces it).
+# `make data OSM=…` builds from other OSM files and serves them. A debug BIN defaults to osm, the
+# tests' network (`make derived BIN=… NETWORK=nodelink` builds the node-link graph: ~8 s of CPU in
+# a debug build, ~2 s in release).
 NETWORK ?= $(if $(filter $(RELEASE_BIN),$(BIN)),nodelink,osm)
 ifeq ($(origin OSM),command line)
 NETWORK := osm

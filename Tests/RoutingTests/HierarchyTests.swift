@@ -113,7 +113,10 @@ final class HierarchyTests: XCTestCase {
             XCTAssertGreaterThanOrEqual(margin.perHop, margin.scale + 1 / ratios.min()!)
         }
         XCTAssertGreaterThan(margin.scale, 1.001)
-        let built = ContractionHierarchyBuilder.build(firstOut: Array(g.firstOut), head: Array(g.head), weight: lowerBounds(g), margin: margin)
+        let hourTimes = GraphPreparer.witnessMetrics(margin: margin, hourQ: hourQ, length: Array(g.length), combo: Array(g.combo))
+        XCTAssertEqual(hourTimes.count, 0, "profile speeds: the margin alone")
+        let built = ContractionHierarchyBuilder.build(firstOut: Array(g.firstOut), head: Array(g.head), weight: lowerBounds(g), margin: margin,
+                                                      metrics: hourTimes)
         XCTAssertEqual(Array(g.chRank), built.rank)
         XCTAssertEqual(Array(g.chUpFirst), built.upFirst)
         XCTAssertEqual(Array(g.chUpHead), built.upHead)
@@ -123,6 +126,56 @@ final class HierarchyTests: XCTestCase {
         XCTAssertEqual(Array(g.chDownWeight), built.downWeight)
         // Shortcuts exist, and every original edge is covered by a hierarchy edge at most as long.
         XCTAssertGreaterThan(built.upHead.count + built.downTail.count, g.edgeCount)
+    }
+
+    /// With measured speeds per link the margin is useless (scale far above 2): the import checks
+    /// witnesses at every hour instead, and its hierarchy is what a build with the hour times
+    /// gives, far smaller than the margin alone would leave it.
+    func testMeasuredSpeedHierarchyChecksWitnessesAtEveryHour() throws {
+        let g = try NodeLinkImportTests.gangnam.get().engine.graph
+        let combos = g.comboClass.count
+        let hourQ = (0..<24).map { h in Array(g.hourQ[(h * combos)..<((h + 1) * combos)]) }
+        let margin = WitnessMargin.covering(boundQ: Array(g.comboBoundQ), hourQ: hourQ)
+        XCTAssertGreaterThan(margin.scale, GraphPreparer.hourWitnessMinScale)
+        let hourTimes = GraphPreparer.witnessMetrics(margin: margin, hourQ: hourQ, length: Array(g.length), combo: Array(g.combo))
+        XCTAssertGreaterThan(hourTimes.count, 1)
+        let built = ContractionHierarchyBuilder.build(firstOut: Array(g.firstOut), head: Array(g.head), weight: lowerBounds(g), margin: margin,
+                                                      metrics: hourTimes)
+        XCTAssertEqual(Array(g.chUpHead), built.upHead)
+        XCTAssertEqual(Array(g.chDownTail), built.downTail)
+        let marginOnly = ContractionHierarchyBuilder.build(firstOut: Array(g.firstOut), head: Array(g.head), weight: lowerBounds(g), margin: margin)
+        XCTAssertLessThan(Double(g.chUpHead.count + g.chDownTail.count), 0.8 * Double(marginOnly.upHead.count + marginOnly.downTail.count))
+    }
+
+    /// The witness rule with per-hour weights: u → v → x (bounds 10 + 10) against the witness
+    /// u → w → x (9 + 9), at two hours. Far beyond the margin (scale 19), the witness stands in
+    /// for the shortcut only when it is at most as long at both hours and on the bounds.
+    func testWitnessMustHoldAtEveryHour() {
+        // Nodes: u 0, v 1, x 2, w 3. Edges u→v, v→x, u→w, w→x.
+        let firstOut: [UInt32] = [0, 2, 3, 3, 4], head: [UInt32] = [1, 3, 2, 2]
+        let bound: [UInt32] = [10, 9, 10, 9]
+        let margin = WitnessMargin(scale: 19, perHop: 20)
+        func shortcuts(hourA: [UInt32], hourB: [UInt32], bound: [UInt32] = bound) -> [CHShortcut] {
+            let g = CHRemainingGraph(firstOut: firstOut, head: head, weight: bound, metrics: [hourA, hourB])
+            var list: [CHShortcut] = []
+            _ = withUnsafeMutablePointer(to: &list) {
+                ContractionHierarchyBuilder.evaluate(g, 1, CHWitnessSearch(nodeCount: 4), margin: margin, shortcuts: $0)
+            }
+            return list
+        }
+        // At hour B the witness is 80 against 60 through v: the shortcut stays.
+        XCTAssertEqual(shortcuts(hourA: [10, 9, 10, 9], hourB: [30, 40, 30, 40]).map { [$0.from, $0.to, $0.weight] }, [[0, 2, 20]])
+        // At most as long at both hours: no shortcut.
+        XCTAssertEqual(shortcuts(hourA: [10, 9, 10, 9], hourB: [30, 25, 30, 25]).count, 0)
+        // Shorter at both hours but longer on the bounds (which the A* potential reads): the shortcut stays.
+        XCTAssertEqual(shortcuts(hourA: [10, 9, 10, 9], hourB: [30, 25, 30, 25], bound: [10, 11, 10, 11]).count, 1)
+        // Without hour weights, the margin alone keeps it.
+        let g = CHRemainingGraph(firstOut: firstOut, head: head, weight: bound)
+        var list: [CHShortcut] = []
+        _ = withUnsafeMutablePointer(to: &list) {
+            ContractionHierarchyBuilder.evaluate(g, 1, CHWitnessSearch(nodeCount: 4), margin: margin, shortcuts: $0)
+        }
+        XCTAssertEqual(list.count, 1)
     }
 
     /// A copy of the Seoul graph file, the section table entry of `section` and its offset.

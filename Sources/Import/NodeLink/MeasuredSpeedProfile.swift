@@ -17,11 +17,12 @@ package struct MeasuredSpeedProfile: Sendable {
         var samples = [Int: [[Double]]](), all = [[Double]](repeating: [], count: 24)
         for l in links {
             guard let v = speeds.byLink[l.id], l.capKmh > 0 else { continue }
-            var s = samples[l.rank] ?? [[Double]](repeating: [], count: 24)
+            // Appended in place (a copy taken out and put back would copy the rank's 24 lists per link).
             for h in 0..<24 where !v[h].isNaN {
-                s[h].append(v[h] / Double(l.capKmh)); all[h].append(v[h] / Double(l.capKmh))
+                samples[l.rank, default: [[Double]](repeating: [], count: 24)][h].append(v[h] / Double(l.capKmh))
+                all[h].append(v[h] / Double(l.capKmh))
             }
-            samples[l.rank] = s
+            if samples[l.rank] == nil { samples[l.rank] = [[Double]](repeating: [], count: 24) }
         }
         ratioByRank = samples.mapValues { $0.map(Self.median) }
         ratioAll = all.map(Self.median)

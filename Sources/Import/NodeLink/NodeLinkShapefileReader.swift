@@ -115,8 +115,15 @@ package enum NodeLinkShapefileReader {
         /// Field `field` of row `row` (0-based), trimmed, decoded from CP949.
         func text(_ row: Int, _ field: Int32) throws(NodeLinkError) -> String {
             guard let p = DBFReadStringAttribute(handle, Int32(row), field) else { return "" }
-            let bytes = Array(UnsafeBufferPointer(start: UnsafeRawPointer(p).assumingMemoryBound(to: UInt8.self), count: strlen(p)))
-            guard let s = NodeLinkText.cp949(bytes) else { throw error(row, "field \(field + 1) is not valid CP949 text") }
+            let all = UnsafeBufferPointer(start: UnsafeRawPointer(p).assumingMemoryBound(to: UInt8.self), count: strlen(p))
+            // ASCII spaces and tabs trimmed on the bytes; ASCII text (codes, numbers: most fields) is
+            // the same in CP949, and has no other whitespace to trim, so it skips the decoder.
+            var lo = 0, hi = all.count
+            while lo < hi && (all[lo] == 0x20 || all[lo] == 0x09) { lo += 1 }
+            while hi > lo && (all[hi - 1] == 0x20 || all[hi - 1] == 0x09) { hi -= 1 }
+            let bytes = UnsafeBufferPointer(rebasing: all[lo..<hi])
+            if !bytes.contains(where: { $0 >= 0x80 }) { return String(decoding: bytes, as: UTF8.self) }
+            guard let s = NodeLinkText.cp949(Array(bytes)) else { throw error(row, "field \(field + 1) is not valid CP949 text") }
             return s.trimmingCharacters(in: .whitespaces)
         }
 
