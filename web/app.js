@@ -93,9 +93,13 @@
     features.coverage = !!(paths['/v1/coverage'] && paths['/v1/coverage'].get);
     const matchParams = (features.match && paths['/v1/match'].get.parameters) || [];
     features.matchEstimate = matchParams.some((p) => p.name === 'estimate');
+    // A schema may be a reference to one of the document's named schemas.
+    const named = (r.body.components && r.body.components.schemas) || {};
+    const resolve = (s) => { for (let i = 0; s && s.$ref && i < 8; i++) s = named[s.$ref.split('/').pop()]; return s; };
     const quote = paths['/v1/quote'] && paths['/v1/quote'].post;
-    const schema = quote && quote.requestBody && quote.requestBody.content && quote.requestBody.content['application/json'];
-    features.estimate = !!(schema && schema.schema && schema.schema.properties && schema.schema.properties.estimate);
+    const media = quote && quote.requestBody && quote.requestBody.content && quote.requestBody.content['application/json'];
+    const body = resolve(media && media.schema);
+    features.estimate = !!(body && body.properties && body.properties.estimate);
   }
 
   // ---- Map ---------------------------------------------------------------------------------

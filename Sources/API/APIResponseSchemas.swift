@@ -31,20 +31,23 @@ enum ResponseSchemas {
     static let bbox: JSONValue = ["type": "array", "items": number, "minItems": 4, "maxItems": 4,
                                   "description": "[west, south, east, north]"]
 
-    /// An encoded polyline (precision 6) or a GeoJSON LineString.
-    static let lineString: JSONValue = object(["type", "coordinates"], [("type", ["const": "LineString"]), ("coordinates", array(position))])
-    /// A GeoJSON geometry as the map layers write it (lines and polygons of positions).
-    static let geometry: JSONValue = [
-        "type": "object", "required": ["type", "coordinates"],
-        "properties": ["type": ["type": "string", "enum": ["Point", "LineString", "MultiLineString", "Polygon", "MultiPolygon"]],
-                       "coordinates": ["type": "array"]],
-    ]
-    /// A GeoJSON FeatureCollection whose features carry `properties`.
-    static func featureCollection(_ properties: JSONValue, extra: [(String, JSONValue)] = [], required: [String] = []) -> JSONValue {
+    /// A GeoJSON geometry (RFC 7946) of type `name`, its coordinates typed down to the positions.
+    static func geometry(_ name: String, _ coordinates: JSONValue) -> JSONValue {
+        object(["type", "coordinates"], [("type", ["type": "string", "const": .string(name)]), ("coordinates", coordinates)])
+    }
+
+    static let pointGeometry = geometry("Point", position)
+    /// A GeoJSON LineString (routes with geometry=geojson, roads).
+    static let lineString = geometry("LineString", array(position))
+    static let multiPolygon = geometry("MultiPolygon", array(array(array(position))))
+
+    /// A GeoJSON FeatureCollection whose features carry `properties` and a `geometry` of one type.
+    static func featureCollection(_ properties: JSONValue, geometry: JSONValue, extra: [(String, JSONValue)] = [],
+                                  required: [String] = []) -> JSONValue {
         object(["type", "features"] + required, [
-            ("type", ["const": "FeatureCollection"]),
+            ("type", ["type": "string", "const": "FeatureCollection"]),
             ("features", array(object(["type", "properties", "geometry"], [
-                ("type", ["const": "Feature"]), ("id", ["type": ["string", "integer"]]), ("bbox", bbox),
+                ("type", ["type": "string", "const": "Feature"]), ("bbox", bbox),
                 ("properties", properties), ("geometry", geometry),
             ]))),
         ] + extra)
@@ -154,11 +157,13 @@ enum ResponseSchemas {
                        "description": "address answers only (category address): interpolated along the road, the road only, or the 동 only"]),
     ])
 
-    static let reverseAddress: JSONValue = nullable(object(["text", "road", "number", "lon", "lat", "distance_m", "precision"], [
+    static let reverseAddress: JSONValue = nullable(reverseAddressObject)
+
+    static let reverseAddressObject: JSONValue = object(["text", "road", "number", "lon", "lat", "distance_m", "precision"], [
         ("text", string), ("road", string), ("number", ["type": "integer", "minimum": 1]),
         ("lon", APISchemas.lon), ("lat", APISchemas.lat), ("distance_m", metres),
         ("precision", ["type": "string", "enum": ["interpolated", "road", "dong"]]),
-    ], description: "the nearest road-name address estimate (road and basic number at the point's projection), null when no named road is within 100 m"))
+    ], description: "the nearest road-name address estimate (road and basic number at the point's projection), null when no named road is within 100 m")
 
     static let places: JSONValue = object(["places", "next_cursor"], [("places", array(place)), ("next_cursor", ["type": ["string", "null"]])])
 
@@ -168,7 +173,9 @@ enum ResponseSchemas {
         "next_cursor": "1.2cfcf851",
     ]
 
-    static let division: JSONValue = nullable(object(["code", "name"], [("code", string), ("name", string)]))
+    static let division: JSONValue = nullable(divisionObject)
+    /// An administrative division: its code and name.
+    static let divisionObject: JSONValue = object(["code", "name"], [("code", string), ("name", string)])
 
     static let reverse: JSONValue = object(["region", "places", "address"], [
         ("region", nullable(object(["sido", "sigungu", "dong", "full_name", "code", "approximate"], [
@@ -192,7 +199,7 @@ enum ResponseSchemas {
     // MARK: Map layers and system
 
     static let roads: JSONValue = featureCollection(
-        object(["class"], [("class", string), ("name", string)]),
+        object(["class"], [("class", string), ("name", string)]), geometry: lineString,
         extra: [("zoom", integer), ("classes", array(string)), ("truncated", ["type": "boolean"])])
 
     static let roadsExample: JSONValue = [
@@ -202,7 +209,8 @@ enum ResponseSchemas {
     ]
 
     static let boundaries: JSONValue = featureCollection(
-        object(["code", "level", "name"], [("code", string), ("level", string), ("name", string)]), extra: [("zoom", integer)])
+        object(["code", "level", "name"], [("code", string), ("level", string), ("name", string)]), geometry: multiPolygon,
+        extra: [("zoom", integer)])
 
     static let boundariesExample: JSONValue = [
         "type": "FeatureCollection",
@@ -212,7 +220,7 @@ enum ResponseSchemas {
 
     static let coverage: JSONValue = featureCollection(
         object(["area", "name", "nodes", "bbox"], [("area", count), ("name", string), ("nodes", count), ("bbox", bbox), ("area_km2", metres)]),
-        extra: [("network", network)])
+        geometry: multiPolygon, extra: [("network", network)])
 
     /// The road network served: `nodelink` (Korean standard node-link) or `osm`.
     static let network: JSONValue = object(["name", "description"], [("name", ["enum": ["nodelink", "osm"]]), ("description", string)])

@@ -17,9 +17,10 @@ enum APISchemas {
         "prefixItems": [["type": "number", "minimum": -180, "maximum": 180], ["type": "number", "minimum": -90, "maximum": 90]],
         "description": "[lon, lat]: longitude within ±180, latitude within ±90",
     ]
-    /// Decimal degrees as text: longitude within ±180, latitude within ±90.
-    static let lonText = #"-?(1[0-7][0-9]|[0-9]{1,2})(\.[0-9]{1,9})?"#
-    static let latText = #"-?[0-8]?[0-9](\.[0-9]{1,9})?"#
+    /// Decimal degrees as text: longitude within ±180, latitude within ±90, any number of
+    /// decimals: the language `Coordinate.parseDegrees` reads, no more and no less.
+    static let lonText = #"-?(180(\.0+)?|(1[0-7][0-9]|[0-9]{1,2})(\.[0-9]+)?)"#
+    static let latText = #"-?(90(\.0+)?|[0-8]?[0-9](\.[0-9]+)?)"#
     /// An ISO 8601 date-time the server reads (years from 1900, offsets within ±18 h); days up to 28 keep every match a real date.
     static let dateTimeText = #"(19|2[0-9])[0-9]{2}-(0[1-9]|1[0-2])-(0[1-9]|1[0-9]|2[0-8])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\.[0-9]{1,6})?(Z|[+-](0[0-9]|1[0-8]):[0-5][0-9])"#
     /// A date-time a party may depart at (2000–2099).
@@ -39,9 +40,19 @@ enum APISchemas {
         "oneOf": [
             positionInput,
             ["type": "string", "pattern": .string("^" + lonText + "," + latText + "$")],
-            ["type": "object", "required": ["lon", "lat"], "additionalProperties": false, "properties": ["lon": lon, "lat": lat]],
+            lonLat,
         ],
     ]
+
+    /// A stop of a quoted ride (`POST /v1/quote`'s `drop_offs`): where, and how many get off.
+    static let dropOffInput: JSONValue = [
+        "type": "object", "required": ["lon", "lat"], "additionalProperties": false,
+        "properties": ["lon": lon, "lat": lat,
+                       "riders": ["anyOf": [["type": "integer", "minimum": 1, "maximum": 9], ["type": "null"]], "description": "persons getting off here (default 1)"]],
+    ]
+
+    /// A point as an object `{"lon","lat"}` (WGS84 degrees); other members are refused.
+    static let lonLat: JSONValue = ["type": "object", "required": ["lon", "lat"], "additionalProperties": false, "properties": ["lon": lon, "lat": lat]]
 
     /// A "lon,lat" query value.
     static let pointQuery: JSONValue = ["type": "string", "pattern": .string("^" + lonText + "," + latText + "$"), "example": "126.9780,37.5665"]
@@ -60,7 +71,8 @@ enum APISchemas {
                           "oneOf": [["type": "string", "pattern": .string("^" + partyDateTimeText + "$")],
                                     ["type": "number", "minimum": .number(Party.departRange.lowerBound), "maximum": .number(Party.departRange.upperBound)]]],
             "seats_total": ["type": "integer", "minimum": 1, "maximum": .number(Double(Party.maxSeats))],
-            "seats_taken": ["type": "integer", "minimum": 0, "maximum": .number(Double(Party.maxSeats)), "description": "at most seats_total (default 0)"],
+            "seats_taken": ["type": "integer", "minimum": 0, "maximum": .number(Double(Party.maxSeats)),
+                            "description": "at most seats_total (the server answers 422 invalid_party beyond it); default 0, or the riders' seats"],
             "title": ["type": "string", "maxLength": .number(Double(Party.maxTitleLength)), "pattern": "^[^\\u0000-\\u001F\\u007F]*$",
                       "description": .string("at most \(Party.maxTitleLength) Unicode code points, as maxLength counts them "
                           + "(a character with combining marks counts each mark); no control characters")],
@@ -68,10 +80,7 @@ enum APISchemas {
                        "description": "optional: the riders, organiser first; seats_taken defaults to their sum and must equal it",
                        "items": riderInput],
         ],
-        // seats_taken ≤ seats_total, spelt out per total so generators keep to it.
-        "anyOf": .array((1...Party.maxSeats).map { n in
-            ["properties": ["seats_total": ["const": .number(Double(n))], "seats_taken": ["maximum": .number(Double(n))]]]
-        }),
+        "description": "A party to create or replace. Rules between fields, which the server enforces (422 invalid_party): seats_taken ≤ seats_total; with riders, seats_taken (default: their sum) equals the riders' seats and no rider_id is listed twice.",
     ], except: ["id"])
 
     /// A rider as `POST /v1/parties/{id}/riders` and a party's `riders` give it.
@@ -122,11 +131,15 @@ enum APISchemas {
         ("depart_at", ["type": "string", "format": "date-time"]),
         ("seats_total", ["type": "integer", "minimum": 1]), ("seats_taken", ["type": "integer", "minimum": 0]),
         ("seats_left", ["type": "integer", "minimum": 0]), ("title", ["type": "string"]),
-        ("riders", ["type": "array", "items": ["type": "object", "required": ["rider_id", "seats"],
-                                               "properties": ["rider_id": ["type": "string"], "seats": ["type": "integer", "minimum": 1],
-                                                              "drop_off": ["type": "object"]]]]),
+        ("riders", ["type": "array", "items": rider, "description": "organiser first"]),
         ("version", ["type": "integer", "minimum": 1]),
         ("settled", ["type": "boolean", "description": "true once the party's fare was settled (POST /v1/parties/{id}/settle): it takes no more riders and is left out of matching"]),
+    ]
+
+    /// A rider as answers give it; `drop_off` absent: the party's destination.
+    static let rider: JSONValue = [
+        "type": "object", "required": ["rider_id", "seats"], "additionalProperties": false,
+        "properties": ["rider_id": riderID, "seats": ["type": "integer", "minimum": 1], "drop_off": lonLat],
     ]
 
     /// A party as answers give it.
@@ -158,17 +171,16 @@ enum APISchemas {
     static let clusterCollection: JSONValue = [
         "type": "object", "required": ["type", "features"],
         "properties": [
-            "type": ["const": "FeatureCollection"],
+            "type": ["type": "string", "const": "FeatureCollection"],
             "zoom": ["type": "integer"],
             "total": ["type": "integer", "minimum": 0],
             "features": ["type": "array", "items": [
                 "type": "object", "required": ["type", "geometry", "properties"],
                 "properties": [
-                    "type": ["const": "Feature"],
+                    "type": ["type": "string", "const": "Feature"],
                     "id": ["type": "integer", "minimum": 1, "maximum": 9_007_199_254_740_991,
                            "description": "numeric and stable (the same cluster or party, the same id), equal to properties.feature_id: MapLibre's promoteId"],
-                    "geometry": ["type": "object", "required": ["type", "coordinates"],
-                                 "properties": ["type": ["const": "Point"], "coordinates": position]],
+                    "geometry": ResponseSchemas.pointGeometry,
                     "properties": ["type": "object", "properties": [
                         "cluster": ["type": "boolean"], "cluster_id": ["type": "string"],
                         "point_count": ["type": "integer", "minimum": 1], "expansion_zoom": ["type": "integer"],

@@ -9,10 +9,8 @@ func registerCoverageEndpoints(_ router: Router, _ context: ServiceContext) {
     router.add("GET", "/v1/coverage", OperationDoc(
         "The served road areas: a GeoJSON FeatureCollection, one MultiPolygon per connected area (the union of the ~550 m grid cells its roads pass through), with its id, node count, bbox and area",
         responses: [(200, "application/geo+json FeatureCollection")], responseSchema: ResponseSchemas.coverage,
-        responseExample: ResponseSchemas.coverageExample, responseContentType: "application/geo+json")) { _ in
-        HTTPResponse(status: 200, headers: [("Content-Type", "application/geo+json")],
-                     body: JSONWriter.bytes(CoverageJSON.featureCollection(context.routeEngine.coverage,
-                                                                               network: CoverageJSON.network(context.routeEngine.graph))))
+        responseExample: ResponseSchemas.coverageExample, responseContentType: HTTPResponse.geoJSONType)) { _ in
+        .geoJSON(JSONWriter.bytes(CoverageJSON.featureCollection(context.routeEngine.coverage, network: CoverageJSON.network(context.routeEngine.graph))))
     }
 }
 

@@ -126,8 +126,12 @@ public enum FareJSON {
             return try Self.coordinate(v, name: key)
         }
 
-        /// A `{"lon","lat"}` object read from `v`; `name` names it in errors.
-        public static func coordinate(_ v: JSONValue, name: String) throws(HTTPError) -> Coordinate {
+        /// A `{"lon","lat"}` object read from `v` (members besides those and `extra` are refused,
+        /// as the document's `additionalProperties: false` says); `name` names it in errors.
+        public static func coordinate(_ v: JSONValue, name: String, extra: [String] = []) throws(HTTPError) -> Coordinate {
+            if let unknown = v.objectValue?.first(where: { $0.0 != "lon" && $0.0 != "lat" && !extra.contains($0.0) }) {
+                throw .badRequest("unknown_field", "unknown field '\(name).\(unknown.0.prefix(40))'; fields: \((["lon", "lat"] + extra).joined(separator: ", "))")
+            }
             guard let lon = v["lon"]?.doubleValue, let lat = v["lat"]?.doubleValue else {
                 throw .badRequest("invalid_parameter", "\(name) must be an object {\"lon\": number, \"lat\": number}")
             }
@@ -229,7 +233,7 @@ extension FareJSON {
             try QuoteRequest.checkDropOffCount(items.count)
             for (i, item) in items.enumerated() {
                 let name = "drop_offs[\(i)]"
-                let c = try Body.coordinate(item, name: name)
+                let c = try Body.coordinate(item, name: name, extra: ["riders"])
                 var riders = 1
                 if let r = item["riders"], !r.isNull {
                     guard let n = r.intValue else { throw HTTPError.badRequest("invalid_parameter", "\(name).riders must be a whole number") }

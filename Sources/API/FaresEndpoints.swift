@@ -53,21 +53,15 @@ public func registerFareEndpoint(_ router: Router, fares: FareEstimator) {
 
 /// Adds `POST /v1/quote` served by `quotes`.
 public func registerQuoteEndpoint(_ router: Router, quotes: RideQuoter) {
-    func point(_ description: String) -> JSONValue {
-        ["type": "object", "required": ["lon", "lat"], "description": .string(description),
-         "properties": ["lon": APISchemas.lon, "lat": APISchemas.lat]]
-    }
     let schema: JSONValue = APISchemas.optionalsNullable([
         "type": "object",
         "required": ["origin", "destination"],
         "additionalProperties": false,
         "properties": [
-            "origin": point("pick-up point (WGS84); its region picks the fare schedule"),
-            "destination": point("where the host (rider 0) gets off"),
+            "origin": APISchemas.lonLat,
+            "destination": APISchemas.lonLat,
             "drop_offs": ["type": "array", "maxItems": .number(Double(QuoteRequest.maxDropOffs)), "description": "stops before the destination, in order",
-                          "items": ["type": "object", "required": ["lon", "lat"],
-                                    "properties": ["lon": APISchemas.lon, "lat": APISchemas.lat,
-                                                   "riders": ["anyOf": [["type": "integer", "minimum": 1, "maximum": 9], ["type": "null"]], "description": "persons getting off here (default 1)"]]]],
+                          "items": APISchemas.dropOffInput],
             "riders": ["type": "integer", "minimum": 1, "maximum": 10, "description": "persons in the taxi (default 1 + drop-off riders)"],
             "depart_at": ["type": "string", "pattern": .string("^" + APISchemas.dateTimeText + "$"), "description": "ISO 8601; default now; no offset means Asia/Seoul"],
             "taxi_class": ["type": "string", "enum": .array(quotes.fares.book.taxiClasses().map { .string($0) }), "description": "mid (default) or deluxe"],
@@ -77,6 +71,7 @@ public func registerQuoteEndpoint(_ router: Router, quotes: RideQuoter) {
             "estimate": ["type": "string", "enum": ["allow", "deny"],
                          "description": "allow: a point outside the served roads gets a straight-line estimate labelled \"estimated\" instead of a 422, within South Korea and up to 1,000 km (beyond: 422 outside_estimate_range) (default deny; also ?estimate=allow)"],
         ],
+        "description": "A ride to quote: origin, the pick-up point (WGS84; its region picks the fare schedule); destination, where the host (rider 0) gets off; drop_offs, stops before it in order.",
     ])
     let doc = OperationDoc(
         "Quote a pooled taxi ride: route through the drop-offs, metered fare, per-person split",

@@ -35,8 +35,11 @@ package enum FeatureNumber {
 }
 
 extension HTTPResponse {
-    /// A GeoJSON body with `Content-Type: application/geo+json` (RFC 7946).
+    /// GeoJSON's media type (RFC 7946).
+    static let geoJSONType = "application/geo+json"
+
+    /// A GeoJSON body with `Content-Type: application/geo+json`.
     static func geoJSON(_ bytes: [UInt8]) -> HTTPResponse {
-        HTTPResponse(status: 200, headers: [("Content-Type", "application/geo+json")], body: bytes)
+        HTTPResponse(status: 200, headers: [("Content-Type", geoJSONType)], body: bytes)
     }
 }

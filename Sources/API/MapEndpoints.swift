@@ -142,14 +142,14 @@ func registerMapEndpoints(_ router: Router, _ context: ServiceContext) {
         responses: [(200, "FeatureCollection of LineStrings with {\"class\" (OSM highway value),\"name\"?}, plus \"zoom\", \"classes\" (the classes shown) and \"truncated\" (true when the least important classes were left out to stay under 1 MB)"),
                     (400, "missing_parameter, invalid_parameter (naming it)"),
                     (422, "view_too_large (the box is wider or taller than \(Int(RoadMapLayer.maximumViewPixels)) px at that zoom), or invalid_parameter: a bbox whose bounds are out of order")],
-        responseSchema: ResponseSchemas.roads, responseExample: ResponseSchemas.roadsExample
+        responseSchema: ResponseSchemas.roads, responseExample: ResponseSchemas.roadsExample, responseContentType: HTTPResponse.geoJSONType
     ), cost: .light) { _, query in
         let box = try mapBBox(query)
         let zoom = try mapZoom(query)
         guard RoadMapLayer.viewFits(box, zoom: zoom) else {
             throw HTTPError.unprocessable("view_too_large", "the bbox spans more than \(Int(RoadMapLayer.maximumViewPixels)) pixels at zoom \(zoom): zoom out (a lower zoom) or ask for a smaller box")
         }
-        return .json(bytes: MapLayers.roads(context.roadLayer, box: box, zoom: zoom))
+        return .geoJSON(MapLayers.roads(context.roadLayer, box: box, zoom: zoom))
     }
 
     router.operation("GET", "/v1/boundaries", OperationDoc(
@@ -159,7 +159,7 @@ func registerMapEndpoints(_ router: Router, _ context: ServiceContext) {
         responses: [(200, "FeatureCollection of MultiPolygons with {\"code\",\"level\",\"name\"}"),
                     (400, "missing_parameter, invalid_parameter (naming it)"),
                     (422, "invalid_parameter: a bbox whose bounds are out of order")],
-        responseSchema: ResponseSchemas.boundaries, responseExample: ResponseSchemas.boundariesExample
+        responseSchema: ResponseSchemas.boundaries, responseExample: ResponseSchemas.boundariesExample, responseContentType: HTTPResponse.geoJSONType
     ), cost: .light) { _, query in
         let box = try mapBBox(query)
         let zoom = try mapZoom(query)
@@ -170,7 +170,7 @@ func registerMapEndpoints(_ router: Router, _ context: ServiceContext) {
         case let level?: levels = [level]
         }
         let outlines = levels.flatMap { context.places.boundaries(level: $0, in: box) }
-        return .json(bytes: MapLayers.boundaries(outlines, zoom: zoom, latitude: (box.south + box.north) / 2))
+        return .geoJSON(MapLayers.boundaries(outlines, zoom: zoom, latitude: (box.south + box.north) / 2))
     }
 }
 

@@ -21,7 +21,7 @@ enum OSRMSchemas {
         ("metadata", S.object(["datasource_names"], [("datasource_names", S.array(S.string))])),
     ])
     static let leg: JSONValue = S.object(["steps", "summary", "weight", "duration", "distance"], [
-        ("steps", ["type": "array", "maxItems": 0]), ("summary", S.string), ("weight", S.seconds), ("duration", S.seconds),
+        ("steps", ["type": "array", "maxItems": 0, "items": ["type": "object"], "description": "always empty: steps=false"]), ("summary", S.string), ("weight", S.seconds), ("duration", S.seconds),
         ("distance", S.metres), ("annotation", annotation),
     ])
     static let route: JSONValue = S.object(["code", "routes"], [

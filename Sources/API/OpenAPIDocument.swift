@@ -2,6 +2,8 @@ import HTTPServer
 import JSON
 
 /// Builds the OpenAPI 3.1 document from the router's routes, so no route can be missing from it.
+/// The schemas `ComponentSchemas` names are defined once under `components/schemas` and
+/// referenced by `$ref` wherever an operation uses them.
 public enum OpenAPIDocument {
     /// The generic error answers every operation may give.
     static let genericErrors: [(Int, String)] = [
@@ -18,6 +20,7 @@ public enum OpenAPIDocument {
             byPath[route.pattern, default: []].append((route.method.lowercased(), operation(route)))
         }
         for p in order { paths.append((p, .object(byPath[p]!))) }
+        let components = ComponentSchemas(router: router)
         return [
             "openapi": "3.1.0",
             "info": [
@@ -27,11 +30,11 @@ public enum OpenAPIDocument {
             ],
             "x-dataset": ["name": .string(dataset.name), "version": .string(dataset.version)],
             "components": [
-                "schemas": ["Error": errorSchema],
+                "schemas": components.definitions,
                 "securitySchemes": ["bearerAuth": ["type": "http", "scheme": "bearer",
                                                    "description": "the server's TAXIPOT_WRITE_TOKEN, needed by writes"]],
             ],
-            "paths": .object(paths),
+            "paths": components.referencing(.object(paths)),
         ]
     }
 
@@ -72,28 +75,26 @@ public enum OpenAPIDocument {
          ]]]
     }
 
-    /// A success answer: its schema when the route gives one; text for `/metrics`; no body for 204/304.
+    /// A success answer: its schema when the route gives one, in each of its media types; no body for 204/304.
     static func successResponse(_ route: Route, _ status: Int, _ description: String) -> JSONValue {
         if status == 204 || status == 304 { return ["description": .string(description)] }
-        if route.pattern == "/metrics" {
-            return ["description": .string(description), "content": ["text/plain": ["schema": ["type": "string"]]]]
-        }
-        // The map page and its files (HTML, script, style, images) are not JSON.
-        if route.doc.responseSchema == nil, !route.pattern.hasPrefix("/v1/"), route.pattern != "/health", route.pattern != "/openapi.json" {
-            return ["description": .string(description), "content": ["*/*": ["schema": ["type": "string"]]]]
-        }
         var media: [(String, JSONValue)] = [("schema", route.doc.responseSchema ?? ["type": "object"])]
         if let example = route.doc.responseExample { media.append(("example", example)) }
-        return ["description": .string(description), "content": .object([(route.doc.responseContentType, .object(media))])]
+        return ["description": .string(description),
+                "content": .object(route.doc.responseContentTypes.map { ($0, .object(media)) })]
+    }
+
+    /// `<method>_<path segments>`, `{x}` read as `by_x` (`get_v1_parties_by_id`); `/` is `root`.
+    static func operationID(_ route: Route) -> String {
+        let segments = route.pattern.split(separator: "/").map {
+            $0.replacingOccurrences(of: "{", with: "by_").replacingOccurrences(of: "}", with: "").replacingOccurrences(of: ".", with: "_")
+        }
+        return ([route.method.lowercased()] + (segments.isEmpty ? ["root"] : segments)).joined(separator: "_")
     }
 
     static func operation(_ route: Route) -> JSONValue {
         var op: [(String, JSONValue)] = [("summary", .string(route.doc.summary))]
-        let id = route.method.lowercased() + route.pattern.split(separator: "/").map {
-            $0.replacingOccurrences(of: "{", with: "by_").replacingOccurrences(of: "}", with: "")
-                .replacingOccurrences(of: ".", with: "_")
-        }.joined(separator: "_")
-        op.append(("operationId", .string(id)))
+        op.append(("operationId", .string(operationID(route))))
         if !route.doc.parameters.isEmpty {
             op.append(("parameters", .array(route.doc.parameters.map { p in
                 ["name": .string(p.name), "in": .string(p.location), "required": .bool(p.required || p.location == "path"),

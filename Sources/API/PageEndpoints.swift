@@ -52,7 +52,10 @@ func registerPageEndpoints(_ router: Router, _ configuration: ServiceConfigurati
     let fileParam = ParameterDoc("file", in: "path", required: true, "a file name")
 
     let pageDoc = OperationDoc("The map page (HTML): search, route, fare and parties over the engine's own road map",
-                               responses: [(200, "text/html"), (503, "page_unavailable or leaflet_unavailable: the page's files are missing")])
+                               responses: [(200, "text/html"), (503, "page_unavailable or leaflet_unavailable: the page's files are missing")],
+                               responseSchema: ["type": "string"], responseContentType: "text/html")
+    // Any file of the folders, of the kinds `PageFolder.contentTypes` serves.
+    let fileTypes = Array(Set(PageFolder.contentTypes.values.map { String($0.prefix { $0 != ";" }) })).sorted()
     for path in ["/", "/map"] {
         router.add("GET", path, pageDoc) { _ in
             // The page is useless without Leaflet: say so instead of a blank map.
@@ -61,15 +64,18 @@ func registerPageEndpoints(_ router: Router, _ configuration: ServiceConfigurati
         }
     }
     router.add("GET", "/web/{file}", OperationDoc("A file of the map page (script, style)", parameters: [fileParam],
-                                                  responses: [(200, "the file"), (503, "page_unavailable")])) { req in
+                                                  responses: [(200, "the file"), (503, "page_unavailable")],
+                                                  responseSchema: ["type": "string"], responseContentTypes: fileTypes)) { req in
         try web.serve(req.pathParameters["file"] ?? "", cacheSeconds: 0)
     }
     router.add("GET", "/leaflet/{file}", OperationDoc("Leaflet's script and style (Debian's libjs-leaflet)", parameters: [fileParam],
-                                                      responses: [(200, "the file"), (503, "leaflet_unavailable")])) { req in
+                                                      responses: [(200, "the file"), (503, "leaflet_unavailable")],
+                                                      responseSchema: ["type": "string"], responseContentTypes: fileTypes)) { req in
         try leaflet.serve(req.pathParameters["file"] ?? "", cacheSeconds: 86_400)
     }
     router.add("GET", "/leaflet/images/{file}", OperationDoc("Leaflet's marker and control images", parameters: [fileParam],
-                                                             responses: [(200, "the image"), (503, "leaflet_unavailable")])) { req in
+                                                             responses: [(200, "the image"), (503, "leaflet_unavailable")],
+                                                             responseSchema: ["type": "string"], responseContentTypes: fileTypes)) { req in
         try leaflet.serve(req.pathParameters["file"] ?? "", sub: "images", cacheSeconds: 86_400)
     }
 }

@@ -116,7 +116,7 @@ public func registerPartiesEndpoints(_ router: Router, parties: PartyService, wr
         ParameterDoc("min_seats", type: "integer", "count only parties with at least this many seats left", schema: APISchemas.integer(0...Party.maxSeats)),
     ]
     // GeoJSON's own media type (RFC 7946), as supercluster-fed map code and /v1/coverage have it.
-    let geoJSON = "application/geo+json"
+    let geoJSON = HTTPResponse.geoJSONType
     let clusterParam = ParameterDoc("cluster_id", in: "path", required: true, "a cluster_id from a /v1/clusters answer", schema: APISchemas.clusterID)
 
     router.operation("GET", "/v1/clusters", OperationDoc(

@@ -175,12 +175,13 @@ public enum PartiesJSON {
         let p = Party(id: id, origin: origin, destination: destination, departAt: departAt,
                       seatsTotal: seatsTotal, seatsTaken: seatsTaken, title: title, riders: riders)
         do { try p.validate() } catch {
-            // Riders whose seats do not add up to seats_taken, or a rider listed twice, fit the
-            // documented schema (it cannot relate items): 422, like every refusal the schema cannot state.
-            // seats_taken left out takes the riders' sum, which may then exceed seats_total.
+            // Rules between fields fit the documented schema (it states them in prose, not as
+            // branches): seats_taken over seats_total (each in its own range), riders whose seats
+            // do not add up to seats_taken, a rider listed twice: 422, like every refusal the
+            // schema cannot state. seats_taken left out takes the riders' sum, which may then
+            // exceed seats_total.
             let takenGiven = body["seats_taken"].map { !$0.isNull } ?? false
-            if !riders.isEmpty && (error.field == "seats_taken" && (seatsTaken <= seatsTotal || !takenGiven)
-                                   || error.betweenFields) {
+            if error.betweenFields || error.field == "seats_taken" && (!takenGiven || (0...Party.maxSeats).contains(seatsTaken)) {
                 throw HTTPError.unprocessable("invalid_party", "\(error.field) \(error.message)")
             }
             throw invalid(error.field, error.message)
@@ -218,7 +219,7 @@ public enum PartiesJSON {
         case .array(let a) where a.count == 2:
             if let lon = a[0].doubleValue, let lat = a[1].doubleValue { c = Coordinate(lon: lon, lat: lat) }
         case .string(let s):
-            c = Coordinate.parse(s)
+            c = Coordinate.parseDegrees(Substring(s))
         case .object(let members):
             // Only lon and lat: the document's point object refuses other members.
             if let extra = members.first(where: { $0.0 != "lon" && $0.0 != "lat" }) {

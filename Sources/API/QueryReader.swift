@@ -131,13 +131,13 @@ struct QueryReader {
 
     /// A point "lon,lat" (WGS84 degrees), nil when absent; `invalid` words the refusal.
     func point(_ name: String, invalid: (String) -> HTTPError) throws(HTTPError) -> Coordinate? {
-        try value(name, { Coordinate.parse($0) }, invalid: invalid)
+        try value(name, { Coordinate.parseDegrees(Substring($0)) }, invalid: invalid)
     }
 
     /// A required point (see `point(_:invalid:)`).
     func requiredPoint(_ name: String, invalid: (String) -> HTTPError) throws(HTTPError) -> Coordinate {
         let text = try requiredText(name)
-        guard let c = Coordinate.parse(text) else { throw invalid(text) }
+        guard let c = Coordinate.parseDegrees(Substring(text)) else { throw invalid(text) }
         return c
     }
 

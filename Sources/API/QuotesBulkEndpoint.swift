@@ -11,19 +11,25 @@ import JSON
 /// NDJSON (`application/x-ndjson`, one object per line with the batch columns as members). The
 /// answer is batch's JSON Lines, one object per trip in input order: the input columns, the
 /// results, `error_code`, `error_message`, `error` (null on success). A broken row (a bad value,
-/// a line that is not a JSON object) answers its own error and the rest go on; the body is at
-/// most 1 MiB like every body (413 beyond), so memory stays bounded by that.
+/// a line that is not a JSON object) answers its own error and the rest go on.
+///
+/// The answer streams (chunked): rows go out as batch finishes them, chunk by chunk in input
+/// order, so the first arrive while the last are computed and memory is bounded whatever the
+/// answer's length: the body (at most 1 MiB, 413 beyond), batch's chunks in flight and
+/// `streamCapacity` bytes waiting for a slow client. A header without the needed columns is
+/// still a 422 before any row (it is read before the answer starts).
 enum QuotesBulkEndpoint {
     static let ndjson = "application/x-ndjson"
     /// The JSON Lines media types read (the others' names for it too).
     static let lineTypes: Set<String> = [ndjson, "application/jsonl", "application/json-lines"]
+    /// Answer bytes waiting for the client, at most (the batch engine waits beyond).
+    static let streamCapacity = 256 << 10
 
     static func answer(_ req: HTTPRequest, _ estimator: QuoteTripEstimator) throws(HTTPError) -> HTTPResponse {
         let type = (req.header("Content-Type") ?? "").split(separator: ";").first.map { $0.trimmingSpaces().lowercased() } ?? ""
         var options = BatchOptions()
         options.format = .jsonl
         options.defaultDepartAt = SeoulTime.now()
-        let sink = MemorySink()
         guard type == "text/csv" || lineTypes.contains(type) else {
             throw HTTPError(status: 415, code: "unsupported_media_type",
                             message: "the body must be text/csv (a header line, then one trip per line) or \(ndjson) (one JSON object per line), got Content-Type '\(type.prefix(60))'")
@@ -31,16 +37,24 @@ enum QuotesBulkEndpoint {
         // No trips, no answers (an empty CSV has no header to check either).
         if isBlank(req.body) { return HTTPResponse(status: 200, headers: [("Content-Type", ndjson)], body: []) }
         do {
+            let runner: BatchRunner
+            var broken: [Int: [UInt8]] = [:]
             switch type {
             case "text/csv":
-                let runner = try BatchRunner(source: MemorySource(req.body), options: options)
-                _ = try runner.run(estimator: estimator, sink: sink)
-                return HTTPResponse(status: 200, headers: [("Content-Type", ndjson)], body: sink.bytes)
+                runner = try BatchRunner(source: MemorySource(req.body), options: options)
             default:
-                return try lines(req.body, options, estimator)
+                let trips = NDJSONTrips(req.body)
+                runner = try BatchRunner(source: MemorySource(trips.csv), options: options, columns: BatchSchema.knownColumns)
+                let empty = runner.outputColumns.dropLast(BatchSchema.errorColumns.count).map { ($0, JSONValue.null) }
+                broken = trips.broken.mapValues { code, message in
+                    JSONWriter.bytes(.object(empty + [("error_code", .string(code)), ("error_message", .string(message)),
+                                                      ("error", .string("\(code): \(message)"))]))
+                }
             }
-        } catch let e as HTTPError {
-            throw e
+            let handOff = RunnerHandOff(runner)
+            return .streaming(headers: [("Content-Type", ndjson)], capacity: streamCapacity) { [broken] stream in
+                _ = try handOff.runner.run(estimator: estimator, sink: StreamedRows(stream, broken: broken))
+            }
         } catch let e as BatchError {
             // Text the document allows, refused for what it holds (a header without the columns): 422.
             throw .unprocessable("invalid_body", e.message)
@@ -52,16 +66,26 @@ enum QuotesBulkEndpoint {
     static func isBlank(_ bytes: [UInt8]) -> Bool {
         bytes.allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }
     }
+}
 
-    /// NDJSON: each object becomes a row of the batch columns; a line that is not an object
-    /// answers `bad_json` (a member that is no batch column `unknown_column`) in its place, with
-    /// the same keys (all null but the error).
-    static func lines(_ body: [UInt8], _ options: BatchOptions, _ estimator: QuoteTripEstimator) throws -> HTTPResponse {
+/// A runner whose header was read by the handler, run by the worker that streams the answer
+/// (one thread at a time: the handler has returned before the producer starts).
+private final class RunnerHandOff: @unchecked Sendable {
+    let runner: BatchRunner
+    init(_ runner: BatchRunner) { self.runner = runner }
+}
+
+/// An NDJSON body as batch's input: each object becomes a CSV row of the batch columns; a line
+/// that is not an object is `bad_json` (a member that is no batch column `unknown_column`),
+/// kept by its index among the non-blank lines to be answered in its place.
+struct NDJSONTrips {
+    var csv: [UInt8] = []
+    var broken: [Int: (code: String, message: String)] = [:]
+
+    init(_ body: [UInt8]) {
         let columns = BatchSchema.knownColumns
-        var csv: [UInt8] = []
-        var broken: [Int: (code: String, message: String)] = [:]  // index among the non-blank lines → error
-        var index = 0
         let writer = CSVWriter(crlf: false)
+        var index = 0
         for (n, line) in body.split(separator: 0x0A, omittingEmptySubsequences: false).enumerated() {
             let trimmed = line.last == 0x0D ? line.dropLast() : line
             if trimmed.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
@@ -83,31 +107,56 @@ enum QuotesBulkEndpoint {
                 }
             }, to: &csv)
         }
-        let sink = MemorySink()
-        let runner = try BatchRunner(source: MemorySource(csv), options: options, columns: columns)
-        _ = try runner.run(estimator: estimator, sink: sink)
-        // Good rows' answers in order, broken lines' errors in their places.
-        var good = sink.bytes.split(separator: 0x0A).makeIterator()
+    }
+}
+
+/// Batch's JSON Lines into the response stream as batch writes them (a chunk of rows at a time),
+/// with the answers of broken NDJSON lines (`broken`, by output index) put back in their places.
+final class StreamedRows: ByteSink {
+    let stream: BodyStream
+    let broken: [Int: [UInt8]]
+    /// The output index of the next line.
+    private var next = 0
+
+    init(_ stream: BodyStream, broken: [Int: [UInt8]]) {
+        self.stream = stream
+        self.broken = broken
+    }
+
+    func write(_ bytes: [UInt8]) throws {
+        if broken.isEmpty { return try stream.write(bytes) }
         var out: [UInt8] = []
-        out.reserveCapacity(sink.bytes.count + broken.count * 300)
-        for i in 0..<index {
-            if let (code, message) = broken[i] {
-                var members: [(String, JSONValue)] = runner.outputColumns.dropLast(BatchSchema.errorColumns.count).map { ($0, .null) }
-                members += [("error_code", .string(code)), ("error_message", .string(message)), ("error", .string("\(code): \(message)"))]
-                JSONWriter.write(.object(members), into: &out)
-            } else if let line = good.next() {
-                out += line
-            }
+        out.reserveCapacity(bytes.count)
+        for line in bytes.split(separator: 0x0A) {
+            putBroken(into: &out)
+            out += line
             out.append(0x0A)
+            next += 1
         }
-        return HTTPResponse(status: 200, headers: [("Content-Type", ndjson)], body: out)
+        try stream.write(out)
+    }
+
+    /// The broken lines due before the next good one.
+    private func putBroken(into out: inout [UInt8]) {
+        while let line = broken[next] {
+            out += line
+            out.append(0x0A)
+            next += 1
+        }
+    }
+
+    /// Batch's end: the broken lines after the last good one.
+    func flush() throws {
+        var out: [UInt8] = []
+        putBroken(into: &out)
+        try stream.write(out)
     }
 }
 
 func registerQuotesBulkEndpoint(_ router: Router, _ context: ServiceContext) {
     let estimator = QuoteTripEstimator(dataset: context.data)
     router.add("POST", "/v1/quotes", OperationDoc(
-        "Many quotes at once, priced by the batch engine: a CSV (text/csv, batch's columns and header names) or NDJSON (application/x-ndjson, objects with batch's columns) body; answers batch's JSON Lines in input order, each with error_code, error_message and error (null when priced)",
+        "Many quotes at once, priced by the batch engine: a CSV (text/csv, batch's columns and header names) or NDJSON (application/x-ndjson, objects with batch's columns) body; answers batch's JSON Lines in input order, each with error_code, error_message and error (null when priced), streamed (chunked) as the rows are priced",
         requestBody: ["type": "string"],
         responses: [(200, "JSON Lines, one object per trip: the input columns, distance_m, duration_s, fare_krw, per_person_krw, night_krw, schedule, error_code, error_message, error"),
                     (422, "invalid_body: a CSV header without the needed columns (the message names them)"),

@@ -84,7 +84,7 @@ func parseRouteQuery(_ query: QueryReader) throws(HTTPError) -> (RouteRequest, R
         do throws(RoutingError) { try RouteEngine.checkViaCount(text.split(separator: ";", omittingEmptySubsequences: false).count) } catch {
             throw ErrorMapping.http(error, query: text)
         }
-        guard let list = Coordinate.parseList(text) else {
+        guard let list = Coordinate.parseDegreesList(text) else {
             throw .badRequest("invalid_parameter", "query parameter 'via' must be lon,lat;lon,lat;… with valid coordinates, got '\(text.prefix(60))'")
         }
         via = list

@@ -34,6 +34,9 @@ enum SettleJSON {
             guard let members = d.objectValue else { throw HTTPError.badRequest("invalid_field", "'drop_offs' must be an object of rider id → {point}|{time}|null") }
             for (id, v) in members {
                 if v == .null { input.dropOffs[id] = .detect; continue }
+                if let extra = v.objectValue?.first(where: { $0.0 != "point" && $0.0 != "time" }) {
+                    throw HTTPError.badRequest("unknown_field", "unknown field 'drop_offs.\(id.prefix(64)).\(extra.0.prefix(40))' (known: point or time)")
+                }
                 let one = v.objectValue?.count == 1  // {point} or {time} alone, as the document says
                 if one, let p = v["point"]?.arrayValue, p.count == 2, let lon = p[0].doubleValue, let lat = p[1].doubleValue {
                     input.dropOffs[id] = .point(Coordinate(lon: lon, lat: lat))
@@ -127,9 +130,20 @@ func registerSettleEndpoint(_ router: Router, _ context: ServiceContext) {
             "legs_krw": ["type": "array", "items": ["type": "integer"]],
             "riders": ["type": "array", "items": ["type": "object", "properties": [
                 "rider_id": ["type": "string"], "seats": ["type": "integer"], "stop": ["type": "integer"], "drop_off_fix": ["type": "integer"],
-                "drop_off": ["type": "array"], "metered_krw": ["type": "integer"], "krw": ["type": "integer"]]]],
+                "drop_off": ResponseSchemas.position, "metered_krw": ["type": "integer"], "krw": ["type": "integer"]]]],
             "meter_total_krw": ["type": ["integer", "null"]], "difference_krw": ["type": ["integer", "null"]],
-            "route": ["type": "object", "properties": ["matchings": ["type": "array"], "tracepoints": ["type": "array"]]],
+            "route": ["type": "object", "properties": [
+                "matchings": ["type": "array", "items": ["type": "object", "properties": [
+                    "distance_meters": ["type": "number"], "duration_seconds": ["type": "number"], "confidence": ["type": "number"],
+                    "fixes": ["type": "array", "items": ["type": "integer"]], "geometry": ["type": "string", "description": "encoded polyline, precision 6"],
+                    "legs": ["type": "array", "items": ["type": "object", "properties": ["distance_meters": ["type": "number"], "duration_seconds": ["type": "number"]]]],
+                ]]],
+                "tracepoints": ["type": "array", "description": "per fix: where it was matched, or why it was not ({\"unmatched\": reason})",
+                                "items": ["type": "object", "properties": [
+                                    "location": ResponseSchemas.position, "distance_meters": ["type": "number"], "matching": ["type": "integer"],
+                                    "waypoint": ["type": ["integer", "null"]], "unmatched": ["type": "string"],
+                                ]]],
+            ]],
         ]],
         requestExample: ["trace": [[126.978, 37.5665, 1_764_637_200], [126.9785, 37.5668, 1_764_637_210]], "meter_total_krw": 4800,
                          "drop_offs": ["minji": ["time": 1_764_637_210]], "idempotency_key": "ride-2025-05-01-1"]

@@ -22,7 +22,8 @@ func registerSystemEndpoints(_ router: Router, _ context: ServiceContext) {
         ])
     }
     router.add("GET", "/metrics", OperationDoc("Prometheus text: requests by route and status, latency histograms, in-flight, match candidates left out by reason",
-                                               responses: [(200, "Prometheus text exposition format 0.0.4")]), cost: .light, cacheable: false) { _ in
+                                               responses: [(200, "Prometheus text exposition format 0.0.4")],
+                                               responseSchema: ["type": "string"], responseContentType: "text/plain"), cost: .light, cacheable: false) { _ in
         .text(context.metrics.prometheusText() + buildInfo(context) + ProcessMetrics.prometheusText() + partyChange(context)
                 + context.pooling.dropped.prometheusText(),
               contentType: "text/plain; version=0.0.4; charset=utf-8")

@@ -154,7 +154,7 @@ enum TableEndpoint {
             }
             var out: [Coordinate] = []
             for (i, part) in parts.enumerated() {
-                guard let c = Coordinate.parse(part) else {
+                guard let c = Coordinate.parseDegrees(part) else {
                     throw .badRequest("invalid_parameter", "query parameter '\(name)': point \(i) must be lon,lat with longitude −180…180 and latitude −90…90, got '\(part.prefix(60))'")
                 }
                 out.append(c)

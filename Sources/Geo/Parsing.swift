@@ -33,6 +33,55 @@ extension Coordinate {
         return c.isValid ? c : nil
     }
 
+    /// Parses `"lon,lat"` in the API's decimal-degree form, nil for any other text: each number
+    /// `-?D(.D+)?` (no exponent, `+`, or spaces) with a longitude of at most three integer digits
+    /// (three only from 100, no leading zero) within ±180 and a latitude of at most two within
+    /// ±90, any number of decimals. This is exactly the language of the OpenAPI document's point
+    /// pattern (`APISchemas.pointText`), so a point the document calls valid is never a 400.
+    public static func parseDegrees(_ text: Substring) -> Coordinate? {
+        let u = text.utf8
+        guard let comma = u.firstIndex(of: UInt8(ascii: ",")),
+              let lon = degrees(text[..<comma], digits: 3, limit: 180),
+              let lat = degrees(text[u.index(after: comma)...], digits: 2, limit: 90)
+        else { return nil }
+        return Coordinate(lon: lon, lat: lat)
+    }
+
+    /// `"lon,lat;lon,lat;…"` in the form of `parseDegrees`; nil when any pair is not.
+    public static func parseDegreesList<S: StringProtocol>(_ text: S) -> [Coordinate]? {
+        var out = [Coordinate]()
+        for part in Substring(text).split(separator: ";", omittingEmptySubsequences: false) {
+            guard let c = parseDegrees(part) else { return nil }
+            out.append(c)
+        }
+        return out
+    }
+
+    /// `-?D(.D+)?` with 1–`digits` integer digits (a leading zero only below 100, as the pattern
+    /// says), at most `limit` in magnitude (`limit` itself only with zero decimals).
+    static func degrees(_ text: Substring, digits: Int, limit: Int) -> Double? {
+        let u = Array(text.utf8)
+        let start = u.first == UInt8(ascii: "-") ? 1 : 0
+        var i = start, whole = 0, count = 0
+        while i < u.count, (48...57).contains(u[i]) {
+            guard count < digits else { return nil }
+            whole = whole * 10 + Int(u[i] - 48)
+            count += 1
+            i += 1
+        }
+        guard count > 0, count < 3 || u[start] == UInt8(ascii: "1") else { return nil }
+        var zeroFraction = true
+        if i < u.count {
+            guard u[i] == UInt8(ascii: "."), i + 1 < u.count else { return nil }
+            for c in u[(i + 1)...] {
+                guard (48...57).contains(c) else { return nil }
+                if c != 48 { zeroFraction = false }
+            }
+        }
+        guard whole < limit || whole == limit && zeroFraction else { return nil }
+        return Double(text)
+    }
+
     /// Parses `"lon,lat;lon,lat;…"`; nil when any pair is invalid.
     public static func parseList<S: StringProtocol>(_ text: S) -> [Coordinate]? {
         var out = [Coordinate]()

@@ -64,6 +64,8 @@ public struct HTTPResponse: Sendable {
     public var status: Int
     public var headers: [(String, String)]
     public var body: [UInt8]
+    /// A body written while it is sent, instead of `body` (see `streaming`).
+    public var stream: BodyStream?
 
     public init(status: Int, headers: [(String, String)] = [], body: [UInt8] = []) {
         self.status = status

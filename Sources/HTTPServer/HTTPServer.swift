@@ -391,7 +391,11 @@ public final class HTTPServer: @unchecked Sendable {
         {
             let t0 = DispatchTime.now().uptimeNanoseconds
             let usage0 = ThreadUsage.now()
-            let (route, response) = run(work, state)
+            var (route, response) = run(work, state)
+            if let stream = response.stream {  // (streams come from heavy routes; whole here)
+                response.body = stream.collect()
+                response.stream = nil
+            }
             let t1 = DispatchTime.now().uptimeNanoseconds
             inlineLoad.add(busyNanos: t1 - t0, at: t1)
             if ThreadUsage.now().isOverBudget(since: usage0, wallNanos: t1 - t0, budgetSeconds: options.inlineBudgetSeconds) {
@@ -420,6 +424,12 @@ public final class HTTPServer: @unchecked Sendable {
             let (route, response) = self.run(work, state)
             self.finish(state, route, response)
             state.response = response
+            if let stream = response.stream {
+                // The head goes out now; the body is produced here while the I/O thread sends it.
+                resume()
+                stream.run()
+                return nil
+            }
             return resume
         }
         if !accepted {
@@ -514,6 +524,10 @@ public final class HTTPServer: @unchecked Sendable {
             let left = budget.release(work.cost, seconds: Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e9)
             finish(state, route.pattern, response)
             state.response = response
+            if let stream = response.stream {
+                resume()
+                stream.run()
+            }
             return {
                 resume()
                 // The last bulk request of a burst gives the heap's free memory back.
@@ -599,8 +613,27 @@ public final class HTTPServer: @unchecked Sendable {
     }
 
     private func queue(_ connection: OpaquePointer, _ response: HTTPResponse) -> MHD_Result {
-        let r = response.body.withUnsafeBytes { buf in
-            MHD_create_response_from_buffer(buf.count, UnsafeMutableRawPointer(mutating: buf.baseAddress), MHD_ResponseMemoryMode.RESPMEM_MUST_COPY)
+        let r: OpaquePointer?
+        if let stream = response.stream {
+            // Chunked: libmicrohttpd pulls the bytes as the producer writes them (`BodyStream`).
+            let loop = self.loop
+            stream.attach(resume: {
+                MHD_resume_connection(connection)
+                loop?.wake()
+            })
+            let context = Unmanaged.passRetained(StreamContext(stream: stream, connection: connection)).toOpaque()
+            r = MHD_create_response_from_callback(MHDContentReader.unknownSize, 32 << 10, { cls, _, buf, max in
+                guard let cls, let buf else { return MHDContentReader.endOfStream }
+                let context = Unmanaged<StreamContext>.fromOpaque(cls).takeUnretainedValue()
+                return context.stream.read(into: buf, max: max) { MHD_suspend_connection(context.connection) }
+            }, context, { cls in
+                guard let cls else { return }
+                Unmanaged<StreamContext>.fromOpaque(cls).takeRetainedValue().stream.close()
+            })
+        } else {
+            r = response.body.withUnsafeBytes { buf in
+                MHD_create_response_from_buffer(buf.count, UnsafeMutableRawPointer(mutating: buf.baseAddress), MHD_ResponseMemoryMode.RESPMEM_MUST_COPY)
+            }
         }
         guard let r else { return MHD_Result.NO }
         for (name, value) in response.headers { MHD_add_response_header(r, name, value) }
@@ -644,6 +677,17 @@ struct DecayingLoad {
     mutating func add(busyNanos: UInt64, at now: UInt64) {
         decay(to: now)
         busy += Double(busyNanos)
+    }
+}
+
+/// A streamed body and its connection, the context of libmicrohttpd's content-reader callback.
+final class StreamContext: @unchecked Sendable {
+    let stream: BodyStream
+    let connection: OpaquePointer
+
+    init(stream: BodyStream, connection: OpaquePointer) {
+        self.stream = stream
+        self.connection = connection
     }
 }
 

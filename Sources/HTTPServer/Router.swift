@@ -38,8 +38,10 @@ public struct OperationDoc: Sendable {
     public let responseExample: JSONValue?
     /// An example request body.
     public let requestExample: JSONValue?
-    /// The media type of the success body (default `application/json`).
-    public let responseContentType: String
+    /// The media types the success body may have (default `application/json` alone).
+    public let responseContentTypes: [String]
+    /// The first of `responseContentTypes`.
+    public var responseContentType: String { responseContentTypes[0] }
     /// The schema of this operation's own error answers when they are not the API's
     /// `{"error":{…}}` (the OSRM and Kakao faces answer those APIs' error shapes).
     public let errorSchema: JSONValue?
@@ -51,12 +53,13 @@ public struct OperationDoc: Sendable {
     public init(_ summary: String, parameters: [ParameterDoc] = [], requestBody: JSONValue? = nil,
                 responses: [(Int, String)] = [(200, "OK")], responseSchema: JSONValue? = nil, responseExample: JSONValue? = nil,
                 requestExample: JSONValue? = nil, responseContentType: String = "application/json",
-                errorSchema: JSONValue? = nil, errorExample: JSONValue? = nil, requestContentTypes: [String] = ["application/json"])
+                errorSchema: JSONValue? = nil, errorExample: JSONValue? = nil, requestContentTypes: [String] = ["application/json"],
+                responseContentTypes: [String]? = nil)
     {
         self.errorExample = errorExample
         self.requestContentTypes = requestContentTypes
         self.errorSchema = errorSchema
-        self.responseContentType = responseContentType
+        self.responseContentTypes = responseContentTypes ?? [responseContentType]
         self.summary = summary
         self.parameters = parameters
         self.requestBody = requestBody

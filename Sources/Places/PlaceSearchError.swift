@@ -52,7 +52,7 @@ public enum PlaceSearchError: Error, Sendable, Equatable, CustomStringConvertibl
 extension PlaceQuery {
     /// Parses a `near` value "lon,lat".
     public static func parseNear(_ text: String) throws(PlaceSearchError) -> Coordinate {
-        guard let c = Coordinate.parse(text) else { throw .invalidNear(text) }
+        guard let c = Coordinate.parseDegrees(Substring(text)) else { throw .invalidNear(text) }
         return c
     }
 

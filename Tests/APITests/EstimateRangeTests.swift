@@ -20,8 +20,10 @@ final class EstimateRangeTests: XCTestCase {
 
     static let jonggak = "126.9829,37.57"
     /// Destinations no taxi fare reaches: New York, the South Pole on the antimeridian, and a
-    /// subnormal longitude with a negative zero latitude (the Gulf of Guinea).
-    static let farAway = [(-74.0, 40.7, "-74,40.7"), (180.0, -90.0, "180,-90"), (1e-320, -0.0, "1e-320,-0.0")]
+    /// subnormal longitude with a negative zero latitude (the Gulf of Guinea), written in decimals
+    /// as the point pattern has them (no exponent).
+    static let farAway = [(-74.0, 40.7, "-74,40.7"), (180.0, -90.0, "180,-90"),
+                          (1e-320, -0.0, "0." + String(repeating: "0", count: 319) + "1,-0.0")]
 
     func testEstimateBeyondKoreaIsRefusedWith422OnQuoteAndMatch() throws {
         for (lon, lat, text) in Self.farAway {

@@ -1,4 +1,5 @@
 import Foundation
+import Geo
 import TaxiPotServer
 import TestSupport
 import XCTest
@@ -6,12 +7,17 @@ import XCTest
 /// The OpenAPI document as a contract: the API's own version, the bearer scheme on writes, and a
 /// JSON Schema with an example for every error answer of every operation.
 final class OpenAPIContractTests: XCTestCase {
-    func testDocumentTypesEveryAnswer() throws {
+    /// One service over the test dataset, its router and its document, shared by the tests
+    /// (a service context takes seconds to open in a debug build).
+    static let served: Result<(router: Router, doc: JSONValue, dataset: DatasetInfo), Error> = Result {
         let context = try TestDataset.context()
         let router = makeRouter(context: context)
-        let doc = OpenAPIDocument.build(router: router, dataset: context.info)
+        return (router, OpenAPIDocument.build(router: router, dataset: context.info), context.info)
+    }
+    func testDocumentTypesEveryAnswer() throws {
+        let (_, doc, dataset) = try Self.served.get()
         XCTAssertEqual(doc["info"]?["version"]?.stringValue, APIVersion.api)
-        XCTAssertEqual(doc["x-dataset"]?["version"]?.stringValue, context.info.version)
+        XCTAssertEqual(doc["x-dataset"]?["version"]?.stringValue, dataset.version)
         XCTAssertEqual(doc["components"]?["securitySchemes"]?["bearerAuth"]?["scheme"]?.stringValue, "bearer")
         let paths = try XCTUnwrap(doc["paths"]?.objectValue)
         var operations = 0
@@ -27,8 +33,9 @@ final class OpenAPIContractTests: XCTestCase {
                     // A JSON success body is typed: its members are listed, not just "an object".
                     let media = response["content"]?.objectValue?.first?.0 ?? ""
                     // (JSON Lines is a text of many JSON values, not one JSON body.)
-                    if code < 300, media.hasSuffix("json"), media != "application/x-ndjson" {
-                        XCTAssertNotNil(content["schema"]?["properties"], "\(method) \(path) \(status): success body without members")
+                    // (The map page's files are served as they are, whatever their type: a string.)
+                    if code < 300, media.hasSuffix("json"), media != "application/x-ndjson", content["schema"]?["type"]?.stringValue != "string" {
+                        XCTAssertNotNil(resolve(doc, content["schema"])?["properties"], "\(method) \(path) \(status): success body without members")
                     }
                     if code >= 400 {
                         // The API's {"error":{"code",…}}, or the OSRM face's {"code",…} and the Kakao face's {"errorType",…}.
@@ -52,9 +59,92 @@ final class OpenAPIContractTests: XCTestCase {
         XCTAssertNotNil(put["security"])
         let body = try XCTUnwrap(put["requestBody"]?["content"]?["application/json"])
         XCTAssertNotNil(body["example"])
-        XCTAssertEqual(body["schema"]?["properties"]?["seats_total"]?["maximum"]?.intValue, 16)
-        XCTAssertEqual(body["schema"]?["anyOf"]?.arrayValue?.count, 16, "seats_taken ≤ seats_total spelt out per total")
-        XCTAssertEqual(put["responses"]?["200"]?["content"]?["application/json"]?["schema"]?["required"]?.arrayValue?.count, 7)
+        XCTAssertEqual(body["schema"]?["$ref"]?.stringValue, "#/components/schemas/PartyInput")
+        let partyInput = try XCTUnwrap(resolve(doc, body["schema"]))
+        XCTAssertEqual(partyInput["properties"]?["seats_total"]?["maximum"]?.intValue, 16)
+        // seats_taken ≤ seats_total is said in prose, not spelt out as one branch per total.
+        XCTAssertNil(partyInput["anyOf"])
+        XCTAssertTrue(partyInput["description"]?.stringValue?.contains("seats_taken ≤ seats_total") == true)
+        XCTAssertEqual(resolve(doc, put["responses"]?["200"]?["content"]?["application/json"]?["schema"])?["required"]?.arrayValue?.count, 7)
+    }
+
+    /// The schema `schema` names (following `$ref`s into `components/schemas`).
+    func resolve(_ doc: JSONValue, _ schema: JSONValue?) -> JSONValue? {
+        var s = schema
+        while let ref = s?["$ref"]?.stringValue {
+            s = doc["components"]?["schemas"]?[String(ref.split(separator: "/").last ?? "")]
+        }
+        return s
+    }
+
+    /// Every `$ref` in `value`.
+    func references(_ value: JSONValue) -> [String] {
+        switch value {
+        case .object(let members): return members.flatMap { $0.0 == "$ref" ? [$0.1.stringValue ?? ""] : references($0.1) }
+        case .array(let items): return items.flatMap(references)
+        default: return []
+        }
+    }
+
+    /// Generators name types after `components/schemas`: the concepts are there, referenced from
+    /// the operations (not copied inline), every reference resolves, and each name holds a distinct schema.
+    func testConceptsAreNamedComponents() throws {
+        let doc = try Self.served.get().doc
+        let schemas = try XCTUnwrap(doc["components"]?["schemas"]?.objectValue)
+        let names = schemas.map(\.0)
+        for name in ["Party", "PartyInput", "Rider", "RiderInput", "Place", "Places", "Route", "Quote", "QuoteInput", "Match", "Matches",
+                     "PartyQuote", "Error", "Table", "Fare", "LonLat", "PointGeometry", "LineStringGeometry", "MultiPolygonGeometry",
+                     "CoverageFeatureCollection", "CoverageFeature", "RoadFeatureCollection", "BoundaryFeatureCollection", "ClusterFeatureCollection"] {
+            XCTAssertTrue(names.contains(name), "components/schemas lacks \(name)")
+        }
+        XCTAssertEqual(Set(names).count, names.count, "a name defined twice")
+        for (i, a) in schemas.enumerated() {
+            for b in schemas[(i + 1)...] { XCTAssertFalse(a.1 == b.1, "\(a.0) and \(b.0) are the same schema") }
+        }
+        let refs = references(doc)
+        for ref in Set(refs) {
+            XCTAssertTrue(ref.hasPrefix("#/components/schemas/") && names.contains(String(ref.dropFirst("#/components/schemas/".count))), "dangling \(ref)")
+        }
+        // Operations refer to the concepts instead of repeating them.
+        let paths = try XCTUnwrap(doc["paths"])
+        func answer(_ path: String, _ method: String = "get", _ media: String = "application/json") -> String? {
+            paths[path]?[method]?["responses"]?["200"]?["content"]?[media]?["schema"]?["$ref"]?.stringValue
+        }
+        XCTAssertEqual(answer("/v1/route"), "#/components/schemas/Route")
+        XCTAssertEqual(answer("/v1/quote", "post"), "#/components/schemas/Quote")
+        XCTAssertEqual(answer("/v1/parties/{id}"), "#/components/schemas/Party")
+        XCTAssertEqual(answer("/v1/places"), "#/components/schemas/Places")
+        XCTAssertEqual(answer("/v1/coverage", "get", "application/geo+json"), "#/components/schemas/CoverageFeatureCollection")
+        XCTAssertEqual(resolve(doc, schemas.first { $0.0 == "Match" }?.1)?["properties"]?["party"]?["$ref"]?.stringValue, "#/components/schemas/Party")
+        // Every array says what it holds (a generator drops an answer with an untyped array).
+        func untypedArrays(_ v: JSONValue, _ at: String) -> [String] {
+            switch v {
+            case .object(let members):
+                let here = v["type"]?.stringValue == "array" && v["items"] == nil && v["prefixItems"] == nil ? [at] : []
+                return here + members.filter { $0.0 != "example" }.flatMap { untypedArrays($0.1, at + "/" + $0.0) }
+            case .array(let items): return items.enumerated().flatMap { untypedArrays($0.1, at + "/\($0.0)") }
+            default: return []
+            }
+        }
+        XCTAssertEqual(untypedArrays(doc, ""), [])
+    }
+
+    /// The media type each answer is documented with is the one the server sends: GeoJSON
+    /// answers are `application/geo+json`.
+    func testGeoJSONAnswersAreServedAsDocumented() throws {
+        let (router, doc, _) = try Self.served.get()
+        let queries: [String: [(String, String)]] = [
+            "/v1/coverage": [], "/v1/roads": [("bbox", "126.97,37.56,126.98,37.57"), ("zoom", "15")],
+            "/v1/boundaries": [("bbox", "126.95,37.54,127.0,37.58"), ("zoom", "12")],
+            "/v1/clusters": [("bbox", "126.9,37.5,127.1,37.6"), ("zoom", "12")],
+        ]
+        for (path, query) in queries {
+            let documented = doc["paths"]?[path]?["get"]?["responses"]?["200"]?["content"]?.objectValue?.map(\.0)
+            XCTAssertEqual(documented, ["application/geo+json"], path)
+            let r = router.handle(HTTPRequest(method: "GET", path: path, query: query.map { (name: $0.0, value: $0.1) })).response
+            XCTAssertEqual(r.status, 200, path)
+            XCTAssertEqual(r.headers.first { $0.0.lowercased() == "content-type" }?.1, "application/geo+json", path)
+        }
     }
 
     /// The request example of a party is one the server takes (with a departure moved to the future).
@@ -69,5 +159,32 @@ final class OpenAPIContractTests: XCTestCase {
         let r = router.handle(HTTPRequest(method: "PUT", path: "/v1/parties/example-1", headers: ["authorization": "Bearer t"],
                                           body: JSONWriter.bytes(.object(example)))).response
         XCTAssertEqual(r.status, 201, String(decoding: r.body, as: UTF8.self))
+    }
+
+    /// The document's point pattern is exactly the language the server reads points in: a text
+    /// it calls valid is taken (never a 400), and one it calls invalid is refused. Checked on
+    /// texts built from the pieces near the edges (13 decimals, 180 and 90 with and without
+    /// decimals, leading zeros, exponents, signs, spaces).
+    func testPointPatternIsWhatTheServerReads() throws {
+        let doc = try Self.served.get().doc
+        let from = try XCTUnwrap(doc["paths"]?["/v1/route"]?["get"]?["parameters"]?.arrayValue?.first { $0["name"]?.stringValue == "from" })
+        let regex = try Regex(try XCTUnwrap(from["schema"]?["pattern"]?.stringValue))
+        for (text, valid) in [("126.9707123456789,37.5547123456789", true), ("180,90", true), ("-180.000,-90.0", true), ("05,07", true),
+                              ("180.0001,0", false), ("0,90.5", false), ("1e1,2", false), ("+1,2", false), (" 1,2", false), ("1.,2", false),
+                              ("099,1", false), ("181,0", false), ("1,2,3", false), ("1;2", false), ("", false)] {
+            XCTAssertEqual(text.contains(regex), valid, "pattern on '\(text)'")
+            XCTAssertEqual(Coordinate.parseDegrees(Substring(text)) != nil, valid, "parser on '\(text)'")
+        }
+        let pieces = ["-", "0", "1", "7", "8", "9", "18", "180", "90", "89", "100", "179", ".", ".0", ".5", "00", "e1", "+", " ", "123456789"]
+        var rng = SplitMix64(seed: 37)
+        func number() -> String { (0..<Int(rng.next() % 4) + 1).map { _ in pieces[Int(rng.next() % UInt64(pieces.count))] }.joined() }
+        var accepted = 0
+        for _ in 0..<4000 {
+            let text = number() + "," + number()
+            let parsed = Coordinate.parseDegrees(Substring(text))
+            XCTAssertEqual(text.contains(regex), parsed != nil, "'\(text)': pattern and parser disagree")
+            if let parsed { accepted += 1; XCTAssertTrue(parsed.isValid, text) }
+        }
+        XCTAssertGreaterThan(accepted, 100, "the sample reaches valid points")
     }
 }

@@ -153,7 +153,9 @@ final class QueryParameterTests: XCTestCase {
             XCTAssertEqual(parameter(path, "max_snap_m")?["maximum"]?.doubleValue, RouteEngine.maxSnapLimitMeters, path)
         }
         XCTAssertTrue(parameter("/v1/route", "via")?["pattern"]?.stringValue?.hasSuffix("{0,\(RouteEngine.maxViaPoints - 1)}$") ?? false)
-        XCTAssertEqual(doc["paths"]?["/v1/quote"]?["post"]?["requestBody"]?["content"]?["application/json"]?["schema"]?["properties"]?["drop_offs"]?["anyOf"]?.arrayValue?.first?["maxItems"]?.intValue,
+        XCTAssertEqual(doc["paths"]?["/v1/quote"]?["post"]?["requestBody"]?["content"]?["application/json"]?["schema"]?["$ref"]?.stringValue,
+                       "#/components/schemas/QuoteInput")
+        XCTAssertEqual(doc["components"]?["schemas"]?["QuoteInput"]?["properties"]?["drop_offs"]?["anyOf"]?.arrayValue?.first?["maxItems"]?.intValue,
                        QuoteRequest.maxDropOffs)
 
         func get(_ path: String, _ query: [(String, String)]) -> (Int, JSONValue?) {

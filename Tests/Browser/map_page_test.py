@@ -135,6 +135,9 @@ def run_checks(page, server, checks, shots):
         assert not outside, f"requests leaving the server: {outside}"
         assert page.locator("h1").inner_text() == "택시팟 엔진", "Korean first"
         assert page.evaluate("window.taxipot.base.roads.features") > 0, "the road layer has lines"
+        # The page reads what the server offers from its OpenAPI document (named schemas by $ref).
+        assert page.evaluate("window.taxipot.features") == {"match": True, "coverage": True, "estimate": True, "matchEstimate": True}, \
+            f"features read from /openapi.json: {page.evaluate('window.taxipot.features')}"
         fcp = page.evaluate("(performance.getEntriesByName('first-contentful-paint')[0] || {}).startTime")
         print(f"  first contentful paint {fcp:.0f} ms", flush=True)
         shot("01-load.png")

@@ -14,10 +14,13 @@ sys.path.insert(0, os.path.dirname(__file__))
 from taxipot_server import Server, check, finish  # noqa: E402
 
 
-def post(base, body, content_type):
+def post(base, body, content_type, headers=None):
+    """Status, Content-Type and body; `headers`, when given, receives the answer's headers."""
     req = urllib.request.Request(base + "/v1/quotes", data=body, method="POST", headers={"Content-Type": content_type})
     try:
         with urllib.request.urlopen(req, timeout=120) as r:
+            if headers is not None:
+                headers.update({k.lower(): v for k, v in r.headers.items()})
             return r.status, r.headers.get("Content-Type"), r.read()
     except urllib.error.HTTPError as e:
         return e.code, e.headers.get("Content-Type"), e.read()
@@ -64,8 +67,11 @@ def main():
     check(batch.returncode == 2, f"taxipot batch: exit 2 (some rows failed), got {batch.returncode}: {batch.stderr.decode()[:200]}")
     server = Server(binary, data)
     try:
-        status, ctype, body = post(server.base, csv.encode(), "text/csv")
+        head = {}
+        status, ctype, body = post(server.base, csv.encode(), "text/csv", head)
         check(status == 200 and ctype == "application/x-ndjson", f"CSV in: 200 application/x-ndjson ({status} {ctype})")
+        check(head.get("transfer-encoding") == "chunked" and "content-length" not in head,
+              f"the answer streams (chunked, rows sent as they are priced): {head}")
         check(body == batch.stdout, "CSV in: the same bytes as taxipot batch --format jsonl on the same file")
         rows = [json.loads(line) for line in body.decode().splitlines()]
         check(len(rows) == len(TRIPS), f"one answer per trip, in order ({len(rows)})")
@@ -87,6 +93,16 @@ def main():
         rest = nd[:1] + nd[2:]
         check([r["fare_krw"] for r in rest] == [r["fare_krw"] for r in rows] and [r["error_code"] for r in rest] == codes,
               "NDJSON rows are priced as the CSV rows")
+
+        # Over batch's chunks of 256 rows: broken lines first, at a chunk's start and last stay in their places.
+        many = [json.dumps(dict(zip(keys, TRIPS[i % 2])), ensure_ascii=False) for i in range(520)]
+        for i in (0, 256, 519):
+            many[i] = "[1, 2]"
+        status, _, body = post(server.base, "\n".join(many).encode(), "application/x-ndjson")
+        got = [json.loads(line)["error_code"] for line in body.decode().splitlines()]
+        want = ["bad_json" if i in (0, 256, 519) else None for i in range(520)]
+        check(status == 200 and got == want, f"520 NDJSON lines: each answer in its line's place ({status}, {len(got)} answers, "
+                                              f"errors at {[i for i, c in enumerate(got) if c]})")
 
         # Bad bodies: the header without the needed columns, another media type, over 1 MiB.
         status, _, body = post(server.base, b"a,b\n1,2\n", "text/csv")

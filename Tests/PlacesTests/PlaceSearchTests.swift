@@ -79,7 +79,10 @@ final class PlaceSearchTests: XCTestCase {
         XCTAssertThrowsError(try PlaceQuery.parseNear("abc"))
         XCTAssertThrowsError(try PlaceQuery.parseNear("127.0"))
         XCTAssertThrowsError(try PlaceQuery.parseNear("127.0,91"))
-        XCTAssertEqual(try PlaceQuery.parseNear(" 127.0276 , 37.4979 "), Coordinate(lon: 127.0276, lat: 37.4979))
+        XCTAssertEqual(try PlaceQuery.parseNear("127.0276,37.4979"), Coordinate(lon: 127.0276, lat: 37.4979))
+        // Only the OpenAPI document's point form (decimal degrees, no spaces or exponents).
+        XCTAssertThrowsError(try PlaceQuery.parseNear(" 127.0276 , 37.4979 "))
+        XCTAssertThrowsError(try PlaceQuery.parseNear("1.270276e2,37.4979"))
         XCTAssertThrowsError(try PlaceQuery.parseRect("126,37,127"))
         XCTAssertThrowsError(try PlaceQuery.parseRect("127,37,126,38"))
         XCTAssertThrowsError(try PlaceQuery.parseRect("126,38,127,37"))

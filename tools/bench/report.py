@@ -40,6 +40,9 @@ ROWS = [
      "≤ 0.5× osrm-routed CH", lambda o, p: o <= 0.5 * p),
     ("Routing", "central Seoul HTTP round trip p50 (vs OSRM MLD)", "routing.http.p50", "peer-mld", "", None),
     ("Routing", "central Seoul HTTP round trip p99 (vs OSRM CH)", "routing.http.p99", "peer", "", None),
+    # Issue 37: the OSRM face over the same engine, same pairs and client, same run.
+    ("Routing", "OSRM face `/route/v1/driving` round trip p50 (vs our /v1/route)", "routing.osrm_face.http.p50",
+     ("routing.http.p50", "ours"), "≤ 1.1× /v1/route", lambda o, p: o <= 1.1 * p),
     ("Routing", "distance within 1% of OSRM's distance-weight route", "routing.agreement", None,
      "≥ 99% of pairs", lambda o, p: o >= 99),
     ("Routing", "central Seoul import + prepare", "routing.seoul.ch.prepare_s", "peer", "", None),
@@ -164,6 +167,10 @@ ROWS = [
      lambda o, p: o <= 60),
     ("Batch", "rows per second", "batch.rows_per_s", "peer", "", None),
     ("Batch", "peak memory", "batch.peak_mb", None, "≤ 300 MB", lambda o, p: o <= 300),
+    # Issue 37: the batch engine over HTTP (streamed), against the batch tool on the same file.
+    ("Batch", "bulk quotes over HTTP, POST /v1/quotes (vs taxipot batch)", "batch.http.rows_per_s",
+     ("batch.rows_per_s", "ours"), "≥ 0.8× taxipot batch", lambda o, p: o >= 0.8 * p),
+    ("Batch", "bulk quotes over HTTP: first row of an answer, p50", "batch.http.first_row_ms", None, "", None),
 ]
 
 

@@ -89,6 +89,24 @@ class ReportTests(unittest.TestCase):
         self.assertIn("❌ (3 errors)", self.row(md, "GET /v1/places"))
         self.assertIn("0 of 2 ❌", self.row(readme, "HTTP"))  # and the gzip target, not measured
 
+    def test_bulk_quotes_over_http_are_judged_against_the_batch_tool(self):
+        batch = rec("batch.rows_per_s", "ours", 50_000.0, unit="rows/s", impl="taxipot batch")
+        row = "bulk quotes over HTTP, POST /v1/quotes (vs taxipot batch)"
+        md, _ = self.run_report([batch, rec("batch.http.rows_per_s", "ours", 41_000.0, unit="rows/s", n=200_000)])
+        self.assertIn("✅", self.row(md, row))
+        md, _ = self.run_report([batch, rec("batch.http.rows_per_s", "ours", 39_000.0, unit="rows/s", n=200_000)])
+        self.assertIn("❌", self.row(md, row))
+        md, _ = self.run_report([rec("batch.http.rows_per_s", "ours", 41_000.0, unit="rows/s", n=200_000)])
+        self.assertIn("not measured (no peer figure) ❌", self.row(md, row))
+
+    def test_the_osrm_face_is_judged_against_our_own_route(self):
+        route = rec("routing.http.p50", "ours", 100.0, unit="µs", better="lower")
+        row = "OSRM face `/route/v1/driving` round trip p50 (vs our /v1/route)"
+        md, _ = self.run_report([route, rec("routing.osrm_face.http.p50", "ours", 108.0, unit="µs", better="lower")])
+        self.assertIn("✅", self.row(md, row))
+        md, _ = self.run_report([route, rec("routing.osrm_face.http.p50", "ours", 115.0, unit="µs", better="lower")])
+        self.assertIn("❌", self.row(md, row))
+
     def test_the_headline_says_when_ours_uses_every_core_and_the_peer_one_thread(self):
         _, readme = self.run_report([rec("coordinates.5179", "ours", 40.0, cores=2),
                                      rec("coordinates.5179", "peer", 5.0, cores=1)])
