@@ -248,4 +248,11 @@ extension RouteEngine {
             return (g.hierarchySearch(ends, metric: metric, scratch: scratch) ?? nil)?.settled
         }
     }
+
+    /// The arcs the point-to-point query relaxes at `hour` (`CHQueryArcs`) and the hierarchy's
+    /// arcs, or nil when the hierarchy does not cover the hour. For `taxipot-bench`'s conditions.
+    package func hierarchyQueryArcCount(hour: Int) -> (query: Int, hierarchy: Int)? {
+        guard let metric = hierarchyMetric(hour: hour, wait: true) else { return nil }
+        return (metric.query.up.count + metric.query.down.count, graph.chUpHead.count + graph.chDownTail.count)
+    }
 }

@@ -20,7 +20,8 @@ struct CHQueryArcs {
     let downFirst: [UInt32], down: [CHQueryArc], downIndex: [UInt32]
 
     /// The query arcs of the hierarchy of ranks `0..<n` (`upFirst`/`upHead`, `downFirst`/`downTail`)
-    /// with weights `upW`/`downW`; without `pruned`, every arc with a weight (for tests).
+    /// with weights `upW`/`downW` (pruned: a metric the hierarchy is exact for, as every customization
+    /// is); without `pruned`, every arc with a weight (for tests that alter a metric's weights).
     init(n: Int, upFirst: UnsafePointer<UInt32>, upHead: UnsafePointer<UInt32>, upW: UnsafePointer<UInt32>,
          downFirst: UnsafePointer<UInt32>, downTail: UnsafePointer<UInt32>, downW: UnsafePointer<UInt32>, pruned: Bool = true)
     {
