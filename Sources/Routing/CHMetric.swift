@@ -23,6 +23,8 @@ final class CHMetric: @unchecked Sendable {
     /// distance of the path it follows without unpacking it; saturating).
     let upLength: [UInt32]
     let downLength: [UInt32]
+    /// The arcs the point-to-point query relaxes (`CHQueryArcs`).
+    let query: CHQueryArcs
 
     /// Arc indices and edge ids stay below this (so `original` never looks like halves).
     static let maxIndex = 0x8000_0000
@@ -31,15 +33,27 @@ final class CHMetric: @unchecked Sendable {
 
     @inline(__always) static func original(_ e: Int) -> UInt64 { 0xFFFF_FFFF_0000_0000 | UInt64(e) }
     @inline(__always) static func halves(_ down: Int, _ up: Int) -> UInt64 { UInt64(down) << 32 | UInt64(up) }
-    /// Memory a metric takes per arc: its weight (4 bytes), unpacking entry (8 bytes) and length (4 bytes).
-    static let bytesPerArc = 16
+    /// Memory a metric takes per arc at most: its weight (4 bytes), unpacking entry (8 bytes) and
+    /// length (4 bytes), and the query's copy when the arc is kept there (`CHQueryArcs.bytesPerArc`).
+    static let bytesPerArc = 16 + CHQueryArcs.bytesPerArc
     /// Sums from here on are not stored (the searches keep distances below `UInt32.max / 2`).
     static let limit = UInt64(UInt32.max / 2)
 
-    init(upWeight: [UInt32], downWeight: [UInt32], upUnpack: [UInt64], downUnpack: [UInt64], upLength: [UInt32], downLength: [UInt32]) {
+    /// The metric of these weights on the hierarchy of `graph` (whose arcs they are indexed like);
+    /// `prunedQuery` false keeps every arc with a weight in `query` (for tests).
+    init(upWeight: [UInt32], downWeight: [UInt32], upUnpack: [UInt64], downUnpack: [UInt64], upLength: [UInt32], downLength: [UInt32],
+         hierarchy graph: RoadGraph, prunedQuery: Bool = true)
+    {
         self.upWeight = upWeight; self.downWeight = downWeight
         self.upUnpack = upUnpack; self.downUnpack = downUnpack
         self.upLength = upLength; self.downLength = downLength
+        query = upWeight.withUnsafeBufferPointer { upW in
+            downWeight.withUnsafeBufferPointer { downW in
+                CHQueryArcs(n: graph.nodeCount, upFirst: graph.chUpFirst.baseAddress!, upHead: graph.chUpHead.baseAddress!, upW: upW.baseAddress!,
+                            downFirst: graph.chDownFirst.baseAddress!, downTail: graph.chDownTail.baseAddress!, downW: downW.baseAddress!,
+                            pruned: prunedQuery)
+            }
+        }
     }
 
     /// `a + b`, saturating at `UInt32.max`.
@@ -156,7 +170,7 @@ extension RoadGraph {
         guard ok else { return nil }
         return CHMetric(upWeight: upW, downWeight: downW, upUnpack: upM, downUnpack: downM,
                         upLength: Array(UnsafeBufferPointer(start: upL, count: chUpHead.count)),
-                        downLength: Array(UnsafeBufferPointer(start: downL, count: chDownTail.count)))
+                        downLength: Array(UnsafeBufferPointer(start: downL, count: chDownTail.count)), hierarchy: self)
     }
 
     /// Appends to `edges` the original edges of the hierarchy arc with index `arc` (upward arcs

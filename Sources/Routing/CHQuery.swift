@@ -40,8 +40,8 @@ final class CHQueryScratch {
 /// One direction of the bidirectional hierarchy query: the arcs it relaxes (upward for the
 /// forward search, downward for the backward one) and the opposite arcs that stall it.
 struct CHQueryDirection {
-    let relaxFirst: UnsafePointer<UInt32>, relaxOther: UnsafePointer<UInt32>, relaxWeight: UnsafePointer<UInt32>
-    let stallFirst: UnsafePointer<UInt32>, stallOther: UnsafePointer<UInt32>, stallWeight: UnsafePointer<UInt32>
+    let relaxFirst: UnsafePointer<UInt32>, relax: UnsafePointer<CHQueryArc>
+    let stallFirst: UnsafePointer<UInt32>, stall: UnsafePointer<CHQueryArc>
 
     /// Settles the next node of this direction (labels `own`, the other direction's `other`):
     /// records a better meeting (or, in `tie`, a meeting as good as the best: the caller breaks
@@ -59,16 +59,17 @@ struct CHQueryDirection {
             let c = UInt64(k) + UInt64(other[v].dist)
             if c < best { best = c; meet = v } else if c == best && v != meet { tie = v }
         }
+        // Query arcs all have a weight (`CHQueryArcs`), and labels stay below `CHMetric.limit`.
         for e in Int(stallFirst[v])..<Int(stallFirst[v + 1]) {
-            let d = own[Int(stallOther[e])].dist
-            if d != .max && stallWeight[e] != CHMetric.infinity && UInt64(d) + UInt64(stallWeight[e]) < UInt64(k) { return true }
+            let a = stall[e]
+            let d = own[Int(a.other)].dist
+            if d != .max && UInt64(d) + UInt64(a.weight) < UInt64(k) { return true }
         }
         for e in Int(relaxFirst[v])..<Int(relaxFirst[v + 1]) {
-            let w = relaxWeight[e]
-            if w == CHMetric.infinity { continue }
-            let nd64 = UInt64(k) + UInt64(w)
+            let a = relax[e]
+            let nd64 = UInt64(k) + UInt64(a.weight)
             guard nd64 < CHMetric.limit else { continue }
-            let x = Int(relaxOther[e])
+            let x = Int(a.other)
             let nd = UInt32(nd64)
             if nd < own[x].dist {
                 if own[x].dist == .max { touched.append(UInt32(x)) }
@@ -102,20 +103,21 @@ extension RoadGraph {
         let markBit: UInt32 = 0x8000_0000
         let fw = q.forward, bw = q.backward
         let rank = chRank.baseAddress!
-        let upFirst = chUpFirst.baseAddress!, upHead = chUpHead.baseAddress!
-        let downFirst = chDownFirst.baseAddress!, downTail = chDownTail.baseAddress!
+        // Labels' parents are indices of query arcs (`metric.query`); `upIndex`/`downIndex` give
+        // the hierarchy's arc (for lengths and unpacking).
+        let arcs = metric.query
         var best: UInt64 = ends.direct?.cost ?? .max
         var meet = -1, tie = -1
         var settled = 0
         let n = nodeCount
         /// The length (cm) of the route through `v` made of both labels (the direct route for -1).
-        func meetingLength(_ v: Int) -> UInt64 {
+        func meetingLength(_ v: Int, upFirst: UnsafePointer<UInt32>, downFirst: UnsafePointer<UInt32>) -> UInt64 {
             guard v >= 0 else { return ends.direct?.length ?? .max }
             var total: UInt64 = 0
             var x = v, steps = 0
             while fw[x].parent & markBit == 0 && steps <= n {
                 let e = Int(fw[x].parent)
-                total += UInt64(metric.upLength[e])
+                total += UInt64(metric.upLength[Int(arcs.upIndex[e])])
                 x = csrOwner(upFirst, count: n, e)
                 steps += 1
             }
@@ -124,7 +126,7 @@ extension RoadGraph {
             x = v
             while bw[x].parent & markBit == 0 && steps <= 2 * n {
                 let e = Int(bw[x].parent)
-                total += UInt64(metric.downLength[e])
+                total += UInt64(metric.downLength[Int(arcs.downIndex[e])])
                 x = csrOwner(downFirst, count: n, e)
                 steps += 1
             }
@@ -160,36 +162,40 @@ extension RoadGraph {
                 bh.push(key: t.extra, node: UInt32(r))
             }
         }
-        metric.upWeight.withUnsafeBufferPointer { upWB in
-            metric.downWeight.withUnsafeBufferPointer { downWB in
-                let upW = upWB.baseAddress!, downW = downWB.baseAddress!
-                // Forward: up the upward arcs, stalled by the downward ones; backward: the reverse.
-                let forward = CHQueryDirection(relaxFirst: upFirst, relaxOther: upHead, relaxWeight: upW,
-                                               stallFirst: downFirst, stallOther: downTail, stallWeight: downW)
-                let backward = CHQueryDirection(relaxFirst: downFirst, relaxOther: downTail, relaxWeight: downW,
-                                                stallFirst: upFirst, stallOther: upHead, stallWeight: upW)
-                var forwardTurn = true
-                while true {
-                    // Nodes at the best cost are still settled: a meeting there may be shorter.
-                    let fLive = fh.min.map { UInt64($0 >> 32) <= best } ?? false
-                    let bLive = bh.min.map { UInt64($0 >> 32) <= best } ?? false
-                    if !fLive && !bLive { break }
-                    let goForward = fLive && (forwardTurn || !bLive)
-                    forwardTurn.toggle()
-                    let stepped = goForward
-                        ? forward.settleNext(own: fw, other: bw, heap: &fh, touched: &forwardTouched, best: &best, meet: &meet, tie: &tie, settled: &settled)
-                        : backward.settleNext(own: bw, other: fw, heap: &bh, touched: &backwardTouched, best: &best, meet: &meet, tie: &tie, settled: &settled)
-                    if tie >= 0 {
-                        // Rare: equal costs; the shorter route wins, and of equal lengths the meeting of
-                        // lower rank (the current best's labels are final unless a cheaper meeting is
-                        // still to come, which then replaces both).
-                        let tieLength = meetingLength(tie), meetLength = meetingLength(meet)
-                        if tieLength < meetLength || tieLength == meetLength && meet >= 0 && tie < meet { meet = tie }
-                        tie = -1
-                    }
-                    if !stepped { break }
+        arcs.upFirst.withUnsafeBufferPointer { upFirst in
+        arcs.up.withUnsafeBufferPointer { up in
+        arcs.downFirst.withUnsafeBufferPointer { downFirst in
+        arcs.down.withUnsafeBufferPointer { down in
+            // Forward: up the upward arcs, stalled by the downward ones; backward: the reverse.
+            let forward = CHQueryDirection(relaxFirst: upFirst.baseAddress!, relax: up.baseAddress!,
+                                           stallFirst: downFirst.baseAddress!, stall: down.baseAddress!)
+            let backward = CHQueryDirection(relaxFirst: downFirst.baseAddress!, relax: down.baseAddress!,
+                                            stallFirst: upFirst.baseAddress!, stall: up.baseAddress!)
+            var forwardTurn = true
+            while true {
+                // Nodes at the best cost are still settled: a meeting there may be shorter.
+                let fLive = fh.min.map { UInt64($0 >> 32) <= best } ?? false
+                let bLive = bh.min.map { UInt64($0 >> 32) <= best } ?? false
+                if !fLive && !bLive { break }
+                let goForward = fLive && (forwardTurn || !bLive)
+                forwardTurn.toggle()
+                let stepped = goForward
+                    ? forward.settleNext(own: fw, other: bw, heap: &fh, touched: &forwardTouched, best: &best, meet: &meet, tie: &tie, settled: &settled)
+                    : backward.settleNext(own: bw, other: fw, heap: &bh, touched: &backwardTouched, best: &best, meet: &meet, tie: &tie, settled: &settled)
+                if tie >= 0 {
+                    // Rare: equal costs; the shorter route wins, and of equal lengths the meeting of
+                    // lower rank (the current best's labels are final unless a cheaper meeting is
+                    // still to come, which then replaces both).
+                    let tieLength = meetingLength(tie, upFirst: upFirst.baseAddress!, downFirst: downFirst.baseAddress!)
+                    let meetLength = meetingLength(meet, upFirst: upFirst.baseAddress!, downFirst: downFirst.baseAddress!)
+                    if tieLength < meetLength || tieLength == meetLength && meet >= 0 && tie < meet { meet = tie }
+                    tie = -1
                 }
+                if !stepped { break }
             }
+        }
+        }
+        }
         }
         guard best != .max else { return nil }
         if meet < 0 {
@@ -201,8 +207,8 @@ extension RoadGraph {
         var v = meet
         while fw[v].parent & markBit == 0 {
             let e = Int(fw[v].parent)
-            upArcs.append(e)
-            v = csrOwner(upFirst, count: nodeCount, e)
+            upArcs.append(Int(arcs.upIndex[e]))
+            v = arcs.upFirst.withUnsafeBufferPointer { csrOwner($0.baseAddress!, count: nodeCount, e) }
             if upArcs.count > nodeCount { return .some(nil) }
         }
         let source = Int(fw[v].parent & ~markBit)
@@ -215,8 +221,8 @@ extension RoadGraph {
         var steps = 0
         while bw[v].parent & markBit == 0 {
             let e = Int(bw[v].parent)
-            let lower = csrOwner(downFirst, count: nodeCount, e)
-            guard unpack(metric, up: false, arc: e, into: &edges, stack: &q.stack) else { return .some(nil) }
+            let lower = arcs.downFirst.withUnsafeBufferPointer { csrOwner($0.baseAddress!, count: nodeCount, e) }
+            guard unpack(metric, up: false, arc: Int(arcs.downIndex[e]), into: &edges, stack: &q.stack) else { return .some(nil) }
             v = lower
             steps += 1
             if steps > nodeCount { return .some(nil) }
@@ -241,5 +247,12 @@ extension RouteEngine {
             ends.targets = [(target, 0, 0)]
             return (g.hierarchySearch(ends, metric: metric, scratch: scratch) ?? nil)?.settled
         }
+    }
+
+    /// The arcs the point-to-point query relaxes at `hour` (`CHQueryArcs`) and the hierarchy's
+    /// arcs, or nil when the hierarchy does not cover the hour. For `taxipot-bench`'s conditions.
+    package func hierarchyQueryArcCount(hour: Int) -> (query: Int, hierarchy: Int)? {
+        guard let metric = hierarchyMetric(hour: hour, wait: true) else { return nil }
+        return (metric.query.up.count + metric.query.down.count, graph.chUpHead.count + graph.chDownTail.count)
     }
 }

@@ -44,9 +44,11 @@ final class TableScratch: NodeScratch {
 /// One direction of the upward search of the many-to-many query: the same arcs, stalling and
 /// settling order as `CHQueryDirection`, with lengths carried in the labels and no meeting.
 struct TableDirection {
-    let relaxFirst: UnsafePointer<UInt32>, relaxOther: UnsafePointer<UInt32>
-    let relaxWeight: UnsafePointer<UInt32>, relaxLength: UnsafePointer<UInt32>
-    let stallFirst: UnsafePointer<UInt32>, stallOther: UnsafePointer<UInt32>, stallWeight: UnsafePointer<UInt32>
+    /// The query arcs (`CHQueryArcs`) relaxed and stalled by, with each relaxed arc's index in
+    /// the hierarchy (what `parents` records) and the hierarchy's lengths by that index.
+    let relaxFirst: UnsafePointer<UInt32>, relax: UnsafePointer<CHQueryArc>, relaxIndex: UnsafePointer<UInt32>
+    let relaxLength: UnsafePointer<UInt32>
+    let stallFirst: UnsafePointer<UInt32>, stall: UnsafePointer<CHQueryArc>
 
     /// Runs the whole upward search from the starts already in `s` (labels and heap), calling
     /// `visit(rank, label)` for every node settled, stalled ones included (as the bidirectional
@@ -71,22 +73,23 @@ struct TableDirection {
             if k != label.dist { continue }
             var stalled = false
             for e in Int(stallFirst[v])..<Int(stallFirst[v + 1]) {
-                let d = own[Int(stallOther[e])].dist
-                if d != .max && stallWeight[e] != CHMetric.infinity && UInt64(d) + UInt64(stallWeight[e]) < UInt64(k) { stalled = true; break }
+                let a = stall[e]
+                let d = own[Int(a.other)].dist
+                if d != .max && UInt64(d) + UInt64(a.weight) < UInt64(k) { stalled = true; break }
             }
             visit(v, label, stalled)
             if stalled { continue outer }
             for e in Int(relaxFirst[v])..<Int(relaxFirst[v + 1]) {
-                let w = relaxWeight[e]
-                if w == CHMetric.infinity { continue }
-                let nd64 = UInt64(k) + UInt64(w)
+                let a = relax[e]
+                let nd64 = UInt64(k) + UInt64(a.weight)
                 guard nd64 < CHMetric.limit else { continue }
-                let x = Int(relaxOther[e])
+                let x = Int(a.other)
                 let nd = UInt32(nd64)
                 if nd < own[x].dist {
                     if own[x].dist == .max { touched.append(UInt32(x)) }
-                    own[x] = TableLabel(dist: nd, length: CHMetric.lengthSum(label.length, relaxLength[e]))
-                    parents[x] = UInt32(e)
+                    let arc = relaxIndex[e]
+                    own[x] = TableLabel(dist: nd, length: CHMetric.lengthSum(label.length, relaxLength[Int(arc)]))
+                    parents[x] = arc
                     heap.push(key: nd, node: UInt32(x))
                 }
             }
@@ -253,24 +256,29 @@ extension RouteEngine {
     /// pointers are valid only inside `body`).
     func withTableSearch<R>(metric: CHMetric, hour: Int, _ body: (HierarchyTableSearch) -> R) -> R {
         let g = graph
+        let arcs = metric.query
         return timeFactors[hour].withUnsafeBufferPointer { q in
-            metric.upWeight.withUnsafeBufferPointer { upW in
-                metric.downWeight.withUnsafeBufferPointer { downW in
-                    metric.upLength.withUnsafeBufferPointer { upL in
-                        metric.downLength.withUnsafeBufferPointer { downL in
-                            let up = (first: g.chUpFirst.baseAddress!, head: g.chUpHead.baseAddress!)
-                            let down = (first: g.chDownFirst.baseAddress!, tail: g.chDownTail.baseAddress!)
-                            return body(HierarchyTableSearch(
-                                graph: g, time: TimeWeights(g, q: q), length: g.length.baseAddress!, rank: g.chRank.baseAddress!,
-                                forward: TableDirection(relaxFirst: up.first, relaxOther: up.head, relaxWeight: upW.baseAddress!,
-                                                        relaxLength: upL.baseAddress!, stallFirst: down.first, stallOther: down.tail,
-                                                        stallWeight: downW.baseAddress!),
-                                backward: TableDirection(relaxFirst: down.first, relaxOther: down.tail, relaxWeight: downW.baseAddress!,
-                                                         relaxLength: downL.baseAddress!, stallFirst: up.first, stallOther: up.head,
-                                                         stallWeight: upW.baseAddress!)))
-                        }
-                    }
-                }
+            arcs.upFirst.withUnsafeBufferPointer { upFirst in
+            arcs.up.withUnsafeBufferPointer { up in
+            arcs.upIndex.withUnsafeBufferPointer { upIndex in
+            arcs.downFirst.withUnsafeBufferPointer { downFirst in
+            arcs.down.withUnsafeBufferPointer { down in
+            arcs.downIndex.withUnsafeBufferPointer { downIndex in
+            metric.upLength.withUnsafeBufferPointer { upL in
+            metric.downLength.withUnsafeBufferPointer { downL in
+                body(HierarchyTableSearch(
+                    graph: g, time: TimeWeights(g, q: q), length: g.length.baseAddress!, rank: g.chRank.baseAddress!,
+                    forward: TableDirection(relaxFirst: upFirst.baseAddress!, relax: up.baseAddress!, relaxIndex: upIndex.baseAddress!,
+                                            relaxLength: upL.baseAddress!, stallFirst: downFirst.baseAddress!, stall: down.baseAddress!),
+                    backward: TableDirection(relaxFirst: downFirst.baseAddress!, relax: down.baseAddress!, relaxIndex: downIndex.baseAddress!,
+                                             relaxLength: downL.baseAddress!, stallFirst: upFirst.baseAddress!, stall: up.baseAddress!)))
+            }
+            }
+            }
+            }
+            }
+            }
+            }
             }
         }
     }

@@ -57,13 +57,14 @@ public final class RouteEngine: @unchecked Sendable {
     /// Street names by id, decoded once.
     let names: [String]
 
-    /// Memory for customized hierarchy metrics by default: 512 MiB (all 11 distinct hour metrics
-    /// of central Seoul take 4 MB; a 3M-node city's take 153 MB each, so 3 are kept).
+    /// Memory for customized hierarchy metrics by default: 512 MiB, counted at `CHMetric.bytesPerArc`
+    /// (28) per hierarchy arc (all 11 distinct hour metrics of central Seoul take 7 MB; a 3M-node
+    /// city's take 268 MB each by that count, so 1 is kept).
     public static let defaultHierarchyCacheBytes = 512 << 20
 
     /// An engine over `graph` with `profile`'s speeds. Time routes use the graph's hierarchy,
     /// customized per distinct hour metric on first use; at most `hierarchyCacheBytes` of those
-    /// (16 bytes per arc each, at least one) are kept, the least recently used dropped beyond it.
+    /// (`CHMetric.bytesPerArc` per arc each, at least one) are kept, the least recently used dropped beyond it.
     public init(graph: RoadGraph, profile: TrafficProfile, hierarchyCacheBytes: Int = RouteEngine.defaultHierarchyCacheBytes) {
         self.graph = graph
         self.profile = profile

@@ -89,11 +89,14 @@ enum RoutingBench {
                             better: "lower", samples: m.p50, n: pairs.count, conditions: cond, errors: m.failures))
         ctx.add(BenchRecord(key: "routing.synth.\(label).route_p99", impl: "taxipot RouteEngine", metric: "route p99", unit: "µs",
                             better: "lower", samples: m.p99, n: pairs.count, conditions: cond, errors: m.failures))
-        if let q = RoutingBenchmark.hierarchyQueryTimes(engine, count: pairs.count, seed: 13, hour: SeoulTime.hour(departAt), rounds: ctx.runs) {
+        if let q = RoutingBenchmark.hierarchyQueryTimes(engine, count: pairs.count, seed: 13, hour: SeoulTime.hour(departAt), rounds: ctx.runs),
+           let arcs = engine.hierarchyQueryArcCount(hour: SeoulTime.hour(departAt))
+        {
             ctx.add(BenchRecord(key: "routing.synth.\(label).ch_query_p50", impl: "taxipot RouteEngine", metric: "CH query alone p50", unit: "µs",
                                 better: "lower", samples: q.p50, n: pairs.count,
                                 conditions: String(format: "%d random node pairs x %d rounds, bidirectional CH query on the customized hierarchy, "
-                                    + "with path unpacking, no snapping or route assembly; %.0f nodes settled on average", pairs.count, ctx.runs, q.settled)))
+                                    + "with path unpacking, no snapping or route assembly; %.0f nodes settled on average; the query relaxes "
+                                    + "%d of the hierarchy's %d arcs", pairs.count, ctx.runs, q.settled, arcs.query, arcs.hierarchy)))
         }
     }
 

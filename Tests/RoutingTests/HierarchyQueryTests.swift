@@ -96,6 +96,37 @@ final class HierarchyQueryTests: XCTestCase {
         XCTAssertEqual(compared, 1000)
     }
 
+    /// The query's arcs (`CHQueryArcs`) leave out arcs dominated through a third node, and the
+    /// query answers exactly as on every arc, at several hours: same cost, same edges, same ends.
+    func testQueryArcsLeaveOutDominatedArcsAndKeepEveryAnswer() throws {
+        let engine = try SeoulFixture.engine()
+        let g = engine.graph
+        let factors = SpeedFactor.hourFactors(engine.profile, comboClass: Array(g.comboClass), comboCapKmh: Array(g.comboCap))
+        let scratch = SearchScratch(nodeCount: g.nodeCount)
+        for (k, hour) in [3, 8, 18].enumerated() {
+            let pruned = try XCTUnwrap(engine.hierarchyMetric(hour: hour))
+            let every = CHMetric(upWeight: pruned.upWeight, downWeight: pruned.downWeight, upUnpack: pruned.upUnpack,
+                                 downUnpack: pruned.downUnpack, upLength: pruned.upLength, downLength: pruned.downLength,
+                                 hierarchy: g, prunedQuery: false)
+            let kept = pruned.query.up.count + pruned.query.down.count, all = every.query.up.count + every.query.down.count
+            XCTAssertLessThan(kept, all * 9 / 10, "\(hour) h: query arcs \(kept) of \(all): too few left out")
+            let weights = timeWeights(g, factors[hour])
+            let points = randomPoints(engine, count: 40, seed: 91 + UInt64(k)).map { engine.endpoints(at: $0, maxMeters: 200) }
+            var compared = 0
+            for (i, from) in points.enumerated() {
+                for (j, to) in points.enumerated() {
+                    let ends = engine.searchEnds(from, to, weights: weights)
+                    let a = g.hierarchySearch(ends, metric: pruned, scratch: scratch.hierarchy) ?? nil
+                    let b = g.hierarchySearch(ends, metric: every, scratch: scratch.hierarchy) ?? nil
+                    XCTAssertEqual(a?.cost, b?.cost, "\(hour) h, points \(i) → \(j)")
+                    XCTAssertEqual(a.map { "\($0.path)" }, b.map { "\($0.path)" }, "\(hour) h, points \(i) → \(j)")
+                    if a != nil { compared += 1 }
+                }
+            }
+            XCTAssertGreaterThan(compared, 40 * 40 / 2)
+        }
+    }
+
     func testViaPointsWithTheHierarchyQuery() throws {
         try HierarchyTests.forEachViaRoute(algorithm: .hierarchy, seed: 6, hoursAfterNight: 8) { answer, reference in
             XCTAssertEqual(answer.weight, reference.weight)

@@ -149,7 +149,7 @@ final class RouteTableTests: XCTestCase {
             }
         }
         let metric = CHMetric(upWeight: upW, downWeight: downW, upUnpack: full.upUnpack, downUnpack: full.downUnpack,
-                              upLength: full.upLength, downLength: full.downLength)
+                              upLength: full.upLength, downLength: full.downLength, hierarchy: g, prunedQuery: false)
         let (reachable, unreachable, _) = compareWithHierarchyQuery(engine, ends, metric: metric, hour: hour)
         XCTAssertGreaterThan(unreachable, points.count)
         XCTAssertGreaterThan(reachable, points.count * points.count / 3)
@@ -164,7 +164,8 @@ final class RouteTableTests: XCTestCase {
         guard let full = engine.hierarchyMetric(hour: hour, wait: true) else { return XCTFail("no hierarchy for 03:00") }
         func minutes(_ w: [UInt32]) -> [UInt32] { w.map { $0 == CHMetric.infinity ? $0 : $0 / 60_000 + 1 } }
         let metric = CHMetric(upWeight: minutes(full.upWeight), downWeight: minutes(full.downWeight), upUnpack: full.upUnpack,
-                              downUnpack: full.downUnpack, upLength: full.upLength, downLength: full.downLength)
+                              downUnpack: full.downUnpack, upLength: full.upLength, downLength: full.downLength,
+                              hierarchy: engine.graph, prunedQuery: false)
         let ends = randomPoints(engine, count: 50, seed: 78).map { engine.endpoints(at: $0, maxMeters: 200) }
         let (reachable, _, ties) = compareWithHierarchyQuery(engine, ends, metric: metric, hour: hour)
         XCTAssertEqual(reachable, 50 * 50)
