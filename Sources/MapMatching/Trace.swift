@@ -36,6 +36,10 @@ public struct MatchOptions: Sendable {
     /// The thinning radius in σ (N&K: 2).
     public var thinningSigmas: Double = 4
     public var tidy: Bool = false
+    /// Timed fixes of σ ≥ `smoothingMinAccuracyMeters` are averaged with the fixes within
+    /// `smoothingSeconds` either side before matching (0: off); see `MapMatcher.smoothed`.
+    public var smoothingSeconds: Double = 2
+    public var smoothingMinAccuracyMeters: Double = 10
     /// Consecutive fixes further apart than this in time (s) or distance (m) start a new matching.
     public var maxGapSeconds: Double = 60
     public var maxGapMeters: Double = 2000
