@@ -192,6 +192,8 @@ public struct MapMatcher: Sendable {
             let prev = run[k - 1]
             let a = trace[prev.index], b = trace[step.index]
             let straight = a.coordinate.distance(to: b.coordinate)
+            // The straight line between two fixes is itself off by about σ√2: β grows with σ.
+            let beta = max(o.betaMeters, o.betaPerSigma * ((a.accuracyMeters ?? o.defaultAccuracyMeters) + (b.accuracyMeters ?? o.defaultAccuracyMeters)) / 2)
             let elapsed = timed ? b.time! - a.time! : nil
             let table = try? engine.table(TableRequest(sources: prev.candidates.map(\.location), destinations: step.candidates.map(\.location),
                                                        departAt: departAt + (timed ? a.time! - trace[run[0].index].time! : 0), maxSnapMeters: 1))
@@ -203,7 +205,7 @@ public struct MapMatcher: Sendable {
                     if d - straight > o.maxDetourMeters { continue }
                     // Fixes a second apart may lag the car: the speed bound allows a 30 s slack.
                     if let elapsed, d > o.maxSpeedMps * max(elapsed, 30) { continue }
-                    let s = score[i] - abs(d - straight) / o.betaMeters
+                    let s = score[i] - abs(d - straight) / beta
                     if s > next[j] { next[j] = s; from[j] = i }
                 }
                 if from[j] >= 0 { next[j] += emission(step.candidates[j], step.index) }
