@@ -59,8 +59,8 @@ public struct MapMatcher: Sendable {
         }
         var chosen: [[(index: Int, candidate: Candidate)]] = []
         for run in runs {
-            for seq in viterbi(run, trace, options, departAt: departAt, timed: timed) {
-                let (kept, dropped) = pruned(seq, trace, options, departAt: departAt)
+            for (seq, legMeters) in viterbi(run, trace, options, departAt: departAt, timed: timed) {
+                let (kept, dropped) = pruned(seq, legMeters: legMeters, trace, options, departAt: departAt)
                 chosen.append(kept)
                 if options.tidy { for i in dropped { unmatched[i] = .tidied } } else { thinned += dropped }
             }
@@ -102,7 +102,12 @@ public struct MapMatcher: Sendable {
                            : "no two consecutive fixes of the trace could be joined by a road route")
         }
         // Thinned fixes: projected onto the route between the waypoints around them.
-        for i in thinned { if let p = project(i, input, placed, matchings) { placed[i] = p } else { unmatched[i] = .isolated } }
+        let legSegments = matchings.map { m in
+            var byLeg = Array(repeating: [RouteSegment](), count: m.fixIndices.count - 1)
+            for (leg, s) in m.segments where leg < byLeg.count { byLeg[leg].append(s) }
+            return byLeg
+        }
+        for i in thinned { if let p = project(i, input, placed, legSegments) { placed[i] = p } else { unmatched[i] = .isolated } }
         let fixes: [Result<MatchedFix, UnmatchedFix>] = trace.indices.map { i in
             if let p = placed[i] { .success(p) } else { .failure(UnmatchedFix(index: i, reason: unmatched[i] ?? .isolated)) }
         }
@@ -160,33 +165,37 @@ public struct MapMatcher: Sendable {
     }
 
     /// The likeliest candidate per fix of `run`, as one or more sequences (split where the
-    /// model breaks: no candidate of a fix reachable from any of the previous one's).
+    /// model breaks: no candidate of a fix reachable from any of the previous one's), each with
+    /// the route lengths between its consecutive candidates (from the model's own tables).
     func viterbi(_ run: [(index: Int, candidates: [Candidate])], _ trace: [TraceFix], _ o: MatchOptions,
-                 departAt: Double, timed: Bool) -> [[(index: Int, candidate: Candidate)]] {
+                 departAt: Double, timed: Bool) -> [(sequence: [(index: Int, candidate: Candidate)], legMeters: [Double])] {
         func emission(_ c: Candidate, _ i: Int) -> Double {
             let sigma = trace[i].accuracyMeters ?? o.defaultAccuracyMeters
             return -0.5 * (c.distance / sigma) * (c.distance / sigma)
         }
-        var out: [[(index: Int, candidate: Candidate)]] = []
+        var out: [(sequence: [(index: Int, candidate: Candidate)], legMeters: [Double])] = []
         var score: [Double] = []
         var back: [[Int]] = []       // per step of the current sequence, per candidate: the previous candidate
+        var backMeters: [[Double]] = []  // … and the route length from it
         var start = 0
         func finish(upTo end: Int) {
             guard end >= start, let best = score.indices.max(by: { score[$0] < score[$1] }) else { return }
             var c = best
             var seq: [(index: Int, candidate: Candidate)] = []
+            var legs: [Double] = []
             var step = end
             while step >= start {
                 seq.append((run[step].index, run[step].candidates[c]))
-                if step > start { c = back[step - start][c] }
+                if step > start { legs.append(backMeters[step - start][c]); c = back[step - start][c] }
                 step -= 1
             }
-            out.append(seq.reversed())
+            out.append((seq.reversed(), legs.reversed()))
         }
         for (k, step) in run.enumerated() {
             if k == start {
                 score = step.candidates.map { emission($0, step.index) }
                 back = [Array(repeating: -1, count: step.candidates.count)]
+                backMeters = [Array(repeating: 0, count: step.candidates.count)]
                 continue
             }
             let prev = run[k - 1]
@@ -199,6 +208,7 @@ public struct MapMatcher: Sendable {
                                                        departAt: departAt + (timed ? a.time! - trace[run[0].index].time! : 0), maxSnapMeters: 1))
             var next = Array(repeating: -Double.infinity, count: step.candidates.count)
             var from = Array(repeating: -1, count: step.candidates.count)
+            var fromMeters = Array(repeating: 0.0, count: step.candidates.count)
             for j in step.candidates.indices {
                 for i in prev.candidates.indices where score[i] > -.infinity {
                     guard let d = table?.distanceMeters(source: i, destination: j) else { continue }
@@ -206,7 +216,7 @@ public struct MapMatcher: Sendable {
                     // Fixes a second apart may lag the car: the speed bound allows a 30 s slack.
                     if let elapsed, d > o.maxSpeedMps * max(elapsed, 30) { continue }
                     let s = score[i] - abs(d - straight) / beta
-                    if s > next[j] { next[j] = s; from[j] = i }
+                    if s > next[j] { next[j] = s; from[j] = i; fromMeters[j] = d }
                 }
                 if from[j] >= 0 { next[j] += emission(step.candidates[j], step.index) }
             }
@@ -216,9 +226,11 @@ public struct MapMatcher: Sendable {
                 start = k
                 score = step.candidates.map { emission($0, step.index) }
                 back = [Array(repeating: -1, count: step.candidates.count)]
+                backMeters = [Array(repeating: 0, count: step.candidates.count)]
             } else {
                 score = next
                 back.append(from)
+                backMeters.append(fromMeters)
             }
         }
         finish(upTo: run.count - 1)
@@ -232,7 +244,9 @@ public struct MapMatcher: Sendable {
     /// one-way road, a loop round the block) the car never drove. A detour the car did drive
     /// is longer than that and stays. A fix within 4σ of the last one kept that the road reaches only
     /// by a detour longer than 4σ (at least 50 m) is noise too, and is dropped.
-    func pruned(_ seq: [(index: Int, candidate: Candidate)], _ trace: [TraceFix], _ o: MatchOptions,
+    /// `legMeters[k]`: the route length from `seq[k]` to `seq[k + 1]` (the model's); only the
+    /// routes that skip a waypoint are searched here.
+    func pruned(_ seq: [(index: Int, candidate: Candidate)], legMeters: [Double], _ trace: [TraceFix], _ o: MatchOptions,
                 departAt: Double) -> (kept: [(index: Int, candidate: Candidate)], dropped: [Int]) {
         guard seq.count > 2 else { return (seq, []) }
         func distance(_ a: Coordinate, _ b: Coordinate) -> Double? {
@@ -240,7 +254,7 @@ public struct MapMatcher: Sendable {
             return t?.distanceMeters(source: 0, destination: 0)
         }
         var kept = [seq[0]], dropped: [Int] = []
-        var toCurrent = distance(seq[0].candidate.location, seq[1].candidate.location)
+        var toCurrent: Double? = legMeters[0]
         for k in 1..<(seq.count - 1) {
             let prev = kept[kept.count - 1].candidate.location, here = seq[k].candidate.location, next = seq[k + 1].candidate.location
             let sigma = trace[seq[k].index].accuracyMeters ?? o.defaultAccuracyMeters
@@ -251,7 +265,7 @@ public struct MapMatcher: Sendable {
                 toCurrent = distance(prev, next)
                 continue
             }
-            let onward = distance(here, next)
+            let onward: Double? = legMeters[k]
             if let a = toCurrent, let b = onward, let past = distance(prev, next), a + b > past + min(sigma, 10) {
                 dropped.append(seq[k].index)
                 toCurrent = past
@@ -283,13 +297,14 @@ public struct MapMatcher: Sendable {
 
     /// A thinned fix placed on its matching's route: the nearest point of the segments of the
     /// leg between the waypoints before and after it.
-    func project(_ i: Int, _ trace: [TraceFix], _ placed: [Int: MatchedFix], _ matchings: [Matching]) -> MatchedFix? {
+    /// `legSegments[m][w]`: the segments of leg w of matching m.
+    func project(_ i: Int, _ trace: [TraceFix], _ placed: [Int: MatchedFix], _ legSegments: [[[RouteSegment]]]) -> MatchedFix? {
         guard let before = (0..<i).reversed().first(where: { placed[$0]?.waypointIndex != nil }).flatMap({ placed[$0] }),
               let after = ((i + 1)..<trace.count).first(where: { placed[$0]?.waypointIndex != nil }).flatMap({ placed[$0] }),
               before.matchingIndex == after.matchingIndex, let w = before.waypointIndex else { return nil }
         let p = trace[i].coordinate
         var best: (Coordinate, Double)?
-        for (leg, s) in matchings[before.matchingIndex].segments where leg == w {
+        for s in legSegments[before.matchingIndex][w] {
             let q = Self.nearestPoint(on: s.start, s.end, to: p)
             let d = q.distance(to: p)
             if best == nil || d < best!.1 { best = (q, d) }
