@@ -134,27 +134,50 @@ public struct MapMatcher: Sendable {
     }
 
     /// Dense noisy fixes averaged with their neighbours: each fix of σ ≥ `smoothingMinAccuracyMeters`
-    /// becomes the mean of the fixes within `smoothingSeconds` of it (not across a gap), its σ
-    /// divided by √n (at least `smoothingMinAccuracyMeters / 2`: the mean cuts a corner by a few metres).
+    /// becomes the value at its time of a straight line fitted (least squares, lon and lat against
+    /// time) to the fixes within `smoothingSeconds` of it, not across a gap. Inside the trace the
+    /// window is symmetric and the fit is the mean; near an end, where one side is missing, the
+    /// window keeps its size on the other side (up to twice `smoothingSeconds`), so the first and
+    /// last fixes, which set where the route starts and ends, are estimated from several fixes
+    /// too. σ becomes the fit's standard error at that time (σ·√(1/n + (t − t̄)²/Σ(tⱼ − t̄)²)),
+    /// at least `smoothingMinAccuracyMeters / 2` (a fit cuts a corner by a few metres).
     /// At 1 Hz and σ 20 m, single fixes off by 40 m are common, and each can pull the model onto
     /// the other carriageway or round a block; five averaged are rarely off by 20 m.
     static func smoothed(_ trace: [TraceFix], _ o: MatchOptions) -> [TraceFix] {
         guard o.smoothingSeconds > 0, trace[0].time != nil else { return trace }
+        func joined(_ j: Int) -> Bool { trace[j].coordinate.distance(to: trace[j + 1].coordinate) < o.maxGapMeters }
         var out = trace
         for (i, f) in trace.enumerated() {
             let sigma = f.accuracyMeters ?? o.defaultAccuracyMeters
             guard sigma >= o.smoothingMinAccuracyMeters, let t = f.time else { continue }
-            var lo = i, hi = i
-            while lo > 0, t - trace[lo - 1].time! <= o.smoothingSeconds, trace[lo - 1].coordinate.distance(to: trace[lo].coordinate) < o.maxGapMeters { lo -= 1 }
-            while hi < trace.count - 1, trace[hi + 1].time! - t <= o.smoothingSeconds, trace[hi].coordinate.distance(to: trace[hi + 1].coordinate) < o.maxGapMeters { hi += 1 }
-            // Symmetric about the fix, so a steady drive is not shifted forward or back.
-            let k = min(i - lo, hi - i)
-            guard k > 0 else { continue }
-            var lon = 0.0, lat = 0.0
-            for j in (i - k)...(i + k) { lon += trace[j].coordinate.lon; lat += trace[j].coordinate.lat }
-            let n = Double(2 * k + 1)
-            out[i].coordinate = Coordinate(lon: lon / n, lat: lat / n)
-            out[i].accuracyMeters = max(sigma / n.squareRoot(), o.smoothingMinAccuracyMeters / 2)
+            // Within the window on each side, then within twice it (the room to shift the window into).
+            func reach(_ limit: Double) -> (lo: Int, hi: Int) {
+                var lo = i, hi = i
+                while lo > 0, t - trace[lo - 1].time! <= limit, joined(lo - 1) { lo -= 1 }
+                while hi < trace.count - 1, trace[hi + 1].time! - t <= limit, joined(hi) { hi += 1 }
+                return (lo, hi)
+            }
+            let near = reach(o.smoothingSeconds), far = reach(2 * o.smoothingSeconds)
+            let h = max(i - near.lo, near.hi - i)
+            var lo = i - h, hi = i + h
+            if lo < far.lo { lo = far.lo; hi = min(far.hi, lo + 2 * h) }
+            if hi > far.hi { hi = far.hi; lo = max(far.lo, hi - 2 * h) }
+            let n = Double(hi - lo + 1)
+            guard hi - lo >= 2 else { continue }
+            var tMean = 0.0, lonMean = 0.0, latMean = 0.0
+            for j in lo...hi { tMean += trace[j].time!; lonMean += trace[j].coordinate.lon; latMean += trace[j].coordinate.lat }
+            tMean /= n; lonMean /= n; latMean /= n
+            var stt = 0.0, stLon = 0.0, stLat = 0.0
+            for j in lo...hi {
+                let dt = trace[j].time! - tMean
+                stt += dt * dt
+                stLon += dt * (trace[j].coordinate.lon - lonMean)
+                stLat += dt * (trace[j].coordinate.lat - latMean)
+            }
+            guard stt > 0 else { continue }
+            let dt = t - tMean
+            out[i].coordinate = Coordinate(lon: lonMean + stLon / stt * dt, lat: latMean + stLat / stt * dt)
+            out[i].accuracyMeters = max(sigma * (1 / n + dt * dt / stt).squareRoot(), o.smoothingMinAccuracyMeters / 2)
         }
         return out
     }

@@ -24,7 +24,7 @@ enum MatchingBench {
         let noiseSeed: UInt64 = seed == 38 ? 0 : seed &* 1_000_003
         let count = ctx.quick ? 40 : 200
         // Per trace: its group and both lengths, to see which traces miss and why.
-        var perTrace = "trace_id,interval_s,sigma_m,gap,true_length_m,matched_length_m,matchings,error_pct\n"
+        var perTrace = "trace_id,interval_s,sigma_m,gap,true_length_m,matched_length_m,matchings,error_pct,start_off_m,end_off_m\n"
         var within = 0, made = 0, failed = 0
         // Every trace for the peer: trace_id, the driven length, its sampling and σ, then its fixes.
         var traces = "trace_id,true_length_m,interval_s,sigma_m,lon,lat,time\n"
@@ -51,7 +51,9 @@ enum MatchingBench {
             }
             if abs(length - r.distanceMeters) <= 0.02 * r.distanceMeters { within += 1 }
             perTrace += "\(n),\(n % 2 == 0 ? 1 : 10),\([5, 10, 20, 30][n % 4]),\(n % 5 == 4),\(r.distanceMeters),\(length),\(m.matchings.count),"
-                + String(format: "%.2f\n", 100 * (length - r.distanceMeters) / r.distanceMeters)
+                + String(format: "%.2f,%.0f,%.0f\n", 100 * (length - r.distanceMeters) / r.distanceMeters,
+                         m.matchings[0].pieces[0].snapped[0].distance(to: r.snapped[0]),
+                         m.matchings[m.matchings.count - 1].pieces.last!.snapped.last!.distance(to: r.snapped.last!))
         }
         try FileManager.default.createDirectory(atPath: ctx.outDir + "/match", withIntermediateDirectories: true)
         try perTrace.write(toFile: ctx.outDir + "/match/ours_per_trace_seed\(seed).csv", atomically: true, encoding: .utf8)
