@@ -289,7 +289,11 @@ public struct MapMatcher: Sendable {
                 continue
             }
             let onward: Double? = legMeters[k]
-            if let a = toCurrent, let b = onward, let past = distance(prev, next), a + b > past + min(sigma, 10) {
+            // No route past is shorter than the straight line: when the route through is within
+            // the allowance of it, the waypoint stays without searching the route past.
+            let through = (toCurrent ?? .infinity) + (onward ?? .infinity)
+            let searched = through > prev.distance(to: next) + min(sigma, 10) - 1
+            if searched, let a = toCurrent, let b = onward, let past = distance(prev, next), a + b > past + min(sigma, 10) {
                 dropped.append(seq[k].index)
                 toCurrent = past
             } else {
