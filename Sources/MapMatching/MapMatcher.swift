@@ -25,6 +25,8 @@ public struct MapMatcher: Sendable {
     /// reported per fix; a trace of which no two fixes can be joined by road is `noMatch`.
     public func match(_ trace: [TraceFix], options: MatchOptions = MatchOptions()) throws(MatchError) -> MatchResult {
         try Self.check(trace, options)
+        let input = trace
+        let trace = Self.smoothed(trace, options)
         let timed = trace[0].time != nil
         let departAt = trace[0].time ?? options.departAt
         var unmatched: [Int: UnmatchedReason] = [:]
@@ -57,8 +59,8 @@ public struct MapMatcher: Sendable {
         }
         var chosen: [[(index: Int, candidate: Candidate)]] = []
         for run in runs {
-            for seq in viterbi(run, trace, options, departAt: departAt, timed: timed) {
-                let (kept, dropped) = pruned(seq, trace, options, departAt: departAt)
+            for (seq, legMeters) in viterbi(run, trace, options, departAt: departAt, timed: timed) {
+                let (kept, dropped) = pruned(seq, legMeters: legMeters, trace, options, departAt: departAt)
                 chosen.append(kept)
                 if options.tidy { for i in dropped { unmatched[i] = .tidied } } else { thinned += dropped }
             }
@@ -82,7 +84,8 @@ public struct MapMatcher: Sendable {
             }
             let m = matchings.count
             for (w, s) in seq.enumerated() {
-                placed[s.index] = MatchedFix(index: s.index, location: s.candidate.location, distanceMeters: s.candidate.distance,
+                placed[s.index] = MatchedFix(index: s.index, location: s.candidate.location,
+                                             distanceMeters: s.candidate.location.distance(to: input[s.index].coordinate),
                                              matchingIndex: m, waypointIndex: w)
             }
             var straight = 0.0
@@ -99,7 +102,12 @@ public struct MapMatcher: Sendable {
                            : "no two consecutive fixes of the trace could be joined by a road route")
         }
         // Thinned fixes: projected onto the route between the waypoints around them.
-        for i in thinned { if let p = project(i, trace, placed, matchings) { placed[i] = p } else { unmatched[i] = .isolated } }
+        let legSegments = matchings.map { m in
+            var byLeg = Array(repeating: [RouteSegment](), count: m.fixIndices.count - 1)
+            for (leg, s) in m.segments where leg < byLeg.count { byLeg[leg].append(s) }
+            return byLeg
+        }
+        for i in thinned { if let p = project(i, input, placed, legSegments) { placed[i] = p } else { unmatched[i] = .isolated } }
         let fixes: [Result<MatchedFix, UnmatchedFix>] = trace.indices.map { i in
             if let p = placed[i] { .success(p) } else { .failure(UnmatchedFix(index: i, reason: unmatched[i] ?? .isolated)) }
         }
@@ -125,57 +133,113 @@ public struct MapMatcher: Sendable {
         }
     }
 
+    /// Dense noisy fixes averaged with their neighbours: each fix of σ ≥ `smoothingMinAccuracyMeters`
+    /// becomes the value at its time of a straight line fitted (least squares, lon and lat against
+    /// time) to the fixes within `smoothingSeconds` of it, not across a gap. Inside the trace the
+    /// window is symmetric and the fit is the mean; near an end, where one side is missing, the
+    /// window keeps its size on the other side (up to twice `smoothingSeconds`), so the first and
+    /// last fixes, which set where the route starts and ends, are estimated from several fixes
+    /// too. σ becomes the fit's standard error at that time (σ·√(1/n + (t − t̄)²/Σ(tⱼ − t̄)²)),
+    /// at least `smoothingMinAccuracyMeters / 2` (a fit cuts a corner by a few metres).
+    /// At 1 Hz and σ 20 m, single fixes off by 40 m are common, and each can pull the model onto
+    /// the other carriageway or round a block; five averaged are rarely off by 20 m.
+    static func smoothed(_ trace: [TraceFix], _ o: MatchOptions) -> [TraceFix] {
+        guard o.smoothingSeconds > 0, trace[0].time != nil else { return trace }
+        func joined(_ j: Int) -> Bool { trace[j].coordinate.distance(to: trace[j + 1].coordinate) < o.maxGapMeters }
+        var out = trace
+        for (i, f) in trace.enumerated() {
+            let sigma = f.accuracyMeters ?? o.defaultAccuracyMeters
+            guard sigma >= o.smoothingMinAccuracyMeters, let t = f.time else { continue }
+            // Within the window on each side, then within twice it (the room to shift the window into).
+            func reach(_ limit: Double) -> (lo: Int, hi: Int) {
+                var lo = i, hi = i
+                while lo > 0, t - trace[lo - 1].time! <= limit, joined(lo - 1) { lo -= 1 }
+                while hi < trace.count - 1, trace[hi + 1].time! - t <= limit, joined(hi) { hi += 1 }
+                return (lo, hi)
+            }
+            let near = reach(o.smoothingSeconds), far = reach(2 * o.smoothingSeconds)
+            let h = max(i - near.lo, near.hi - i)
+            var lo = i - h, hi = i + h
+            if lo < far.lo { lo = far.lo; hi = min(far.hi, lo + 2 * h) }
+            if hi > far.hi { hi = far.hi; lo = max(far.lo, hi - 2 * h) }
+            let n = Double(hi - lo + 1)
+            guard hi - lo >= 2 else { continue }
+            var tMean = 0.0, lonMean = 0.0, latMean = 0.0
+            for j in lo...hi { tMean += trace[j].time!; lonMean += trace[j].coordinate.lon; latMean += trace[j].coordinate.lat }
+            tMean /= n; lonMean /= n; latMean /= n
+            var stt = 0.0, stLon = 0.0, stLat = 0.0
+            for j in lo...hi {
+                let dt = trace[j].time! - tMean
+                stt += dt * dt
+                stLon += dt * (trace[j].coordinate.lon - lonMean)
+                stLat += dt * (trace[j].coordinate.lat - latMean)
+            }
+            guard stt > 0 else { continue }
+            let dt = t - tMean
+            out[i].coordinate = Coordinate(lon: lonMean + stLon / stt * dt, lat: latMean + stLat / stt * dt)
+            out[i].accuracyMeters = max(sigma * (1 / n + dt * dt / stt).squareRoot(), o.smoothingMinAccuracyMeters / 2)
+        }
+        return out
+    }
+
     func isGap(_ a: TraceFix, _ b: TraceFix, _ o: MatchOptions) -> Bool {
         if let ta = a.time, let tb = b.time, tb - ta > o.maxGapSeconds { return true }
         return a.coordinate.distance(to: b.coordinate) > o.maxGapMeters
     }
 
     /// The likeliest candidate per fix of `run`, as one or more sequences (split where the
-    /// model breaks: no candidate of a fix reachable from any of the previous one's).
+    /// model breaks: no candidate of a fix reachable from any of the previous one's), each with
+    /// the route lengths between its consecutive candidates (from the model's own tables).
     func viterbi(_ run: [(index: Int, candidates: [Candidate])], _ trace: [TraceFix], _ o: MatchOptions,
-                 departAt: Double, timed: Bool) -> [[(index: Int, candidate: Candidate)]] {
+                 departAt: Double, timed: Bool) -> [(sequence: [(index: Int, candidate: Candidate)], legMeters: [Double])] {
         func emission(_ c: Candidate, _ i: Int) -> Double {
             let sigma = trace[i].accuracyMeters ?? o.defaultAccuracyMeters
             return -0.5 * (c.distance / sigma) * (c.distance / sigma)
         }
-        var out: [[(index: Int, candidate: Candidate)]] = []
+        var out: [(sequence: [(index: Int, candidate: Candidate)], legMeters: [Double])] = []
         var score: [Double] = []
         var back: [[Int]] = []       // per step of the current sequence, per candidate: the previous candidate
+        var backMeters: [[Double]] = []  // … and the route length from it
         var start = 0
         func finish(upTo end: Int) {
             guard end >= start, let best = score.indices.max(by: { score[$0] < score[$1] }) else { return }
             var c = best
             var seq: [(index: Int, candidate: Candidate)] = []
+            var legs: [Double] = []
             var step = end
             while step >= start {
                 seq.append((run[step].index, run[step].candidates[c]))
-                if step > start { c = back[step - start][c] }
+                if step > start { legs.append(backMeters[step - start][c]); c = back[step - start][c] }
                 step -= 1
             }
-            out.append(seq.reversed())
+            out.append((seq.reversed(), legs.reversed()))
         }
         for (k, step) in run.enumerated() {
             if k == start {
                 score = step.candidates.map { emission($0, step.index) }
                 back = [Array(repeating: -1, count: step.candidates.count)]
+                backMeters = [Array(repeating: 0, count: step.candidates.count)]
                 continue
             }
             let prev = run[k - 1]
             let a = trace[prev.index], b = trace[step.index]
             let straight = a.coordinate.distance(to: b.coordinate)
+            // The straight line between two fixes is itself off by about σ√2: β grows with σ.
+            let beta = max(o.betaMeters, o.betaPerSigma * ((a.accuracyMeters ?? o.defaultAccuracyMeters) + (b.accuracyMeters ?? o.defaultAccuracyMeters)) / 2)
             let elapsed = timed ? b.time! - a.time! : nil
             let table = try? engine.table(TableRequest(sources: prev.candidates.map(\.location), destinations: step.candidates.map(\.location),
                                                        departAt: departAt + (timed ? a.time! - trace[run[0].index].time! : 0), maxSnapMeters: 1))
             var next = Array(repeating: -Double.infinity, count: step.candidates.count)
             var from = Array(repeating: -1, count: step.candidates.count)
+            var fromMeters = Array(repeating: 0.0, count: step.candidates.count)
             for j in step.candidates.indices {
                 for i in prev.candidates.indices where score[i] > -.infinity {
                     guard let d = table?.distanceMeters(source: i, destination: j) else { continue }
                     if d - straight > o.maxDetourMeters { continue }
                     // Fixes a second apart may lag the car: the speed bound allows a 30 s slack.
                     if let elapsed, d > o.maxSpeedMps * max(elapsed, 30) { continue }
-                    let s = score[i] - abs(d - straight) / o.betaMeters
-                    if s > next[j] { next[j] = s; from[j] = i }
+                    let s = score[i] - abs(d - straight) / beta
+                    if s > next[j] { next[j] = s; from[j] = i; fromMeters[j] = d }
                 }
                 if from[j] >= 0 { next[j] += emission(step.candidates[j], step.index) }
             }
@@ -185,9 +249,11 @@ public struct MapMatcher: Sendable {
                 start = k
                 score = step.candidates.map { emission($0, step.index) }
                 back = [Array(repeating: -1, count: step.candidates.count)]
+                backMeters = [Array(repeating: 0, count: step.candidates.count)]
             } else {
                 score = next
                 back.append(from)
+                backMeters.append(fromMeters)
             }
         }
         finish(upTo: run.count - 1)
@@ -201,7 +267,9 @@ public struct MapMatcher: Sendable {
     /// one-way road, a loop round the block) the car never drove. A detour the car did drive
     /// is longer than that and stays. A fix within 4σ of the last one kept that the road reaches only
     /// by a detour longer than 4σ (at least 50 m) is noise too, and is dropped.
-    func pruned(_ seq: [(index: Int, candidate: Candidate)], _ trace: [TraceFix], _ o: MatchOptions,
+    /// `legMeters[k]`: the route length from `seq[k]` to `seq[k + 1]` (the model's); only the
+    /// routes that skip a waypoint are searched here.
+    func pruned(_ seq: [(index: Int, candidate: Candidate)], legMeters: [Double], _ trace: [TraceFix], _ o: MatchOptions,
                 departAt: Double) -> (kept: [(index: Int, candidate: Candidate)], dropped: [Int]) {
         guard seq.count > 2 else { return (seq, []) }
         func distance(_ a: Coordinate, _ b: Coordinate) -> Double? {
@@ -209,7 +277,7 @@ public struct MapMatcher: Sendable {
             return t?.distanceMeters(source: 0, destination: 0)
         }
         var kept = [seq[0]], dropped: [Int] = []
-        var toCurrent = distance(seq[0].candidate.location, seq[1].candidate.location)
+        var toCurrent: Double? = legMeters[0]
         for k in 1..<(seq.count - 1) {
             let prev = kept[kept.count - 1].candidate.location, here = seq[k].candidate.location, next = seq[k + 1].candidate.location
             let sigma = trace[seq[k].index].accuracyMeters ?? o.defaultAccuracyMeters
@@ -220,8 +288,12 @@ public struct MapMatcher: Sendable {
                 toCurrent = distance(prev, next)
                 continue
             }
-            let onward = distance(here, next)
-            if let a = toCurrent, let b = onward, let past = distance(prev, next), a + b > past + min(sigma, 10) {
+            let onward: Double? = legMeters[k]
+            // No route past is shorter than the straight line: when the route through is within
+            // the allowance of it, the waypoint stays without searching the route past.
+            let through = (toCurrent ?? .infinity) + (onward ?? .infinity)
+            let searched = through > prev.distance(to: next) + min(sigma, 10) - 1
+            if searched, let a = toCurrent, let b = onward, let past = distance(prev, next), a + b > past + min(sigma, 10) {
                 dropped.append(seq[k].index)
                 toCurrent = past
             } else {
@@ -252,13 +324,14 @@ public struct MapMatcher: Sendable {
 
     /// A thinned fix placed on its matching's route: the nearest point of the segments of the
     /// leg between the waypoints before and after it.
-    func project(_ i: Int, _ trace: [TraceFix], _ placed: [Int: MatchedFix], _ matchings: [Matching]) -> MatchedFix? {
+    /// `legSegments[m][w]`: the segments of leg w of matching m.
+    func project(_ i: Int, _ trace: [TraceFix], _ placed: [Int: MatchedFix], _ legSegments: [[[RouteSegment]]]) -> MatchedFix? {
         guard let before = (0..<i).reversed().first(where: { placed[$0]?.waypointIndex != nil }).flatMap({ placed[$0] }),
               let after = ((i + 1)..<trace.count).first(where: { placed[$0]?.waypointIndex != nil }).flatMap({ placed[$0] }),
               before.matchingIndex == after.matchingIndex, let w = before.waypointIndex else { return nil }
         let p = trace[i].coordinate
         var best: (Coordinate, Double)?
-        for (leg, s) in matchings[before.matchingIndex].segments where leg == w {
+        for s in legSegments[before.matchingIndex][w] {
             let q = Self.nearestPoint(on: s.start, s.end, to: p)
             let d = q.distance(to: p)
             if best == nil || d < best!.1 { best = (q, d) }

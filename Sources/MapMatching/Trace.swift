@@ -22,12 +22,14 @@ public struct MatchOptions: Sendable {
     public var defaultAccuracyMeters: Double = 10
     /// β of the transition's exponential in |route length − great-circle length|, metres.
     public var betaMeters: Double = 20
+    /// … at least this many times the fixes' σ (the straight line between two noisy fixes is off by about σ√2).
+    public var betaPerSigma: Double = 2
     /// Road pieces considered per fix: those within `searchSigmas`·σ (at least
     /// `minSearchMeters`, at most `maxSearchMeters`), the `maxCandidates` nearest.
     public var searchSigmas: Double = 4
     public var minSearchMeters: Double = 30
     public var maxSearchMeters: Double = 400
-    public var maxCandidates: Int = 12
+    public var maxCandidates: Int = 24
     /// A fix closer than max(`thinningSigmas`·σ, `minSpacingMeters`) to the last fix kept is not a state of the
     /// model (N&K's thinning, with a floor): its position is projected onto the matched route
     /// instead (or, with `tidy`, left out). The floor keeps 1 Hz traces from becoming hundreds
@@ -36,6 +38,10 @@ public struct MatchOptions: Sendable {
     /// The thinning radius in σ (N&K: 2).
     public var thinningSigmas: Double = 4
     public var tidy: Bool = false
+    /// Timed fixes of σ ≥ `smoothingMinAccuracyMeters` are averaged with the fixes within
+    /// `smoothingSeconds` either side before matching (0: off); see `MapMatcher.smoothed`.
+    public var smoothingSeconds: Double = 2
+    public var smoothingMinAccuracyMeters: Double = 10
     /// Consecutive fixes further apart than this in time (s) or distance (m) start a new matching.
     public var maxGapSeconds: Double = 60
     public var maxGapMeters: Double = 2000
