@@ -46,14 +46,19 @@ def main():
     # polyline6 like /v1/route's default; its cost over /v1/route's (target ≤ 1.1×).
     osrm_paths = ["/route/v1/driving/%.7f,%.7f;%.7f,%.7f?overview=full&geometries=polyline6" % (a[0], a[1], b[0], b[1])
                   for a, b in pairs]
-    o50s, o99s, obodies = httpclient.latency_rounds(client, osrm_paths, rounds)
+    # warm-up as /v1/route's: the first 200 pairs the other way round (never timed)
+    owarm = ["/route/v1/driving/%.7f,%.7f;%.7f,%.7f?overview=full&geometries=polyline6" % (b[0], b[1], a[0], a[1])
+             for a, b in pairs[:200]]
+    o50s, o99s, obodies, ofailed = httpclient.latency_rounds(client, osrm_paths, rounds, owarm,
+                                                            ok=lambda st, _: st == 200)
     ook = sum(1 for st, _ in obodies if st == 200)
     oc = c.replace("GET /v1/route", "GET /route/v1/driving (OSRM face, overview=full, polyline6)")
+    oc = oc.replace("%d requests not answered 200" % failed, "%d requests not answered 200" % ofailed)
     results += [
         benchlib.record("routing.osrm_face.http.p50", "ours", "taxipot serve", "HTTP round trip p50", "µs", "lower", o50s,
-                        len(pairs), oc, ok=ook),
+                        len(pairs), oc, errors=ofailed, ok=ook),
         benchlib.record("routing.osrm_face.ratio", "ours", "taxipot serve", "OSRM face p50 / /v1/route p50", "×", "lower",
-                        [sorted(o50s)[2] / max(1e-9, sorted(p50s)[2])], len(pairs), oc + "; target ≤ 1.1"),
+                        [sorted(o50s)[2] / max(1e-9, sorted(p50s)[2])], len(pairs), oc + "; target ≤ 1.1", errors=ofailed + failed),
     ]
     benchlib.log("ours OSRM face: p50 %.0f µs, %d ok" % (sorted(o50s)[2], ook))
     notes = []
