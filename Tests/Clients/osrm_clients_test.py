@@ -13,8 +13,6 @@ Usage: osrm_clients_test.py TAXIPOT_BINARY DATA_DIR
 import json
 import os
 import sys
-import urllib.error
-import urllib.request
 
 sys.path.insert(0, os.path.dirname(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools", "clients"))
@@ -26,14 +24,6 @@ from taxipot_server import Server, check, finish  # noqa: E402
 # Where the face's answers differ from osrm-routed's in shape, on purpose (docs/API.md says why):
 # `nodes` of a route annotation (OSM node ids are not kept) is never asked for here.
 KNOWN_DIFFERENCES = {}
-
-
-def get(base, path):
-    try:
-        with urllib.request.urlopen(base + path, timeout=30) as r:
-            return r.status, json.load(r)
-    except urllib.error.HTTPError as e:
-        return e.code, json.load(e)
 
 
 def main():
@@ -54,7 +44,7 @@ def main():
                   + ("" if shape(body) == ref["shape"] else f"\n  ours {json.dumps(shape(body))}\n  osrm {json.dumps(ref['shape'])}"))
 
         a, b, c = [126.9780, 37.5665], [126.9920, 37.5700], [126.9850, 37.5700]
-        _, native = get(base, f"/v1/route?from={a[0]},{a[1]}&to={b[0]},{b[1]}&geometry=geojson")
+        _, native = fetch(base, f"/v1/route?from={a[0]},{a[1]}&to={b[0]},{b[1]}&geometry=geojson")
         # routingpy
         client = routingpy.OSRM(base_url=base)
         d = client.directions(locations=[a, b], profile="driving", geometries="geojson", overview="full")
@@ -62,7 +52,7 @@ def main():
               f"routingpy directions: {d.duration} s {d.distance} m (/v1/route: {native['duration_s']} s {native['distance_m']} m)")
         check(len(d.geometry) >= 2 and d.geometry[0][0] > 126, "routingpy directions: a geometry of [lon, lat] points")
         m = client.matrix(locations=[a, b, c], profile="driving")
-        _, table = get(base, f"/v1/table?sources={a[0]},{a[1]};{b[0]},{b[1]};{c[0]},{c[1]}")
+        _, table = fetch(base, f"/v1/table?sources={a[0]},{a[1]};{b[0]},{b[1]};{c[0]},{c[1]}")
         check(len(m.durations) == 3 and all(abs(x - y) <= 1 for r1, r2 in zip(m.durations, table["durations"]) for x, y in zip(r1, r2)),
               "routingpy matrix: the durations of /v1/table")
         check(m.distances is not None and abs(m.distances[0][1] - table["distances"][0][1]) <= 1, "routingpy matrix: the distances of /v1/table")
