@@ -127,6 +127,30 @@ enum OSRMFace {
         })
     }
 
+    /// The members of a route object in OSRM's form, shared by `routes[]` and `matchings[]`: the
+    /// geometry as `overview` asks, one leg object per leg (no steps; its annotation when asked,
+    /// from `segmentsOfLeg`), and the totals with duration as the weight.
+    static func routeMembers(geometry: [Coordinate], legs: [(durationSeconds: Double, distanceMeters: Double)],
+                             durationSeconds: Double, distanceMeters: Double, format: OSRMGeometry, overview: OSRMOverview,
+                             annotations: OSRMAnnotations, segmentsOfLeg: (Int) -> ArraySlice<RouteSegment>) -> [(String, JSONValue)] {
+        var legObjects: [JSONValue] = []
+        for (i, leg) in legs.enumerated() {
+            var m: [(String, JSONValue)] = [("steps", []), ("summary", ""), ("weight", OSRMJSON.round(leg.durationSeconds, 10)),
+                                            ("duration", OSRMJSON.round(leg.durationSeconds, 10)), ("distance", OSRMJSON.round(leg.distanceMeters, 10))]
+            if !annotations.isEmpty { m.append(("annotation", OSRMJSON.annotation(segmentsOfLeg(i), annotations))) }
+            legObjects.append(.object(m))
+        }
+        var out: [(String, JSONValue)] = []
+        switch overview {
+        case .full: out.append(("geometry", OSRMJSON.geometry(geometry, format)))
+        case .simplified: out.append(("geometry", OSRMJSON.geometry(LineSimplification.simplify(geometry, toleranceMeters: simplifyMeters), format)))
+        case .none: break
+        }
+        out += [("legs", .array(legObjects)), ("weight_name", "duration"), ("weight", OSRMJSON.round(durationSeconds, 10)),
+                ("duration", OSRMJSON.round(durationSeconds, 10)), ("distance", OSRMJSON.round(distanceMeters, 10))]
+        return out
+    }
+
     static func ok(_ members: [(String, JSONValue)]) -> HTTPResponse { .json(.object([("code", "Ok")] + members)) }
 
     // MARK: Services
@@ -159,23 +183,10 @@ enum OSRMFace {
                 }
             }
         }
-        var legs: [JSONValue] = []
-        for (i, leg) in r.legs.enumerated() {
-            var m: [(String, JSONValue)] = [("steps", []), ("summary", ""), ("weight", OSRMJSON.round(leg.durationSeconds, 10)),
-                                            ("duration", OSRMJSON.round(leg.durationSeconds, 10)), ("distance", OSRMJSON.round(leg.distanceMeters, 10))]
-            if !annotations.isEmpty {
-                m.append(("annotation", OSRMJSON.annotation(r.segments.filter { $0.legIndex == i }[...], annotations)))
-            }
-            legs.append(.object(m))
-        }
-        var route: [(String, JSONValue)] = []
-        switch overview {
-        case .full: route.append(("geometry", OSRMJSON.geometry(r.geometry, format)))
-        case .simplified: route.append(("geometry", OSRMJSON.geometry(LineSimplification.simplify(r.geometry, toleranceMeters: simplifyMeters), format)))
-        case .none: break
-        }
-        route += [("legs", .array(legs)), ("weight_name", "duration"), ("weight", OSRMJSON.round(r.durationSeconds, 10)),
-                  ("duration", OSRMJSON.round(r.durationSeconds, 10)), ("distance", OSRMJSON.round(r.distanceMeters, 10))]
+        let route = routeMembers(geometry: r.geometry, legs: r.legs.map { ($0.durationSeconds, $0.distanceMeters) },
+                                 durationSeconds: r.durationSeconds, distanceMeters: r.distanceMeters,
+                                 format: format, overview: overview, annotations: annotations,
+                                 segmentsOfLeg: { i in r.segments.filter { $0.legIndex == i }[...] })
         var members: [(String, JSONValue)] = [("routes", [.object(route)])]
         if !skip { members.append(("waypoints", waypoints(Array(zip(r.snapped, r.snapDistancesMeters)), hints: hints, engine))) }
         return ok(members)

@@ -84,23 +84,12 @@ extension OSRMFace {
     }
 
     static func matchingJSON(_ m: Matching, format: OSRMGeometry, overview: OSRMOverview, annotations: OSRMAnnotations) -> JSONValue {
-        var legs: [JSONValue] = []
         let segments = m.segments
-        for (i, leg) in m.legs.enumerated() {
-            var members: [(String, JSONValue)] = [("steps", []), ("summary", ""), ("weight", OSRMJSON.round(leg.durationSeconds, 10)),
-                                                  ("duration", OSRMJSON.round(leg.durationSeconds, 10)), ("distance", OSRMJSON.round(leg.distanceMeters, 10))]
-            if !annotations.isEmpty { members.append(("annotation", OSRMJSON.annotation(segments.filter { $0.leg == i }.map(\.segment)[...], annotations))) }
-            legs.append(.object(members))
-        }
-        var out: [(String, JSONValue)] = [("confidence", OSRMJSON.round(m.confidence, 1e6))]
-        switch overview {
-        case .full: out.append(("geometry", OSRMJSON.geometry(m.geometry, format)))
-        case .simplified: out.append(("geometry", OSRMJSON.geometry(LineSimplification.simplify(m.geometry, toleranceMeters: simplifyMeters), format)))
-        case .none: break
-        }
-        out += [("legs", .array(legs)), ("weight_name", "duration"), ("weight", OSRMJSON.round(m.durationSeconds, 10)),
-                ("duration", OSRMJSON.round(m.durationSeconds, 10)), ("distance", OSRMJSON.round(m.distanceMeters, 10))]
-        return .object(out)
+        let route = routeMembers(geometry: m.geometry, legs: m.legs.map { ($0.durationSeconds, $0.distanceMeters) },
+                                 durationSeconds: m.durationSeconds, distanceMeters: m.distanceMeters,
+                                 format: format, overview: overview, annotations: annotations,
+                                 segmentsOfLeg: { i in segments.filter { $0.leg == i }.map(\.segment)[...] })
+        return .object([("confidence", OSRMJSON.round(m.confidence, 1e6))] + route)
     }
 }
 
