@@ -27,18 +27,21 @@ enum OSRMFace {
             throw OSRMError("InvalidValue", "profile '\(profile.prefix(40))' is not served; use \(profiles.joined(separator: " or "))")
         }
         var text = Substring(req.pathParameters["coordinates"] ?? "")
-        if text.hasSuffix(".json") { text = text.dropLast(5) }
-        for (prefix, precision) in [("polyline(", 5), ("polyline6(", 6)] where text.hasPrefix(prefix) && text.hasSuffix(")") {
+        if text.utf8.suffix(5).elementsEqual(".json".utf8) { text = text.dropLast(5) }
+        for (prefix, precision) in [("polyline(", 5), ("polyline6(", 6)] where text.utf8.first == UInt8(ascii: "p") && text.hasPrefix(prefix) && text.hasSuffix(")") {
             guard let list = Polyline.decode(String(text.dropFirst(prefix.count).dropLast()), precision: precision), !list.isEmpty else {
                 throw OSRMError("InvalidQuery", "Query string malformed close to position \(prefix.count): not a \(prefix.dropLast()) of coordinates")
             }
             return try checked(list)
         }
+        // Split on the UTF-8 bytes (';' and ',' are never part of another character); positions
+        // are byte offsets, as osrm-routed counts them.
         var list: [Coordinate] = []
         var position = 0
-        for pair in text.split(separator: ";", omittingEmptySubsequences: false) {
-            let parts = pair.split(separator: ",", omittingEmptySubsequences: false)
-            guard parts.count == 2, let lon = NumberParsing.finiteDouble(String(parts[0])), let lat = NumberParsing.finiteDouble(String(parts[1])) else {
+        for pair in text.utf8.split(separator: UInt8(ascii: ";"), omittingEmptySubsequences: false) {
+            let parts = pair.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false)
+            guard parts.count == 2, let lon = NumberParsing.finiteDouble(Substring(parts[0])),
+                  let lat = NumberParsing.finiteDouble(Substring(parts[1])) else {
                 throw OSRMError("InvalidQuery", "Query string malformed close to position \(position): coordinates are lon,lat;lon,lat…")
             }
             list.append(Coordinate(lon: lon, lat: lat))
@@ -60,11 +63,10 @@ enum OSRMFace {
         if let name = query.undeclaredNames().first {
             throw OSRMError("InvalidQuery", "Query string malformed close to position of '\(name.prefix(40))': not an option of this service")
         }
+        // The query's own items (two or three), not a lookup per declared option (seventeen).
         var out: [String: String] = [:]
-        for p in query.declaredQueryParameters {
-            do { out[p.name] = try query.text(p.name) } catch {
-                throw OSRMError("InvalidQuery", "Query string malformed: \(error.message)")
-            }
+        for item in query.request.query where out.updateValue(item.value, forKey: item.name) != nil {
+            throw OSRMError("InvalidQuery", "Query string malformed: query parameter '\(item.name.prefix(40))' is given more than once")
         }
         return out
     }
@@ -120,11 +122,12 @@ enum OSRMFace {
     }
 
     static func waypoints(_ points: [(Coordinate, Double)], hints: Bool, _ engine: RouteEngine) -> JSONValue {
-        .array(points.map { c, d in
-            var w = OSRMJSON.waypoint(c, distance: d, name: name(at: c, engine))
-            if !hints, case .object(let m) = w { w = .object(m.filter { $0.0 != "hint" }) }
-            return w
-        })
+        waypoints(points.map { c, d in (c, d, name(at: c, engine)) }, hints: hints)
+    }
+
+    /// Waypoints whose road names are known (a route's `snappedNames`: no lookup).
+    static func waypoints(_ points: [(Coordinate, Double, String)], hints: Bool) -> JSONValue {
+        .array(points.map { c, d, name in OSRMJSON.waypoint(c, distance: d, name: name, hint: hints) })
     }
 
     /// The members of a route object in OSRM's form, shared by `routes[]` and `matchings[]`: the
@@ -188,7 +191,9 @@ enum OSRMFace {
                                  format: format, overview: overview, annotations: annotations,
                                  segmentsOfLeg: { i in r.segments.filter { $0.legIndex == i }[...] })
         var members: [(String, JSONValue)] = [("routes", [.object(route)])]
-        if !skip { members.append(("waypoints", waypoints(Array(zip(r.snapped, r.snapDistancesMeters)), hints: hints, engine))) }
+        if !skip {
+            members.append(("waypoints", waypoints(r.snapped.indices.map { (r.snapped[$0], r.snapDistancesMeters[$0], r.snappedNames[$0]) }, hints: hints)))
+        }
         return ok(members)
     }
 
@@ -289,14 +294,12 @@ enum OSRMFace {
                                             ? RouteEngine.maxSnapLimitMeters : try snapLimit(o, count: 1))
         guard !found.isEmpty else { throw OSRMError("NoSegment", "Could not find a matching segment for coordinate 0") }
         return ok([("waypoints", .array(found.map { n in
-            var w = OSRMJSON.waypoint(n.location, distance: n.distanceMeters, name: n.name, nodes: n.nodes)
-            if !hints, case .object(let m) = w { w = .object(m.filter { $0.0 != "hint" }) }
-            return w
+            OSRMJSON.waypoint(n.location, distance: n.distanceMeters, name: n.name, nodes: n.nodes, hint: hints)
         }))])
     }
 }
 
-/// The OSRM routes (other services, such as match or trip, are not served: 404 as any unknown path).
+/// The OSRM routes (`match` is in OSRMMatchEndpoint.swift; `trip` and `tile` are not served: 404 as any unknown path).
 func registerOSRMEndpoints(_ router: Router, _ context: ServiceContext) {
     let path: [ParameterDoc] = [
         ParameterDoc("profile", in: "path", required: true, "driving (also car): the one car profile with traffic speeds of the current hour",

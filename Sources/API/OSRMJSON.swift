@@ -42,19 +42,26 @@ enum OSRMJSON {
     static func round(_ v: Double, _ scale: Double) -> JSONValue { .number((v * scale).rounded() / scale) }
     static func location(_ c: Coordinate) -> JSONValue { .array([round(c.lon, 1e6), round(c.lat, 1e6)]) }
 
-    /// An opaque token where OSRM puts its hint (the snapped point; sent back in `hints` it is
-    /// accepted and ignored: points are snapped again).
+    /// An opaque token where OSRM puts its hint: the snapped point in microdegrees, base64 of
+    /// 8 bytes (sent back in `hints` it is accepted and ignored: points are snapped again).
     static func hint(_ c: Coordinate) -> JSONValue {
-        .string(Data("\(round6(c.lon)),\(round6(c.lat))".utf8).base64EncodedString())
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(8)
+        for v in [c.lon, c.lat] {
+            let micro = UInt32(bitPattern: Int32((v * 1e6).rounded()))
+            for shift in stride(from: 24, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: micro >> UInt32(shift))) }
+        }
+        return .string(Data(bytes).base64EncodedString())
     }
 
-    private static func round6(_ v: Double) -> Double { (v * 1e6).rounded() / 1e6 }
-
-    /// A waypoint: `{"hint","distance","name","location"}` (`nodes` first for the nearest service).
-    static func waypoint(_ at: Coordinate, distance: Double, name: String, nodes: [Int]? = nil) -> JSONValue {
+    /// A waypoint: `{"hint","distance","name","location"}` (`nodes` first for the nearest
+    /// service; no `hint` when `hint` is false, OSRM's `generate_hints=false`).
+    static func waypoint(_ at: Coordinate, distance: Double, name: String, nodes: [Int]? = nil, hint withHint: Bool = true) -> JSONValue {
         var m: [(String, JSONValue)] = []
+        m.reserveCapacity(5)
         if let nodes { m.append(("nodes", .array(nodes.map { .number(Double($0)) }))) }
-        m += [("hint", hint(at)), ("distance", round(distance, 1e6)), ("name", .string(name)), ("location", location(at))]
+        if withHint { m.append(("hint", hint(at))) }
+        m += [("distance", round(distance, 1e6)), ("name", .string(name)), ("location", location(at))]
         return .object(m)
     }
 

@@ -1,7 +1,7 @@
 /// Strict parsing of the number forms that requests and files carry.
 public enum NumberParsing {
     /// A finite Double from plain decimal text (no hex, no "nan"/"inf", no spaces).
-    public static func finiteDouble<S: StringProtocol>(_ text: S) -> Double? {
+    @inlinable public static func finiteDouble<S: StringProtocol>(_ text: S) -> Double? {
         guard !text.isEmpty, text.utf8.count <= 64 else { return nil }
         for c in text.utf8 {
             switch c {

@@ -18,6 +18,12 @@ extension RouteEngine {
         var legSummaries: [RouteLeg] = []
         var snapped: [Coordinate] = []
         var snapDistances: [Double] = []
+        var snappedNames: [String] = []
+        func snap(_ end: RouteEngine.Endpoint) {
+            snapped.append(end.hit.point)
+            snapDistances.append(end.hit.distance)
+            snappedNames.append(graph.name(Int(graph.pieceName[Int(graph.edgePiece[end.edge] >> 1)])))
+        }
         var weight: UInt64 = 0
         var totalCm: UInt64 = 0, totalMs: UInt64 = 0, measuredCm: UInt64 = 0
         let combos = graph.comboClass.count
@@ -46,18 +52,18 @@ extension RouteEngine {
             switch leg.outcome.path {
             case .direct(let s, let t):
                 let a = leg.sources[s], b = leg.targets[t]
-                if legIndex == 0 { snapped.append(a.hit.point); snapDistances.append(a.hit.distance) }
+                if legIndex == 0 { snap(a) }
                 if geometry.isEmpty { geometry.append(a.hit.point) }
                 add(edge: a.edge, from: a.hit, fromFraction: a.fraction, to: b.hit, toFraction: b.fraction)
-                snapped.append(b.hit.point); snapDistances.append(b.hit.distance)
+                snap(b)
             case .edges(let s, let edges, let t):
                 let a = leg.sources[s], b = leg.targets[t]
-                if legIndex == 0 { snapped.append(a.hit.point); snapDistances.append(a.hit.distance) }
+                if legIndex == 0 { snap(a) }
                 if geometry.isEmpty { geometry.append(a.hit.point) }
                 add(edge: a.edge, from: a.hit, fromFraction: a.fraction, to: nil, toFraction: 1)
                 for e in edges { add(edge: Int(e), from: nil, fromFraction: 0, to: nil, toFraction: 1) }
                 add(edge: b.edge, from: nil, fromFraction: 0, to: b.hit, toFraction: b.fraction)
-                snapped.append(b.hit.point); snapDistances.append(b.hit.distance)
+                snap(b)
             }
             weight += leg.outcome.cost
             legSummaries.append(RouteLeg(distanceMeters: Double(legCm) / 100, durationSeconds: Double(legMs) / 1000))
@@ -68,7 +74,7 @@ extension RouteEngine {
                            geometry: geometry, legs: legSummaries, snapped: snapped, snapDistancesMeters: snapDistances,
                            streetNames: nameIds.map { names[Int($0)] }, segments: segments, weight: weight,
                            metric: metric, hour: hour, settledNodes: settled,
-                           measuredShare: totalCm > 0 ? Double(measuredCm) / Double(totalCm) : 0)
+                           measuredShare: totalCm > 0 ? Double(measuredCm) / Double(totalCm) : 0, snappedNames: snappedNames)
     }
 
     /// The first and last point of edge `e` in travel order.

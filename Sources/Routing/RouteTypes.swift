@@ -99,6 +99,9 @@ public struct RouteResult: Sendable {
     /// Share (0…1) of the route's length driven on measured speeds (TOPIS, at the departure
     /// hour); 0 on graphs without them (OSM) and for estimates.
     public var measuredShare: Double = 0
+    /// The name of the road each snapped point stands on (the edge the route leaves or reaches
+    /// it by; "" when unnamed), in the order of `snapped`.
+    public var snappedNames: [String] = []
 }
 
 /// A point of a route or table request, named by its role (the API and the CLI give it their

@@ -60,6 +60,10 @@ def main():
         oc = osrm.Client(host=base)
         r = oc.route(coordinates=[a, b], overview=osrm.overview.full)
         check(r["code"] == "Ok" and abs(r["routes"][0]["duration"] - native["duration_s"]) <= 1, f"osrm-py route: {r['routes'][0]['duration']} s")
+        # A waypoint's name is the road the route leaves or reaches it by: /v1/route's first and last street.
+        names = [w["name"] for w in r["waypoints"]]
+        check(native["street_names"] and names == [native["street_names"][0], native["street_names"][-1]],
+              f"osrm-py route: waypoint names {names} are the route's first and last streets {native['street_names']}")
         n = oc.nearest(coordinates=[a], number=3)
         check(n["code"] == "Ok" and len(n["waypoints"]) == 3 and n["waypoints"][0]["distance"] <= n["waypoints"][1]["distance"],
               "osrm-py nearest: three road points, nearest first")
