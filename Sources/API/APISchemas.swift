@@ -210,8 +210,9 @@ enum APISchemas {
 
 /// Query, path and header values as the server reads them, for the parameters' schemas.
 extension APISchemas {
-    /// A decimal number as text (at most 9 digits before and after the point).
-    static let numberText = #"-?[0-9]{1,9}(\.[0-9]{1,9})?"#
+    /// A decimal number as text: at most 9 digits before the point, any number after it (the
+    /// language `NumberParsing.plainDecimal(_:integerDigits: 9)` reads).
+    static let numberText = #"-?[0-9]{1,9}(\.[0-9]+)?"#
     static let pointText = lonText + "," + latText
 
     /// `"lon,lat;lon,lat;…"`: from `minimum` to `maximum` points.

@@ -119,11 +119,12 @@ private func parsePointList(_ text: String) throws(HTTPError) -> [XYPoint] {
         guard fields.count == 2 else {
             throw HTTPError.badRequest("invalid_coordinate", "point \(i): '\(part.prefix(60))' is not an x,y pair")
         }
-        guard let x = NumberParsing.finiteDouble(fields[0].trimmingSpaces()) else {
-            throw HTTPError.badRequest("invalid_coordinate", "point \(i): x '\(fields[0].prefix(30))' is not a finite number")
+        // The document's pattern, no wider: plain decimals of at most 9 integer digits.
+        guard let x = NumberParsing.plainDecimal(fields[0], integerDigits: 9) else {
+            throw HTTPError.badRequest("invalid_coordinate", "point \(i): x '\(fields[0].prefix(30))' is not a decimal number (-?D.D, at most 9 digits before the point)")
         }
-        guard let y = NumberParsing.finiteDouble(fields[1].trimmingSpaces()) else {
-            throw HTTPError.badRequest("invalid_coordinate", "point \(i): y '\(fields[1].prefix(30))' is not a finite number")
+        guard let y = NumberParsing.plainDecimal(fields[1], integerDigits: 9) else {
+            throw HTTPError.badRequest("invalid_coordinate", "point \(i): y '\(fields[1].prefix(30))' is not a decimal number (-?D.D, at most 9 digits before the point)")
         }
         points.append(XYPoint(x: x, y: y))
     }

@@ -176,15 +176,12 @@ func registerMapEndpoints(_ router: Router, _ context: ServiceContext) {
 
 /// `bbox` as minLon,minLat,maxLon,maxLat with west < east and south < north.
 private func mapBBox(_ query: QueryReader) throws(HTTPError) -> BoundingBox {
-    let text = try query.requiredText("bbox")
-    let parts = text.split(separator: ",", omittingEmptySubsequences: false).map { NumberParsing.finiteDouble($0.trimmingSpaces()) }
-    guard parts.count == 4, let w = parts[0], let s = parts[1], let e = parts[2], let n = parts[3] else {
-        throw HTTPError.badRequest("invalid_parameter", "query parameter 'bbox' must be minLon,minLat,maxLon,maxLat (four numbers), got '\(text.prefix(80))'")
+    let box = try query.requiredBox("bbox") { text in
+        .badRequest("invalid_parameter", "query parameter 'bbox' must be minLon,minLat,maxLon,maxLat in decimal degrees (longitudes within ±180, latitudes within ±90), got '\(text.prefix(80))'")
     }
-    let box = BoundingBox(west: w, south: s, east: e, north: n)
-    guard box.isValid, w < e, s < n else {
+    guard box.west < box.east, box.south < box.north else {
         // Numbers in range in the wrong order fit the documented pattern: 422, as the schema cannot say it.
-        throw HTTPError(status: abs(w) <= 180 && abs(e) <= 180 && abs(s) <= 90 && abs(n) <= 90 ? 422 : 400, code: "invalid_parameter", message: "query parameter 'bbox' needs longitudes within ±180, latitudes within ±90, minLon < maxLon and minLat < maxLat, got '\(text.prefix(80))'")
+        throw HTTPError(status: 422, code: "invalid_parameter", message: "query parameter 'bbox' needs minLon < maxLon and minLat < maxLat, got '\(box.west),\(box.south),\(box.east),\(box.north)'")
     }
     return box
 }

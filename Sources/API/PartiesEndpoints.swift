@@ -285,15 +285,12 @@ func storeCall<T>(_ body: () throws -> T) throws(HTTPError) -> T {
 }
 
 private func bboxQuery(_ query: QueryReader) throws(HTTPError) -> BoundingBox {
-    let text = try query.requiredText("bbox")
-    let parts = text.split(separator: ",", omittingEmptySubsequences: false).map { NumberParsing.finiteDouble($0.trimmingSpaces()) }
-    guard parts.count == 4, let w = parts[0], let s = parts[1], let e = parts[2], let n = parts[3] else {
-        throw HTTPError.badRequest("invalid_parameter", "query parameter 'bbox' must be west,south,east,north (four numbers), got '\(text.prefix(80))'")
+    let box = try query.requiredBox("bbox") { text in
+        .badRequest("invalid_parameter", "query parameter 'bbox' must be west,south,east,north in decimal degrees (longitudes within ±180, latitudes within ±90), got '\(text.prefix(80))'")
     }
-    let box = BoundingBox(west: w, south: s, east: e, north: n)
-    guard box.isValid else {
+    guard box.south <= box.north else {
         // Numbers in range in the wrong order fit the documented pattern: 422, as the schema cannot say it.
-        throw HTTPError(status: abs(w) <= 180 && abs(e) <= 180 && abs(s) <= 90 && abs(n) <= 90 ? 422 : 400, code: "invalid_parameter", message: "query parameter 'bbox' needs longitudes within ±180, latitudes within ±90 and south ≤ north, got '\(text.prefix(80))'")
+        throw HTTPError(status: 422, code: "invalid_parameter", message: "query parameter 'bbox' needs south ≤ north, got '\(box.west),\(box.south),\(box.east),\(box.north)'")
     }
     return box
 }

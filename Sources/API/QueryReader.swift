@@ -141,6 +141,18 @@ struct QueryReader {
         return c
     }
 
+    /// A required box "west,south,east,north" in decimal degrees, exactly as the document's
+    /// `APISchemas.bboxQuery` pattern writes it (no exponent, `+` or spaces; longitudes within
+    /// ±180, latitudes within ±90); `invalid` words the refusal. The bounds' order is the caller's
+    /// to check (a 422: the pattern cannot say it).
+    func requiredBox(_ name: String, invalid: (String) -> HTTPError) throws(HTTPError) -> BoundingBox {
+        let text = try requiredText(name)
+        let parts = text.split(separator: ",", omittingEmptySubsequences: false)
+        guard parts.count == 4, let w = Coordinate.parseLongitude(parts[0]), let s = Coordinate.parseLatitude(parts[1]),
+              let e = Coordinate.parseLongitude(parts[2]), let n = Coordinate.parseLatitude(parts[3]) else { throw invalid(text) }
+        return BoundingBox(west: w, south: s, east: e, north: n)
+    }
+
     /// An ISO 8601 date-time (no offset: Asia/Seoul), nil when absent.
     func dateTime(_ name: String) throws(HTTPError) -> Double? {
         try value(name, { SeoulTime.parse($0) }) { text in

@@ -14,6 +14,28 @@ public enum NumberParsing {
     }
 }
 
+extension NumberParsing {
+    /// Plain decimal text, `-?D{1,integerDigits}(.D+)?` (no exponent, `+`, spaces or bare
+    /// point): the number form of the API's query patterns (`APISchemas.numberText`), no more and
+    /// no less; nil for any other text.
+    public static func plainDecimal(_ text: Substring, integerDigits: Int) -> Double? {
+        let u = text.utf8
+        var i = u.startIndex
+        if i < u.endIndex, u[i] == UInt8(ascii: "-") { i = u.index(after: i) }
+        var whole = 0
+        while i < u.endIndex, (48...57).contains(u[i]) { whole += 1; i = u.index(after: i) }
+        guard (1...integerDigits).contains(whole) else { return nil }
+        if i < u.endIndex {
+            guard u[i] == UInt8(ascii: ".") else { return nil }
+            i = u.index(after: i)
+            var fraction = 0
+            while i < u.endIndex, (48...57).contains(u[i]) { fraction += 1; i = u.index(after: i) }
+            guard fraction > 0, i == u.endIndex else { return nil }
+        }
+        return Double(text)
+    }
+}
+
 extension Coordinate {
     /// Parses `"lon,lat"`; nil unless both are finite numbers within ±180 / ±90.
     public static func parse<S: StringProtocol>(_ text: S) -> Coordinate? {
@@ -56,6 +78,14 @@ extension Coordinate {
         }
         return out
     }
+
+    /// A longitude in the form of `parseDegrees` (`APISchemas.lonText`): `-?D(.D+)?`, at most
+    /// three integer digits, within ±180; nil for any other text.
+    public static func parseLongitude(_ text: Substring) -> Double? { degrees(text, digits: 3, limit: 180) }
+
+    /// A latitude in the form of `parseDegrees` (`APISchemas.latText`): at most two integer
+    /// digits, within ±90; nil for any other text.
+    public static func parseLatitude(_ text: Substring) -> Double? { degrees(text, digits: 2, limit: 90) }
 
     /// `-?D(.D+)?` with 1–`digits` integer digits (a leading zero only below 100, as the pattern
     /// says), at most `limit` in magnitude (`limit` itself only with zero decimals).

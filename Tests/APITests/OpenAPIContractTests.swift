@@ -187,4 +187,37 @@ final class OpenAPIContractTests: XCTestCase {
         }
         XCTAssertGreaterThan(accepted, 100, "the sample reaches valid points")
     }
+
+    /// The bbox of `/v1/clusters` and the point list of `GET /v1/transform` take exactly the
+    /// texts their documented patterns describe: one the pattern calls valid is never a 400 (a
+    /// box upside down is a 422, a point outside the CRS's range a 422), one it calls invalid is a
+    /// 400. Random texts from pieces near the edges (exponents, signs, spaces, bare points, long
+    /// decimals), asked of the server itself.
+    func testBoxAndPointListPatternsAreWhatTheServerReads() throws {
+        let (router, doc, _) = try Self.served.get()
+        // ICU's engine (NSRegularExpression), as JSON Schema validators use an ECMA-like one.
+        func pattern(_ path: String, _ name: String) throws -> (String) -> Bool {
+            let p = try XCTUnwrap(doc["paths"]?[path]?["get"]?["parameters"]?.arrayValue?.first { $0["name"]?.stringValue == name })
+            let regex = try NSRegularExpression(pattern: try XCTUnwrap(p["schema"]?["pattern"]?.stringValue))
+            return { text in regex.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil }
+        }
+        let box = try pattern("/v1/clusters", "bbox"), coords = try pattern("/v1/transform", "coords")
+        let pieces = ["-", "0", "1", "7", "9", "37", "127", "180", "90", ".", ".0", ".5", ".1234567890123", "e1", "+", " ", "1234567890"]
+        var rng = SplitMix64(seed: 3737)
+        func number() -> String { (0..<Int(rng.next() % 3) + 1).map { _ in pieces[Int(rng.next() % UInt64(pieces.count))] }.joined() }
+        var accepted = (box: 0, coords: 0)
+        for i in 0..<1200 {
+            let four = (0..<4).map { _ in number() }.joined(separator: ",")
+            let boxText = i % 3 == 0 ? four : (["126.9", "37.5", "127.1", "37.6"].enumerated().map { k, v in rng.next() % 4 == 0 ? number() : (k == Int(rng.next() % 4) ? v + number() : v) }).joined(separator: ",")
+            let r = router.handle(HTTPRequest(method: "GET", path: "/v1/clusters", query: [("bbox", boxText), ("zoom", "12")])).response
+            XCTAssertEqual(box(boxText), r.status != 400, "bbox '\(boxText)': pattern says \(box(boxText)), server \(r.status)")
+            if r.status != 400 { accepted.box += 1; XCTAssertTrue([200, 422].contains(r.status), "bbox '\(boxText)': \(r.status)") }
+            let pairs = (0..<Int(rng.next() % 2) + 1).map { _ in number() + "," + number() }.joined(separator: ";")
+            let t = router.handle(HTTPRequest(method: "GET", path: "/v1/transform", query: [("from", "EPSG:4326"), ("to", "EPSG:5186"), ("coords", pairs)])).response
+            XCTAssertEqual(coords(pairs), t.status != 400, "coords '\(pairs)': pattern says \(coords(pairs)), server \(t.status)")
+            if t.status != 400 { accepted.coords += 1 }
+        }
+        XCTAssertGreaterThan(accepted.box, 100, "the sample reaches valid boxes")
+        XCTAssertGreaterThan(accepted.coords, 30, "the sample reaches valid point lists")
+    }
 }
