@@ -15,8 +15,10 @@ struct AccessLogEntry {
     /// The request path without its query (the text format shows it; JSON keeps to `route`).
     var path: Substring
     var status: Int
+    /// From the request's arrival to its answer queued; for a streamed answer, to its last byte.
     var seconds: Double
-    /// Body bytes sent (after compression).
+    /// Body bytes sent (after compression); for a streamed answer, every chunk's bytes (the line
+    /// is written when the body ends, or the client leaves).
     var bytes: Int
 
     /// The line (with its newline) in `format`, stamped with the wall-clock time now.

@@ -29,6 +29,10 @@ public final class BodyStream: @unchecked Sendable {
     private var resume: (() -> Void)?
     /// The most bytes that waited unsent at once (for tests of the bound).
     public private(set) var peakBufferedBytes = 0
+    /// Body bytes handed to libmicrohttpd over the whole answer.
+    private var bodyBytes = 0
+    /// Called once when the response is done with, with `bodyBytes` (the access log's line).
+    private var onClose: ((Int) -> Void)?
 
     init(capacity: Int, _ produce: @escaping Producer) {
         self.capacity = max(1, capacity)
@@ -105,6 +109,7 @@ public final class BodyStream: @unchecked Sendable {
             UnsafeMutableRawPointer(out).copyMemory(from: raw.baseAddress! + sent, byteCount: n)
         }
         sent += n
+        bodyBytes += n
         condition.broadcast()
         return n
     }
@@ -116,6 +121,17 @@ public final class BodyStream: @unchecked Sendable {
         buffer = []
         sent = 0
         condition.broadcast()
+        let closed = onClose, bytes = bodyBytes
+        onClose = nil
+        condition.unlock()
+        closed?(bytes)
+    }
+
+    /// Runs `body` once the response is done with (sent, or the connection closed), with the
+    /// body bytes sent: a streamed answer's access-log line is written then, not at its head.
+    func whenClosed(_ body: @escaping (Int) -> Void) {
+        condition.lock()
+        onClose = body
         condition.unlock()
     }
 }

@@ -599,7 +599,15 @@ public final class HTTPServer: @unchecked Sendable {
     private func finish(_ state: RequestState, _ route: String, _ response: HTTPResponse, rejectedForLoad: Bool = false) {
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - state.started) / 1e9
         metrics.end(route: route, status: response.status, seconds: seconds, rejectedForLoad: rejectedForLoad)
-        log(state, route, response.status, seconds, response.body.count)
+        if let stream = response.stream {
+            // A streamed body: its line, once the body has ended, counts all of it (bytes and time).
+            let status = response.status
+            stream.whenClosed { [self] bytes in
+                log(state, route, status, Double(DispatchTime.now().uptimeNanoseconds - state.started) / 1e9, bytes)
+            }
+        } else {
+            log(state, route, response.status, seconds, response.body.count)
+        }
     }
 
     private func reject(_ connection: OpaquePointer, _ state: RequestState, _ error: HTTPError) -> MHD_Result {

@@ -213,6 +213,13 @@ final class HTTPConventionsTests: XCTestCase {
         let r = try c.request("GET", "/v1/parties/some-id", headers: ["X-Request-Id": "log-check-1", "Origin": "https://a.example"])
         XCTAssertEqual(r.status, 404)
         XCTAssertEqual(r.headers["access-control-allow-origin"], "*", "TAXIPOT_CORS_ORIGIN applies")
+        // A streamed answer (chunked): its line counts every chunk's bytes, not the head's 0.
+        let csv = "origin_lon,origin_lat,dest_lon,dest_lat\n126.9780,37.5665,126.9920,37.5700\n127.0276,37.4979,126.9240,37.5560\n"
+        let q = try c.request("POST", "/v1/quotes", headers: ["X-Request-Id": "log-check-2", "Content-Type": "text/csv"], body: Array(csv.utf8))
+        XCTAssertEqual(q.status, 200)
+        XCTAssertEqual(q.headers["transfer-encoding"]?.lowercased(), "chunked")
+        XCTAssertGreaterThan(q.body.count, 100)
+        usleep(200_000)  // the line is written when libmicrohttpd lets the finished body go
         p.terminate()
         p.waitUntilExit()
         let lines = try String(contentsOf: logURL, encoding: .utf8).split(separator: "\n").filter { $0.hasPrefix("{") }
@@ -224,6 +231,9 @@ final class HTTPConventionsTests: XCTestCase {
         XCTAssertEqual(entry["status"]?.intValue, 404)
         XCTAssertEqual(entry["bytes"]?.intValue, r.body.count)
         XCTAssertNotNil(entry["duration_ms"]?.doubleValue)
+        let streamed = try XCTUnwrap(entries.first { $0["request_id"]?.stringValue == "log-check-2" }, "the streamed answer has its line")
+        XCTAssertEqual(streamed["path"]?.stringValue, "/v1/quotes")
+        XCTAssertEqual(streamed["bytes"]?.intValue, q.body.count, "the body bytes of every chunk")
         let time = try XCTUnwrap(entry["time"]?.stringValue)
         let f = ISO8601DateFormatter()
         f.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
