@@ -40,9 +40,10 @@ ROWS = [
      "≤ 0.5× osrm-routed CH", lambda o, p: o <= 0.5 * p),
     ("Routing", "central Seoul HTTP round trip p50 (vs OSRM MLD)", "routing.http.p50", "peer-mld", "", None),
     ("Routing", "central Seoul HTTP round trip p99 (vs OSRM CH)", "routing.http.p99", "peer", "", None),
-    # Issue 37: the OSRM face over the same engine, same pairs and client, same run.
-    ("Routing", "OSRM face `/route/v1/driving` round trip p50 (vs our /v1/route)", "routing.osrm_face.http.p50",
-     ("routing.http.p50", "ours"), "≤ 1.1× /v1/route", lambda o, p: o <= 1.1 * p),
+    # Issue 37: the OSRM face over the same engine, same pairs and client, timed alternately
+    # request by request with /v1/route (the rounds' drift falls on both alike).
+    ("Routing", "OSRM face `/route/v1/driving` round trip p50 (vs our /v1/route in the same rounds)", "routing.osrm_face.http.p50",
+     ("routing.osrm_face.route_p50", "ours"), "≤ 1.1× /v1/route", lambda o, p: o <= 1.1 * p),
     ("Routing", "distance within 1% of OSRM's distance-weight route", "routing.agreement", None,
      "≥ 99% of pairs", lambda o, p: o >= 99),
     ("Routing", "central Seoul import + prepare", "routing.seoul.ch.prepare_s", "peer", "", None),
