@@ -167,7 +167,8 @@ def import_nodelink(binary):
     src = os.path.join(benchlib.ROOT, "data/build/nodelink")
     data = os.path.join(benchlib.ROOT, "data/nodelink")
     if not os.path.exists(os.path.join(src, "MOCT_LINK.shp")):
-        subprocess.run(["bash", os.path.join(benchlib.ROOT, "tools/nodelink/make-shapefiles")], check=True)
+        # its summary line goes to our stderr: stdout is this step's JSON
+        subprocess.run(["bash", os.path.join(benchlib.ROOT, "tools/nodelink/make-shapefiles")], check=True, stdout=sys.stderr)
     os.makedirs(benchlib.OUT, exist_ok=True)
     graph = os.path.join(benchlib.OUT, "seoul-nodelink-import-check.graph")
     cmd = [binary, "import", "nodelink", src, "-o", graph, "--quiet",
