@@ -87,29 +87,18 @@ extension Coordinate {
     /// digits, within ±90; nil for any other text.
     public static func parseLatitude(_ text: Substring) -> Double? { degrees(text, digits: 2, limit: 90) }
 
-    /// `-?D(.D+)?` with 1–`digits` integer digits (a leading zero only below 100, as the pattern
-    /// says), at most `limit` in magnitude (`limit` itself only with zero decimals).
+    /// `-?D(.D+)?` with 1–`digits` integer digits (`NumberParsing.plainDecimal`), plus the
+    /// degree rules of the pattern: a leading zero only below 100, at most `limit` in magnitude
+    /// (`limit` itself only with zero decimals).
     static func degrees(_ text: Substring, digits: Int, limit: Int) -> Double? {
-        let u = Array(text.utf8)
-        let start = u.first == UInt8(ascii: "-") ? 1 : 0
-        var i = start, whole = 0, count = 0
-        while i < u.count, (48...57).contains(u[i]) {
-            guard count < digits else { return nil }
-            whole = whole * 10 + Int(u[i] - 48)
-            count += 1
-            i += 1
-        }
-        guard count > 0, count < 3 || u[start] == UInt8(ascii: "1") else { return nil }
-        var zeroFraction = true
-        if i < u.count {
-            guard u[i] == UInt8(ascii: "."), i + 1 < u.count else { return nil }
-            for c in u[(i + 1)...] {
-                guard (48...57).contains(c) else { return nil }
-                if c != 48 { zeroFraction = false }
-            }
-        }
-        guard whole < limit || whole == limit && zeroFraction else { return nil }
-        return Double(text)
+        guard let v = NumberParsing.plainDecimal(text, integerDigits: digits) else { return nil }
+        let unsigned = text.utf8.first == UInt8(ascii: "-") ? text.utf8.dropFirst() : text.utf8[...]
+        let whole = unsigned.prefix { (48...57).contains($0) }
+        guard whole.count < 3 || whole.first == UInt8(ascii: "1") else { return nil }
+        let magnitude = whole.reduce(0) { $0 * 10 + Int($1 - 48) }
+        let zeroFraction = unsigned.dropFirst(whole.count).allSatisfy { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "0") }
+        guard magnitude < limit || magnitude == limit && zeroFraction else { return nil }
+        return v
     }
 
     /// Parses `"lon,lat;lon,lat;…"`; nil when any pair is invalid.

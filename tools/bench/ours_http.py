@@ -22,14 +22,15 @@ def main():
     pairs = read_pairs()
     client = httpclient.Client(u.hostname, u.port)
     rounds = 5
-    probe = [client.get("/v1/route?from=%.7f,%.7f&to=%.7f,%.7f" % (a[0], a[1], b[0], b[1]))[0] for a, b in pairs[:10]]
+    v1 = lambda a, b: "/v1/route?from=%.7f,%.7f&to=%.7f,%.7f" % (a[0], a[1], b[0], b[1])
+    probe = [client.get(v1(a, b))[0] for a, b in pairs[:10]]
     if 200 not in probe:
         client.close()
         benchlib.emit([], ["ours /v1/route: no 200 answer in the first 10 pairs (statuses %s): not measured" % probe])
         return
-    paths = ["/v1/route?from=%.7f,%.7f&to=%.7f,%.7f" % (a[0], a[1], b[0], b[1]) for a, b in pairs]
+    paths = [v1(a, b) for a, b in pairs]
     # warm-up: the first 200 pairs the other way round (other routes than the timed ones)
-    warm = ["/v1/route?from=%.7f,%.7f&to=%.7f,%.7f" % (b[0], b[1], a[0], a[1]) for a, b in pairs[:200]]
+    warm = [v1(b, a) for a, b in pairs[:200]]
     p50s, p99s, bodies, failed = httpclient.latency_rounds(client, paths, rounds, warm, ok=lambda st, _: st == 200)
     ok = sum(1 for st, _ in bodies if st == 200)
     sizes = sorted(len(b) for st, b in bodies if st == 200)
@@ -48,7 +49,6 @@ def main():
     # the machine's drift between rounds falls on both alike; the ratio is the median over rounds
     # of the two p50s of the same round.
     osrm = lambda a, b: "/route/v1/driving/%.7f,%.7f;%.7f,%.7f?overview=full&geometries=polyline6" % (a[0], a[1], b[0], b[1])
-    v1 = lambda a, b: "/v1/route?from=%.7f,%.7f&to=%.7f,%.7f" % (a[0], a[1], b[0], b[1])
     for a, b in pairs[:200]:  # warm-up as above: the first 200 pairs the other way round (never timed)
         client.get(osrm(b, a))
     o50s, v50s, ratios, ofailed, vfailed, ook = [], [], [], 0, 0, 0
