@@ -76,11 +76,15 @@ enum APISchemas {
             "title": ["type": "string", "maxLength": .number(Double(Party.maxTitleLength)), "pattern": "^[^\\u0000-\\u001F\\u007F]*$",
                       "description": .string("at most \(Party.maxTitleLength) Unicode code points, as maxLength counts them "
                           + "(a character with combining marks counts each mark); no control characters")],
-            "riders": ["type": "array", "minItems": 1, "maxItems": .number(Double(Party.maxRiders)),
-                       "description": "optional: the riders, organiser first; seats_taken defaults to their sum and must equal it",
+            "riders": ["type": "array", "minItems": 0, "maxItems": .number(Double(Party.maxRiders)),
+                       "description": "optional: the riders, organiser first; seats_taken defaults to their sum and must equal it. Empty (as a GET prints a party listing no rider) is the same as absent",
                        "items": riderInput],
+            "seats_left": ["type": "integer", "readOnly": true, "description": "read-only: accepted and ignored (a GET's party can be PUT back as it is)"],
+            "version": ["type": "integer", "readOnly": true, "description": "read-only: accepted and ignored; send If-Match: \"<version>\" to write only over that version"],
+            "settled": ["type": "boolean", "readOnly": true, "description": "read-only: accepted and ignored"],
+            "distance_m": ["type": "number", "readOnly": true, "description": "read-only (a GET /v1/parties item's): accepted and ignored"],
         ],
-        "description": "A party to create or replace. Rules between fields, which the server enforces (422 invalid_party): seats_taken ≤ seats_total; with riders, seats_taken (default: their sum) equals the riders' seats and no rider_id is listed twice.",
+        "description": "A party to create or replace. Rules between fields, which the server enforces (422 invalid_party): seats_taken ≤ seats_total; with riders, seats_taken (default: their sum) equals the riders' seats and no rider_id is listed twice. Every object a GET of a party prints is accepted back as it is. The origin, the destination and every rider's drop_off must lie on the served roads, the destination and drop-offs reachable from the origin (422 outside_coverage, naming the field), as a join requires of a drop-off.",
     ], except: ["id"])
 
     /// A rider as `POST /v1/parties/{id}/riders` and a party's `riders` give it.
@@ -251,7 +255,9 @@ extension APISchemas {
     }()
 
     /// A one-cell cluster id `zoom.x.y` (merged clusters append `.dx.dy` per further cell, as /v1/clusters gives them).
-    static let clusterID: JSONValue = ["type": "string", "pattern": #"^(1?[0-9]|20)\.[0-9]{1,9}\.[0-9]{1,9}$"#, "example": "14.13954.6345"]
+    /// A cluster_id (`zoom.x.y`, then `.dx.dy` per further cell) or a cluster's numeric feature_id.
+    static let clusterID: JSONValue = ["type": "string", "pattern": #"^((1?[0-9]|20)\.[0-9]{1,9}\.[0-9]{1,9}(\.-?[0-9]{1,3}\.[0-9]{1,3})*|[1-9][0-9]{0,15})$"#,
+                                       "example": "14.13954.6345"]
 
     /// A hex bit pattern of a finite Double (exponent bits not all ones).
     static let finiteDoubleHex = "([0-9a-f]{1,15}|[0-6][0-9a-f]{15}|7[0-9a-e][0-9a-f]{14}|7f[0-9a-e][0-9a-f]{13}|[89a-e][0-9a-f]{15}|f[0-9a-e][0-9a-f]{14}|ff[0-9a-e][0-9a-f]{13})"

@@ -1,23 +1,45 @@
 import HTTPServer
 import JSON
+import Parties
 
 /// Numeric feature ids of the cluster answers, as supercluster gives and MapLibre wants them
-/// (`promoteId: "feature_id"`, or the feature's own `id`): a 53-bit hash (exact in a JavaScript
-/// number) of what the feature is, so the same cluster (the same cells at the same zoom) or the
-/// same party has the same id in every answer. Clusters and parties hash apart (a kind byte first).
+/// (`promoteId: "feature_id"`, or the feature's own `id`), exact in a JavaScript number. A
+/// cluster's names its zoom and least cell (`cluster(_:)`), so the children, leaves and
+/// expansion endpoints take it back as supercluster's `getChildren(id)` does; a party's is a
+/// 52-bit hash of its id in [2^52, 2^53), apart from every cluster's (below 2^49). The same
+/// cluster (the same cells at the same zoom) or the same party has the same id in every answer.
 package enum FeatureNumber {
-    package static func of(cluster idText: [UInt8]) -> Int64 { hash(kind: 1, idText) }
-    package static func of(party id: String) -> Int64 { hash(kind: 2, Array(id.utf8)) }
+    /// Bits per axis of a cell number at `zoom`: cells are at least 16 px (`PartyIndex.radiusRange`),
+    /// so a zoom has at most 2^(zoom+4) of them per axis.
+    static func axisBits(zoom: Int) -> Int { zoom + 4 }
 
-    /// FNV-1a (64 bits) over the kind and the text, folded to 53 bits, never 0.
-    static func hash(kind: UInt8, _ bytes: [UInt8]) -> Int64 {
+    /// `1 << 2b | x << b | y` with `b = axisBits(zoom)` for the cluster's least cell: the highest
+    /// bit says the zoom. A cell beyond the grid (never one the index prints) gets a party-like hash.
+    package static func of(cluster id: ClusterID) -> Int64 {
+        let b = axisBits(zoom: id.zoom)
+        guard id.first.x < 1 << b, id.first.y < 1 << b else { return of(party: id.description) }
+        return Int64(1) << (2 * b) | Int64(id.first.x) << b | Int64(id.first.y)
+    }
+
+    /// The zoom and least cell a cluster's number names; nil for a number no cluster has.
+    package static func cluster(_ number: Int64) -> (zoom: Int, cell: ClusterID.Cell)? {
+        guard number > 0, number < 1 << 49 else { return nil }
+        let top = 63 - number.leadingZeroBitCount
+        guard top % 2 == 0, case let b = top / 2, case let zoom = b - 4, (0...PartyIndex.maxZoom).contains(zoom) else { return nil }
+        let mask = (Int64(1) << b) - 1
+        return (zoom, ClusterID.Cell(x: Int((number >> b) & mask), y: Int(number & mask)))
+    }
+
+    package static func of(party id: String) -> Int64 { hash(Array(id.utf8)) }
+
+    /// FNV-1a (64 bits) over the text, folded to 52 bits, in [2^52, 2^53).
+    static func hash(_ bytes: [UInt8]) -> Int64 {
         var h: UInt64 = 0xcbf2_9ce4_8422_2325
-        for b in [kind] + bytes {
+        for b in bytes {
             h ^= UInt64(b)
             h = h &* 0x0000_0100_0000_01b3
         }
-        let folded = (h ^ (h >> 53)) & ((1 << 53) - 1)
-        return Int64(max(folded, 1))
+        return Int64((h ^ (h >> 52)) & ((1 << 52) - 1) | 1 << 52)
     }
 
     /// supercluster's `point_count_abbreviated`: the count itself below 1,000, then `1.2k`

@@ -15,14 +15,16 @@ enum PartiesLimits {
 /// `/v1/parties…` and `/v1/clusters…` over the service's live parties.
 func registerPartiesEndpoints(_ router: Router, _ context: ServiceContext) {
     registerPartiesEndpoints(router, parties: context.parties, writeToken: context.configuration.writeToken,
-                             dropOffProblem: context.pooling.dropOffProblem)
+                             dropOffProblem: context.pooling.dropOffProblem, partyProblem: context.pooling.partyProblem)
 }
 
 /// Adds the party and cluster routes served by `parties`. Writes need `Authorization: Bearer
 /// <writeToken>`; with no token (nil or empty) they answer 403. `dropOffProblem` (when given)
-/// says why a joining rider's drop-off cannot be served by a party's ride (a 422).
+/// says why a joining rider's drop-off cannot be served by a party's ride (a 422);
+/// `partyProblem` (when given) why a written party's origin, destination or a drop-off cannot (a 422).
 public func registerPartiesEndpoints(_ router: Router, parties: PartyService, writeToken: String?,
-                                     dropOffProblem: (@Sendable (Party, Coordinate) -> String?)? = nil)
+                                     dropOffProblem: (@Sendable (Party, Coordinate) -> String?)? = nil,
+                                     partyProblem: (@Sendable (Party) -> String?)? = nil)
 {
     let auth = WriteAuthorization(token: writeToken)
     let idParam = ParameterDoc("id", in: "path", required: true, "party id: 1–64 characters of A–Z, a–z, 0–9, '_' or '-'",
@@ -40,7 +42,7 @@ public func registerPartiesEndpoints(_ router: Router, parties: PartyService, wr
                     (400, "invalid_id, invalid_json, missing_field, invalid_party (naming the field), unknown_field, id_mismatch"),
                     (409, "seats_conflict: without riders, seats_taken does not cover the riders who joined; party_settled: the party's fare was settled (it can only be deleted)"),
                     (412, "version_mismatch: " + PartyConditionDocs.failure),
-                    (422, "party_expired: its departure plus the grace period has passed; id_mismatch; invalid_party: riders whose seats do not add up to seats_taken or exceed seats_total, or a rider listed twice"),
+                    (422, "party_expired: its departure plus the grace period has passed; id_mismatch; invalid_party: riders whose seats do not add up to seats_taken or exceed seats_total, or a rider listed twice; outside_coverage: the origin, destination or a rider's drop_off (named) is off the served roads or unreachable from the origin"),
                     (503, "storage_unavailable: the party store cannot write")] + authErrors,
         responseSchema: APISchemas.party, responseExample: APISchemas.partyOutExample, requestExample: APISchemas.partyExample
     )) { req in
@@ -48,6 +50,7 @@ public func registerPartiesEndpoints(_ router: Router, parties: PartyService, wr
         let id = try partyID(req)
         let precondition = try writePrecondition(req)
         let party = try PartiesJSON.party(id: id, body: try req.jsonBody())
+        if let problem = partyProblem?(party) { throw HTTPError.unprocessable("outside_coverage", problem) }
         let saved = try storeCall { try parties.save(party, precondition: precondition, keepingRiders: true) }
         return .json(PartiesJSON.party(saved.party), status: saved.outcome == .created ? 201 : 200,
                      headers: [("ETag", PartiesJSON.etag(saved.party))])
@@ -117,7 +120,9 @@ public func registerPartiesEndpoints(_ router: Router, parties: PartyService, wr
     ]
     // GeoJSON's own media type (RFC 7946), as supercluster-fed map code and /v1/coverage have it.
     let geoJSON = HTTPResponse.geoJSONType
-    let clusterParam = ParameterDoc("cluster_id", in: "path", required: true, "a cluster_id from a /v1/clusters answer", schema: APISchemas.clusterID)
+    let clusterParam = ParameterDoc("cluster_id", in: "path", required: true,
+                                    "a cluster_id from a /v1/clusters or /children answer, or the cluster's numeric feature_id (its GeoJSON id, as supercluster's getChildren takes it: it names the cluster's zoom and least cell, and the cluster is found as an answer around that cell forms it)",
+                                    schema: APISchemas.clusterID)
 
     router.operation("GET", "/v1/clusters", OperationDoc(
         "Clusters and lone parties in a box at a zoom, as GeoJSON (cells of the radius in 256-px-tile pixels; no two features closer than the radius)",
@@ -154,10 +159,11 @@ public func registerPartiesEndpoints(_ router: Router, parties: PartyService, wr
         responseSchema: APISchemas.clusterCollection, responseExample: APISchemas.clusterExample,
         responseContentType: geoJSON
     ), cost: .light) { req, query in
-        let id = try clusterID(req)
+        let filter = try PartiesJSON.filter(query)
+        let id = try clusterID(req, parties, filter)
         let limit = try query.integer("limit") ?? 10
         let offset = try query.integer("offset") ?? 0
-        guard let page = parties.leaves(of: id, filter: try PartiesJSON.filter(query), limit: limit, offset: offset) else {
+        guard let page = parties.leaves(of: id, filter: filter, limit: limit, offset: offset) else {
             throw clusterNotFound(id)
         }
         return .geoJSON(JSONWriter.bytes(.object([("type", "FeatureCollection"),
@@ -173,8 +179,9 @@ public func registerPartiesEndpoints(_ router: Router, parties: PartyService, wr
         responseSchema: APISchemas.clusterCollection, responseExample: APISchemas.clusterExample,
         responseContentType: geoJSON
     ), cost: .light) { req, query in
-        let id = try clusterID(req)
-        guard let kids = parties.children(of: id, filter: try PartiesJSON.filter(query)) else { throw clusterNotFound(id) }
+        let filter = try PartiesJSON.filter(query)
+        let id = try clusterID(req, parties, filter)
+        guard let kids = parties.children(of: id, filter: filter) else { throw clusterNotFound(id) }
         return .geoJSON(PartiesJSON.writeFeatureCollection(kids, extra: [("zoom", .number(Double(min(id.zoom + 1, PartyIndex.maxZoom))))]))
     }
 }
@@ -236,12 +243,21 @@ func partyID(_ req: HTTPRequest) throws(HTTPError) -> String {
     return id
 }
 
-private func clusterID(_ req: HTTPRequest) throws(HTTPError) -> ClusterID {
+/// The path's cluster: a `cluster_id`, or a cluster's numeric `feature_id`, found among the
+/// parties passing `filter` (404 when no cluster starts at the cell it names now).
+private func clusterID(_ req: HTTPRequest, _ parties: PartyService, _ filter: PartyFilter) throws(HTTPError) -> ClusterID {
     let text = req.pathParameters["cluster_id"] ?? ""
-    guard let id = ClusterID(text) else {
-        throw HTTPError.badRequest("invalid_cluster_id", "'\(text.prefix(80))' is not a cluster_id (zoom.x.y[.dx.dy…]) from a /v1/clusters answer")
+    if let id = ClusterID(text) { return id }
+    if !text.isEmpty, text.utf8.count <= 16, text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }), let number = Int64(text) {
+        guard let head = FeatureNumber.cluster(number) else {
+            throw HTTPError.badRequest("invalid_cluster_id", "\(number) is not a cluster's feature_id (a party's, or none a /v1/clusters answer gives)")
+        }
+        guard let c = parties.cluster(zoom: head.zoom, leastCell: head.cell, filter: filter) else {
+            throw HTTPError.notFound("cluster_not_found", "no cluster of the matching parties starts at the cell feature_id \(number) names (zoom \(head.zoom)) now")
+        }
+        return c.id
     }
-    return id
+    throw HTTPError.badRequest("invalid_cluster_id", "'\(text.prefix(80))' is not a cluster_id (zoom.x.y[.dx.dy…]) or a cluster's numeric feature_id from a /v1/clusters answer")
 }
 
 func notFound(_ id: String) -> HTTPError {

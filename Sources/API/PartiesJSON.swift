@@ -77,9 +77,7 @@ public enum PartiesJSON {
             if k > 0 { out.append(UInt8(ascii: ",")) }
             switch f {
             case .cluster(let c):
-                var text: [UInt8] = []
-                c.id.appendText(to: &text)
-                let number = FeatureNumber.of(cluster: text)
+                let number = FeatureNumber.of(cluster: c.id)
                 out.append(contentsOf: #"{"type":"Feature","id":"#.utf8)
                 JSONWriter.writeInteger(number, into: &out)
                 out.append(contentsOf: #","geometry":"#.utf8)
@@ -155,10 +153,12 @@ public enum PartiesJSON {
         let departAt = try instant(dv, field: "depart_at")
         guard let total = body["seats_total"] else { throw missing("seats_total") }
         guard let seatsTotal = total.intValue else { throw invalid("seats_total", "must be a whole number") }
+        try readOnlyMembers(body)
         var riders: [PartyRider] = []
         if let list = body["riders"], !list.isNull {
-            guard let items = list.arrayValue, !items.isEmpty, items.count <= Party.maxRiders else {
-                throw invalid("riders", "must be a list of 1–\(Party.maxRiders) riders {\"rider_id\",\"seats\",\"drop_off\"?}, the organiser first")
+            // Empty: no rider list, as a GET prints a party listing no rider.
+            guard let items = list.arrayValue, items.count <= Party.maxRiders else {
+                throw invalid("riders", "must be a list of 0–\(Party.maxRiders) riders {\"rider_id\",\"seats\",\"drop_off\"?}, the organiser first")
             }
             for (i, item) in items.enumerated() { riders.append(try rider(item, field: "riders[\(i)]")) }
         }
@@ -187,6 +187,17 @@ public enum PartiesJSON {
             throw invalid(error.field, error.message)
         }
         return p
+    }
+
+    /// The members a party's GET prints that a PUT does not write (`seats_left`, `version`,
+    /// `settled`, a listing's `distance_m`): accepted, so the object a GET prints can be PUT back
+    /// as it is, when of the printed type; their values are ignored.
+    static func readOnlyMembers(_ body: JSONValue) throws(HTTPError) {
+        for name in ["seats_left", "version"] {
+            if let v = body[name], !v.isNull, v.intValue == nil { throw invalid(name, "must be a whole number (read-only: ignored)") }
+        }
+        if let v = body["settled"], !v.isNull, v.boolValue == nil { throw invalid("settled", "must be true or false (read-only: ignored)") }
+        if let v = body["distance_m"], !v.isNull, v.doubleValue == nil { throw invalid("distance_m", "must be a number (read-only: ignored)") }
     }
 
     /// A rider as a join body or a `riders` item gives it: `{"rider_id","seats"?,"drop_off"?}`

@@ -8,7 +8,10 @@ import Geo
 /// The query is read three ways and each place keeps its best reading: as a whole with spaces
 /// and punctuation dropped ("홍대 입구" = "홍대입구"), as typed so far (a trailing final
 /// consonant may start the next syllable), and, for several words, as divisions then a name
-/// ("부산 해운대구 우동": 우동 inside 부산 and 해운대구).
+/// ("부산 해운대구 우동": 우동 inside 부산 and 해운대구). A query ending in a junction word
+/// (사거리, 삼거리, 오거리, 교차로, 로터리) that names no place as typed is also read as the name
+/// before it ("강남역사거리": the junction 강남역, or the station it is named after), a little below
+/// a place named with the word itself.
 extension PlaceIndex {
     static let importanceWeight: Float = 0.3
     static let nearWeight = 0.25
@@ -20,6 +23,8 @@ extension PlaceIndex {
     /// A reading of Latin keys as 2-set Hangul counts a little less than the text as typed, so
     /// a romanised name that matches as typed keeps its rank.
     static let keyboardFactor: Float = 0.97
+    /// The reading of "<name>사거리" as "<name>" counts a little less than the text as typed.
+    static let junctionFactor: Float = 0.96
     /// A match at least this good counts as exact (an exact key of weight ≥ 0.9).
     static let exactMatchFloor: Float = 0.9
     /// At most this many results over all pages.
@@ -110,6 +115,10 @@ extension PlaceIndex {
         // Typos are looked for only when nothing matches exactly: what the user typed exists
         // as typed, and the fuzzy pass is the costliest.
         let hasExact = s.touched.contains { s.best[Int($0)] >= PlaceIndex.exactMatchFloor }
+        // "강남역사거리" when no place is named so: the junction (or place) "강남역".
+        if !hasExact, let stem = SearchText.junctionStem(folded) {
+            matcher.prefix(SearchSymbols.encode(stem), s, factor: PlaceIndex.junctionFactor)
+        }
         if !hasExact && !HangulJamo.isChoseongOnly(folded) {
             matcher.fuzzy(symbols, s, factor: 1, maxEdits: symbols.count >= 14 ? 2 : 1)
             if let loose { matcher.fuzzy(loose, s, factor: 1, maxEdits: loose.count >= 14 ? 2 : 1) }

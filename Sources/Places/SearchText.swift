@@ -119,6 +119,19 @@ public enum SearchText {
         return parts
     }
 
+    /// The words people put after a junction's name ("강남역사거리", "광화문 사거리"), which the
+    /// node-link data leaves out (it names those junctions "강남역", "광화문").
+    public static let junctionWords = ["사거리", "삼거리", "오거리", "교차로", "로터리"]
+
+    /// The name before a junction word ending the folded query (`fold`ed): "강남역사거리" →
+    /// "강남역"; nil when the query does not end in one or nothing is left before it.
+    public static func junctionStem(_ folded: String) -> String? {
+        for word in junctionWords where folded.hasSuffix(word) && folded.count > word.count {
+            return String(folded.dropLast(word.count))
+        }
+        return nil
+    }
+
     /// True when the text contains at least one Hangul syllable or jamo.
     public static func containsHangul(_ text: String) -> Bool {
         text.unicodeScalars.contains { HangulJamo.isSyllable($0) || HangulJamo.isCompatibilityJamo($0) }

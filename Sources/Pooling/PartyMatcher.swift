@@ -183,6 +183,21 @@ extension PartyMatcher {
         return problem.message(naming: { $0 == .origin ? "the party's origin" : "rider.drop_off" })
     }
 
+    /// Why `party`'s ride cannot be served, naming the field of the party's JSON (`origin`,
+    /// `destination`, `riders[i].drop_off`), or nil when it can: the check a join makes of a
+    /// drop-off (`dropOffProblem`), made of every point a party is written with.
+    @Sendable public func partyProblem(_ party: Party) -> String? {
+        let routes = pricer.quotes.routes
+        if let p = routes.coverageProblem(from: party.origin, to: party.destination) {
+            return p.message(naming: { $0 == .origin ? "origin" : "destination" })
+        }
+        for (i, r) in party.riders.enumerated() {
+            guard let d = r.dropOff, d != party.destination, let p = routes.coverageProblem(from: party.origin, to: d) else { continue }
+            return p.message(naming: { $0 == .origin ? "origin" : "riders[\(i)].drop_off" })
+        }
+        return nil
+    }
+
     /// The rider's solo fare: metered along its route, or (when the trip is outside the served
     /// roads and `allowEstimate`) estimated in a straight line, with the estimate's label.
     func soloFare(_ request: MatchRequest) throws(FareRequestError) -> (Int, QuoteEstimate?) {

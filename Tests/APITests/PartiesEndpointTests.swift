@@ -347,10 +347,19 @@ final class PartiesEndpointTests: XCTestCase {
         XCTAssertEqual(FeatureNumber.abbreviated(1250), .string("1.3k"))
         XCTAssertEqual(FeatureNumber.abbreviated(9999), .string("10k"))
         XCTAssertEqual(FeatureNumber.abbreviated(12_345), .string("12k"))
-        let a = FeatureNumber.of(party: "P1"), b = FeatureNumber.of(cluster: Array("P1".utf8))
-        XCTAssertNotEqual(a, b, "a party and a cluster with the same text get different ids")
+        let a = FeatureNumber.of(party: "P1")
         XCTAssertEqual(a, FeatureNumber.of(party: "P1"))
-        XCTAssertTrue((1...9_007_199_254_740_991).contains(a) && (1...9_007_199_254_740_991).contains(b))
+        XCTAssertTrue((1 << 52...9_007_199_254_740_991).contains(a), "a party's number is above every cluster's")
+        XCTAssertNil(FeatureNumber.cluster(a))
+        // A cluster's number names its zoom and least cell, up to zoom 20 at the smallest cells (16 px).
+        for (zoom, x, y) in [(0, 0, 0), (0, 15, 3), (14, 13954, 6345), (20, (1 << 24) - 1, (1 << 24) - 1)] {
+            let id = try XCTUnwrap(ClusterID("\(zoom).\(x).\(y).1.0"))
+            let b = FeatureNumber.of(cluster: id)
+            XCTAssertTrue((1..<(1 << 49)).contains(b), "\(id)")
+            let head = try XCTUnwrap(FeatureNumber.cluster(b), "\(id)")
+            XCTAssertEqual(head.zoom, zoom)
+            XCTAssertEqual(head.cell, id.first)
+        }
         var out: [UInt8] = []
         JSONWriter.writeNumber(Double(9_007_199_254_740_991), into: &out)
         XCTAssertEqual(String(decoding: out, as: UTF8.self), "9007199254740991", "53-bit ids are written as integers")
@@ -363,7 +372,7 @@ final class PartiesEndpointTests: XCTestCase {
             case .party(let p): return PartiesJSON.partyFeature(p)
             case .cluster(let c):
                 let id = JSONValue.string(c.id.description)
-                let number = JSONValue.number(Double(FeatureNumber.of(cluster: Array(c.id.description.utf8))))
+                let number = JSONValue.number(Double(FeatureNumber.of(cluster: c.id)))
                 return .object([
                     ("type", "Feature"), ("id", number),
                     ("geometry", .object([("type", "Point"), ("coordinates", .array([.number(c.coordinate.lon), .number(c.coordinate.lat)]))])),

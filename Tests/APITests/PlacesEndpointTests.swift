@@ -31,6 +31,20 @@ final class PlacesEndpointTests: XCTestCase {
         XCTAssertEqual(first.objectValue?.map(\.0), ["id", "name", "category", "address", "lon", "lat"])
     }
 
+    /// A junction typed with its word ("강남역사거리": the data names it 강남역) is found by both
+    /// faces, the Kakao one as /v1/places (issue 43).
+    func testAJunctionWordIsUnderstoodByBothFaces() throws {
+        for text in ["강남역사거리", "광화문사거리"] {
+            let stem = String(text.dropLast(3))
+            let ours = try get("/v1/places", [("q", text)])
+            XCTAssertEqual(ours.json["places"]?[0]?["id"], try get("/v1/places", [("q", stem)]).json["places"]?[0]?["id"], text)
+            XCTAssertTrue(ours.json["places"]?[0]?["name"]?.stringValue?.hasPrefix(stem) == true, text)
+            let kakao = try get("/v2/local/search/keyword.json", [("query", text)])
+            XCTAssertEqual(kakao.status, 200, text)
+            XCTAssertEqual(kakao.json["documents"]?[0]?["id"], ours.json["places"]?[0]?["id"], text)
+        }
+    }
+
     func testNearFiltersAndPaging() throws {
         // 시청 near Daejeon is Daejeon's, with its distance.
         let (status, json) = try get("/v1/places", [("q", "시청"), ("near", "127.3848,36.3504"), ("limit", "3")])

@@ -71,4 +71,32 @@ final class IntersectionSearchTests: XCTestCase {
         XCTAssertFalse(try PlacesFixture.index().search(PlaceQuery(text: "여의도성모병원앞", category: PlaceCategory.intersection, limit: 5))
             .places.contains { $0.place.name == "여의도성모병원앞" })
     }
+
+    /// People type a junction with its word after the name ("강남역사거리", "광화문 사거리"); the
+    /// node-link data names those junctions "강남역", "광화문": the name before the word is read.
+    func testAJunctionWordAfterTheNameFindsTheNamedJunction() throws {
+        let index = try PlacesFixture.index()
+        for (text, stem) in [("강남역사거리", "강남역"), ("광화문사거리", "광화문"), ("교대역사거리", "교대역"), ("강남역 사거리", "강남역"),
+                             ("강남역삼거리", "강남역"), ("광화문교차로", "광화문"), ("광화문오거리", "광화문"), ("광화문로터리", "광화문")] {
+            let hits = try index.search(PlaceQuery(text: text, limit: 10)).places
+            // What the name alone finds first: the junction, or the place it is named after.
+            let alone = try XCTUnwrap(index.search(PlaceQuery(text: stem, limit: 1)).places.first?.place)
+            XCTAssertTrue(alone.name.hasPrefix(stem), alone.name)
+            XCTAssertEqual(hits.first?.place.id, alone.id, "\(text): \(hits.prefix(3).map { "\($0.place.name) \($0.place.category)" })")
+            // The junction itself is among the answers, and first among intersections.
+            let junction = try index.search(PlaceQuery(text: text, category: PlaceCategory.intersection, limit: 3)).places.first?.place
+            let named = try index.search(PlaceQuery(text: stem, category: PlaceCategory.intersection, limit: 1)).places.first?.place
+            XCTAssertNotNil(junction, text)
+            XCTAssertEqual(junction?.id, named?.id, text)
+        }
+    }
+
+    /// A place named with the junction word matches as typed, first, before any place named
+    /// like the part before the word (세종로사거리 before roads or places named 세종로; the bus stop
+    /// 후암삼거리 before 후암…).
+    func testAPlaceNamedWithTheJunctionWordStillComesFirst() throws {
+        for text in [sejongno, "후암삼거리"] {
+            XCTAssertEqual(try PlacesFixture.top(text)?.name, text)
+        }
+    }
 }

@@ -45,6 +45,21 @@ extension PartyIndex {
         return out.isEmpty ? nil : out
     }
 
+    /// The cluster at `zoom` whose least cell is `cell`, as an answer over the cell's tile and
+    /// the tiles around it forms it (the cluster an answer showing that cell gives, unless the
+    /// answer's view cut a cluster that runs on across tiles); nil when no cluster starts there.
+    /// This finds a cluster named by its zoom and least cell alone (a numeric feature id).
+    public func cluster(zoom: Int, leastCell cell: ClusterID.Cell, filter: PartyFilter = PartyFilter()) -> Cluster? {
+        guard (0...PartyIndex.maxZoom).contains(zoom) else { return nil }
+        let last = cellsPerAxis(zoom: zoom) - 1, reach = 1 << PartyIndex.tileLevels
+        guard (0...last).contains(cell.x), (0...last).contains(cell.y) else { return nil }
+        let range = (xs: max(0, cell.x - reach)...min(last, cell.x + reach), ys: max(0, cell.y - reach)...min(last, cell.y + reach))
+        var scratch = ClusterQueryScratch()
+        for case .cluster(let c) in tiledClusters([range], zoom: zoom, filter: filter, reads: ClusterReads(filter), scratch: &scratch)
+            where c.id.first == cell { return c }
+        return nil
+    }
+
     /// The parties of `id` that pass `filter`, by departure then id: `total` of them, of which
     /// `limit` from `offset` are returned. Nil when none of its cells holds a matching party.
     public func leaves(of id: ClusterID, filter: PartyFilter = PartyFilter(), limit: Int, offset: Int) -> (total: Int, parties: [Party])? {

@@ -628,6 +628,11 @@ public final class PartyService: @unchecked Sendable {
         read { $0.children(of: id, filter: filter) }
     }
 
+    /// The cluster starting at a cell; see `PartyIndex.cluster(zoom:leastCell:filter:)`.
+    public func cluster(zoom: Int, leastCell cell: ClusterID.Cell, filter: PartyFilter = PartyFilter()) -> Cluster? {
+        read { $0.cluster(zoom: zoom, leastCell: cell, filter: filter) }
+    }
+
     /// A cluster's parties; see `PartyIndex.leaves(of:filter:limit:offset:)`.
     public func leaves(of id: ClusterID, filter: PartyFilter = PartyFilter(), limit: Int, offset: Int) -> (total: Int, parties: [Party])? {
         read { $0.leaves(of: id, filter: filter, limit: limit, offset: offset) }
