@@ -35,7 +35,7 @@ final class CrashSafetyTests: XCTestCase {
                 var i = 0
                 while stop.wait(timeout: .now()) == .timedOut {
                     let id = "w\(w)-\(i)"
-                    let body = #"{"origin":{"lon":\#(126.97 + Double(i % 100) * 0.001),"lat":37.56},"destination":{"lon":127.02,"lat":37.50},"depart_at":"\#(depart)","seats_total":4,"seats_taken":1}"#
+                    let body = #"{"origin":{"lon":\#(126.955 + Double(i % 50) * 0.001),"lat":37.56},"destination":{"lon":126.9882,"lat":37.5701},"depart_at":"\#(depart)","seats_total":4,"seats_taken":1}"#
                     guard let r = try? client.request("PUT", "/v1/parties/\(id)", headers: ["Authorization": "Bearer crash-test-token"],
                                                       body: Array(body.utf8)) else { return }  // the server died mid-request
                     if r.status == 201 { acks.add(id) }

@@ -13,7 +13,7 @@ final class JoinRaceTests: XCTestCase {
 
     func putParty(_ client: RawHTTPClient, _ id: String, seatsTotal: Int, taken: Int, lonOffset: Double = 0) throws {
         let depart = SeoulTime.format(Date().timeIntervalSince1970 + 7200)
-        let body = #"{"origin":[\#(126.978 + lonOffset),37.5665],"destination":[127.02,37.50],"depart_at":"\#(depart)","seats_total":\#(seatsTotal),"seats_taken":\#(taken)}"#
+        let body = #"{"origin":[\#(126.978 + lonOffset),37.5665],"destination":[126.9882,37.5701],"depart_at":"\#(depart)","seats_total":\#(seatsTotal),"seats_taken":\#(taken)}"#
         let r = try client.request("PUT", "/v1/parties/\(id)", headers: auth, body: Array(body.utf8))
         XCTAssertEqual(r.status, 201, r.text)
     }

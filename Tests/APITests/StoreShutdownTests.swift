@@ -33,7 +33,7 @@ final class StoreShutdownTests: XCTestCase {
 
     func partyBody(_ i: Int) -> [UInt8] {
         let depart = SeoulTime.format(Date().timeIntervalSince1970 + 7200)
-        return Array(#"{"origin":{"lon":\#(126.97 + Double(i % 100) * 0.001),"lat":37.56},"destination":{"lon":127.02,"lat":37.50},"depart_at":"\#(depart)","seats_total":4,"seats_taken":1,"title":"\#(String(repeating: "파티", count: 50))"}"#.utf8)
+        return Array(#"{"origin":{"lon":\#(126.955 + Double(i % 50) * 0.001),"lat":37.56},"destination":{"lon":126.9882,"lat":37.5701},"depart_at":"\#(depart)","seats_total":4,"seats_taken":1,"title":"\#(String(repeating: "파티", count: 50))"}"#.utf8)
     }
 
     func testSIGTERMLeavesNoWriteAheadLogAndABackup() throws {
