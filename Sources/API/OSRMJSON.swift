@@ -7,7 +7,7 @@ import Routing
 /// An OSRM v5 error answer: `{"code","message"}` with OSRM's code (`InvalidQuery`,
 /// `InvalidValue`, `InvalidOptions`, `NoSegment`, `NoRoute`, `TooBig`,
 /// `NotImplemented`) and its HTTP status (400 for all of them, as osrm-routed answers).
-struct OSRMError: Error {
+struct OSRMError: AnsweredError {
     let code: String
     let message: String
 

@@ -88,7 +88,44 @@ enum SettleJSON {
 func registerSettleEndpoint(_ router: Router, _ context: ServiceContext) {
     let auth = WriteAuthorization(token: context.configuration.writeToken)
     let settler = Settler(pricer: context.pooling.pricer)
-    router.add("POST", "/v1/parties/{id}/settle", OperationDoc(
+    @Sendable func settle(_ id: String, key: String, _ input: SettleInput) throws(HTTPError) -> HTTPResponse {
+        // The party's settlement (its key and answer) lives in its row of the party store: a
+        // settled party answers the same key with the stored bytes (on every replica) and another
+        // key with 409. Settled only if unchanged since the settlement was computed; a party that
+        // changed meanwhile (a rider joined) is settled again from what it is now.
+        func stored(_ done: PartySettlement) throws(HTTPError) -> HTTPResponse {
+            guard done.key == key else { throw HTTPError(status: 409, code: "already_settled", message: "party '\(id)' was settled under another idempotency key") }
+            return .json(bytes: Array(done.answer.utf8))
+        }
+        for _ in 0..<3 {
+            guard let party = context.parties.party(id: id) else { throw notFound(id) }
+            if let done = party.settlement { return try stored(done) }
+            let s: Settlement
+            do throws(SettlementError) { s = try settler.settle(party, input) } catch {
+                switch error {
+                case .match(.noMatch): throw HTTPError(status: 422, code: "no_match", message: error.description)
+                // Fits the document but does not go together: times for some fixes only, or going back.
+                case .match(.missingTime), .match(.timeGoesBack): throw HTTPError(status: 422, code: "invalid_trace", message: error.description)
+                case .match: throw HTTPError.badRequest("invalid_trace", error.description)
+                // A rider the party does not list, a drop-off time with a trace without times: refused values (422).
+                case .unknownRider, .invalidInput: throw HTTPError(status: 422, code: "invalid_field", message: error.description)
+                case .fare(let f): throw HTTPError(status: 422, code: "unpriceable", message: f.description)
+                }
+            }
+            let answer = JSONWriter.string(SettleJSON.answer(id, s))
+            let settlement = PartySettlement(key: key, answer: answer)
+            switch try storeCall({ try context.parties.settle(partyID: id, computedFrom: party, settlement: settlement) }) {
+            case .settled: return .json(bytes: Array(answer.utf8))
+            case .alreadySettled(let live): return try stored(live.settlement!)
+            case .changed: continue
+            }
+        }
+        throw HTTPError(status: 409, code: "party_changing", message: "party '\(id)' kept changing while it was being settled; retry")
+    }
+
+    // Map matching a long trace is bulk work: admitted against the server's budget by its fixes,
+    // settled on the bulk pool (the request is read and checked on a worker first).
+    router.addBulk("POST", "/v1/parties/{id}/settle", OperationDoc(
         "Settle a party's fare from its GPS trace: the driven route (map matching), the fare metered from it, each leg's meter "
             + "increment and each rider's share; with meter_total_krw the shares are that total split the same way. Closes the party to joins (durably). "
             + "Idempotent by idempotency_key (or the Idempotency-Key header; without one, by the trace itself): the same key answers the stored settlement.",
@@ -120,7 +157,7 @@ func registerSettleEndpoint(_ router: Router, _ context: ServiceContext) {
         ]],
         responses: [(200, "the settlement"), (400, "invalid_json, missing_field, invalid_trace (naming the fix)"),
                     (404, "party_not_found"), (409, "already_settled: settled before under another idempotency key; party_changing: the party kept changing while being settled (retry)"),
-                    (422, "no_match: no two fixes of the trace can be joined by road; invalid_trace: times for some fixes only, or going back; invalid_field: a rider the party does not list, a drop-off time with a trace without times, meter_total_krw out of range"), (503, "storage_unavailable"),
+                    (422, "no_match: no two fixes of the trace can be joined by road; invalid_trace: times for some fixes only, or going back; invalid_field: a rider the party does not list, a drop-off time with a trace without times, meter_total_krw out of range"), (503, "storage_unavailable; overloaded: the bulk work in flight is at the server's budget (a trace fix counts \(OSRMFace.cellsPerFix) table cells against serve --table-cell-budget), Retry-After says when to retry"),
                     (401, "unauthorized: missing or wrong 'Authorization: Bearer <token>'"),
                     (403, "writes_disabled: the server has no TAXIPOT_WRITE_TOKEN")],
         responseSchema: ["type": "object", "required": ["party_id", "distance_meters", "duration_seconds", "fare", "legs_krw", "riders", "route"], "properties": [
@@ -159,37 +196,8 @@ func registerSettleEndpoint(_ router: Router, _ context: ServiceContext) {
         }
         let key = given ?? "trace:" + JSONWriter.string(body["trace"] ?? .null)
         let input = try SettleJSON.input(body)
-        // The party's settlement (its key and answer) lives in its row of the party store: a
-        // settled party answers the same key with the stored bytes (on every replica) and another
-        // key with 409. Settled only if unchanged since the settlement was computed; a party that
-        // changed meanwhile (a rider joined) is settled again from what it is now.
-        func stored(_ done: PartySettlement) throws(HTTPError) -> HTTPResponse {
-            guard done.key == key else { throw HTTPError(status: 409, code: "already_settled", message: "party '\(id)' was settled under another idempotency key") }
-            return .json(bytes: Array(done.answer.utf8))
+        return BulkWork(cost: min(input.trace.count, MatchOptions.maxFixes) * OSRMFace.cellsPerFix, unit: "table cells (a trace fix counts \(OSRMFace.cellsPerFix))") {
+            try settle(id, key: key, input)
         }
-        for _ in 0..<3 {
-            guard let party = context.parties.party(id: id) else { throw notFound(id) }
-            if let done = party.settlement { return try stored(done) }
-            let s: Settlement
-            do throws(SettlementError) { s = try settler.settle(party, input) } catch {
-                switch error {
-                case .match(.noMatch): throw HTTPError(status: 422, code: "no_match", message: error.description)
-                // Fits the document but does not go together: times for some fixes only, or going back.
-                case .match(.missingTime), .match(.timeGoesBack): throw HTTPError(status: 422, code: "invalid_trace", message: error.description)
-                case .match: throw HTTPError.badRequest("invalid_trace", error.description)
-                // A rider the party does not list, a drop-off time with a trace without times: refused values (422).
-                case .unknownRider, .invalidInput: throw HTTPError(status: 422, code: "invalid_field", message: error.description)
-                case .fare(let f): throw HTTPError(status: 422, code: "unpriceable", message: f.description)
-                }
-            }
-            let answer = JSONWriter.string(SettleJSON.answer(id, s))
-            let settlement = PartySettlement(key: key, answer: answer)
-            switch try storeCall({ try context.parties.settle(partyID: id, computedFrom: party, settlement: settlement) }) {
-            case .settled: return .json(bytes: Array(answer.utf8))
-            case .alreadySettled(let live): return try stored(live.settlement!)
-            case .changed: continue
-            }
-        }
-        throw HTTPError(status: 409, code: "party_changing", message: "party '\(id)' kept changing while it was being settled; retry")
     }
 }

@@ -209,6 +209,7 @@ public final class BatchRunner {
         readerThread.wait()
         workerThreads.wait()
         summary.inputError = readJob.error
+        summary.inputErrorLine = readJob.errorLine
         summary.elapsedSeconds = Self.seconds(ContinuousClock.now - start)
         summary.peakBufferedRows = pipeline.peakBufferedRows
         summary.peakBufferedBytes = pipeline.peakBufferedBytes
@@ -242,6 +243,8 @@ private final class ReadJob: @unchecked Sendable {
     let options: BatchOptions
     /// Why reading stopped before the end of the input, if it did.
     private(set) var error: String?
+    /// The line `error` names, when it names one.
+    private(set) var errorLine: Int?
 
     init(reader: CSVReader, first: CSVRecord?, pipeline: ChunkPipeline, options: BatchOptions) {
         self.reader = reader
@@ -279,6 +282,7 @@ private final class ReadJob: @unchecked Sendable {
             }
         } catch {
             self.error = "\(error)"
+            errorLine = (error as? CSVError)?.line
         }
         if !records.isEmpty { _ = submit() }
     }

@@ -18,6 +18,8 @@ public struct BatchSummary: Sendable {
     public var inputBytesDone: Int64 = 0
     /// Why reading stopped before the end of the input (the rows before it were written).
     public var inputError: String?
+    /// The input line `inputError` names, when it names one.
+    public var inputErrorLine: Int?
     /// The most rows read but not yet written at any moment (the memory high-water mark).
     public var peakBufferedRows = 0
     /// The most input bytes read but not yet written at any moment.

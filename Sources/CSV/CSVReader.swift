@@ -41,6 +41,16 @@ public enum CSVError: Error, Equatable, CustomStringConvertible, Sendable {
     /// The bytes are not valid in the encoding named by `--encoding` (or detected).
     case conversionFailed(String)
 
+    /// The line the input stopped on, when the error names one.
+    public var line: Int? {
+        switch self {
+        case .unterminatedQuote(let line), .undetectableEncoding(let line, _), .mixedEncoding(let line, _, _),
+             .notUTF8AfterByteOrderMark(let line, _):
+            line
+        case .conversionFailed: nil
+        }
+    }
+
     public var description: String {
         switch self {
         case .unterminatedQuote(let line):

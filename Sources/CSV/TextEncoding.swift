@@ -14,11 +14,12 @@ public enum InputEncoding: String, Sendable, CaseIterable {
     /// Code page 949 (Unified Hangul Code, a superset of EUC-KR): Korean Excel's CSV export.
     case cp949
 
-    /// Parses an `--encoding` value (`utf-8`, `utf8`, `cp949`, `uhc`, `euc-kr`; any case).
+    /// Parses an `--encoding` value or a `charset` name (`utf-8`, `utf8`, `cp949`, `uhc`,
+    /// `euc-kr`, `windows-949`, `ks_c_5601-1987`; any case).
     public init?(name: String) {
         switch name.lowercased() {
         case "utf-8", "utf8": self = .utf8
-        case "cp949", "uhc", "ms949", "euc-kr", "euckr": self = .cp949
+        case "cp949", "uhc", "ms949", "euc-kr", "euckr", "windows-949", "x-windows-949", "ks_c_5601-1987": self = .cp949
         default: return nil
         }
     }

@@ -22,6 +22,9 @@ public final class BodyStream: @unchecked Sendable {
     private var buffer: [UInt8] = []
     private var sent = 0  // bytes of `buffer` already handed to libmicrohttpd
     private var finished = false
+    /// The producer failed: once the bytes already written are sent, the body ends without its
+    /// last chunk (the connection is closed), so no client takes it for a complete answer.
+    private var failed = false
     private var gone = false
     /// Set while libmicrohttpd waits for bytes with the connection suspended.
     private var waiting = false
@@ -60,11 +63,15 @@ public final class BodyStream: @unchecked Sendable {
     }
 
     /// Runs the producer to its end (the server calls it once the head is queued); an error it
-    /// throws ends the body where it stands (the rows already sent stay sent).
+    /// throws ends the body where it stands (the rows already sent stay sent) as a broken
+    /// transfer: the connection closes without the chunked body's last chunk, which HTTP
+    /// clients report as an incomplete answer (curl: exit 18; Python: `IncompleteRead`).
     func run() {
-        do { try produce(self) } catch {}
+        var broke = false
+        do { try produce(self) } catch is Gone {} catch { broke = true }
         condition.lock()
         finished = true
+        failed = broke
         let wake = takeWaiting()
         condition.unlock()
         wake?()
@@ -99,6 +106,7 @@ public final class BodyStream: @unchecked Sendable {
         defer { condition.unlock() }
         let ready = buffer.count - sent
         if ready == 0 {
+            if failed { return MHDContentReader.endWithError }
             if finished || gone { return MHDContentReader.endOfStream }
             waiting = true
             suspend()
@@ -139,6 +147,7 @@ public final class BodyStream: @unchecked Sendable {
 /// libmicrohttpd's content-reader return values.
 enum MHDContentReader {
     static let endOfStream = -1  // MHD_CONTENT_READER_END_OF_STREAM
+    static let endWithError = -2  // MHD_CONTENT_READER_END_WITH_ERROR
     static let unknownSize = UInt64.max  // MHD_SIZE_UNKNOWN
 }
 

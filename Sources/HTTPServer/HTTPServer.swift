@@ -521,15 +521,18 @@ public final class HTTPServer: @unchecked Sendable {
             let t0 = DispatchTime.now().uptimeNanoseconds
             var response = Router.answer(work.run)
             conventions.apply(&response, method: state.method, headers: state.headers, requestID: state.requestID, cacheable: route.cacheable)
-            let left = budget.release(work.cost, seconds: Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e9)
             finish(state, route.pattern, response)
             state.response = response
+            let streamed = response.stream != nil
             if let stream = response.stream {
+                // The head goes out now; the body (the work itself: bulk quotes) is produced on
+                // this bulk thread, and counts against the budget until it ends.
                 resume()
                 stream.run()
             }
+            let left = budget.release(work.cost, seconds: Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e9)
             return {
-                resume()
+                if !streamed { resume() }
                 // The last bulk request of a burst gives the heap's free memory back.
                 if left == 0 { AllocatorSettings.trim() }
             }

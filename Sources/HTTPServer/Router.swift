@@ -104,6 +104,12 @@ public struct BulkWork: Sendable {
 /// error answer) and returns its cost and the rest of the work.
 public typealias BulkHandler = @Sendable (HTTPRequest) throws -> BulkWork
 
+/// An error a handler throws with its own answer (an API face whose errors are not
+/// `HTTPError`'s shape: OSRM's `{"code","message"}`); `Router.answer` answers it as it is.
+public protocol AnsweredError: Error {
+    var response: HTTPResponse { get }
+}
+
 /// A route: method, path pattern with `{name}` segments, a name for metrics, and its handler.
 public struct Route: Sendable {
     public let method: String
@@ -228,6 +234,8 @@ public final class Router: @unchecked Sendable {
         do {
             return try body()
         } catch let e as HTTPError {
+            return e.response
+        } catch let e as any AnsweredError {
             return e.response
         } catch {
             return HTTPError(status: 500, code: "internal_error", message: "internal error: \(error)").response

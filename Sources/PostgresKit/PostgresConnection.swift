@@ -40,7 +40,9 @@ public final class PostgresConnection {
             let message = conn.map { String(cString: PQerrorMessage($0)) } ?? "out of memory"
             if let c = conn { PQfinish(c) }
             self.conn = nil
-            throw PostgresError(sqlState: "", message: "cannot connect to PostgreSQL: \(PostgresConnection.trim(message))", connectionLost: true)
+            // libpq quotes a malformed connection string whole in its message.
+            throw PostgresError(sqlState: "", message: "cannot connect to PostgreSQL: \(ConnectionSecrets.scrubbed(PostgresConnection.trim(message), conninfo: conninfo))",
+                                connectionLost: true)
         }
         // Notices (CREATE TABLE IF NOT EXISTS … skipping) are not worth a line on stderr.
         PQsetNoticeProcessor(conn, { _, _ in }, nil)
@@ -80,7 +82,8 @@ public final class PostgresConnection {
             let lost = PQstatus(conn) != CONNECTION_OK
             let state = result.flatMap { PQresultErrorField($0, Int32(UInt8(ascii: "C"))) }.map { String(cString: $0) } ?? ""
             let message = result.map { String(cString: PQresultErrorMessage($0)) } ?? String(cString: PQerrorMessage(conn))
-            throw PostgresError(sqlState: state, message: PostgresConnection.trim(message.isEmpty ? String(cString: PQerrorMessage(conn)) : message),
+            throw PostgresError(sqlState: state, message: ConnectionSecrets.scrubbed(PostgresConnection.trim(message.isEmpty ? String(cString: PQerrorMessage(conn)) : message),
+                                                                        conninfo: conninfo),
                                 connectionLost: lost)
         }
         guard let result else { return PostgresRows(rows: [], affected: 0) }
@@ -103,7 +106,7 @@ public final class PostgresConnection {
     public func takeNotifications() throws(PostgresError) -> [String] {
         guard let conn, PQconsumeInput(conn) == 1 else {
             let message = conn.map { String(cString: PQerrorMessage($0)) } ?? "closed"
-            throw PostgresError(sqlState: "", message: "lost the connection to PostgreSQL: \(PostgresConnection.trim(message))", connectionLost: true)
+            throw PostgresError(sqlState: "", message: "lost the connection to PostgreSQL: \(ConnectionSecrets.scrubbed(PostgresConnection.trim(message), conninfo: conninfo))", connectionLost: true)
         }
         var channels: [String] = []
         while let n = PQnotifies(conn) {
@@ -138,16 +141,10 @@ public final class PostgresConnection {
         "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
     }
 
-    /// The connection string with any password replaced by `***`, for messages and logs.
+    /// The connection string with every secret replaced by `***`, for messages and logs
+    /// (see `ConnectionSecrets`).
     public static func redacted(_ conninfo: String) -> String {
-        if let scheme = conninfo.range(of: "://"), let at = conninfo[scheme.upperBound...].firstIndex(of: "@") {
-            let credentials = conninfo[scheme.upperBound..<at]
-            if let colon = credentials.firstIndex(of: ":") {
-                return String(conninfo[..<colon]) + ":***" + String(conninfo[at...])
-            }
-            return conninfo
-        }
-        return conninfo.replacingOccurrences(of: #"password\s*=\s*('[^']*'|\S+)"#, with: "password=***", options: .regularExpression)
+        ConnectionSecrets.redacted(conninfo)
     }
 
     private static func trim(_ s: String) -> String {

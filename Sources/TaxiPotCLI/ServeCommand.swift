@@ -35,10 +35,12 @@ struct ServeCommand: Command {
                             read answers; preflight OPTIONS is answered 204 (default: no CORS)
           --gzip-min-bytes N  gzip answers of at least N bytes to clients that accept it
                             (default 1024; 0: never)
-          --table-cell-budget N  table cells (sources x destinations) admitted and not yet
-                            answered, at most (default 4000000: four 1,000 x 1,000 tables); past
-                            it a table is answered 503 with Retry-After. Tables run on their own
-                            threads at a lower priority, so other requests never wait behind them
+          --table-cell-budget N  bulk work admitted and not yet answered, at most, in table
+                            cells (sources x destinations; a /match/v1 or settle trace fix
+                            counts 12, a POST /v1/quotes row 25; default 4000000: four
+                            1,000 x 1,000 tables); past it such a request is answered 503 with
+                            Retry-After. Bulk work runs on its own threads at a lower priority,
+                            so other requests never wait behind it
           --max-url-kb N    longest request target accepted, in KiB (default 8, at most 1024;
                             414 beyond it): OSRM clients send long GPS traces to /match/v1 as
                             GET URLs (a 30-minute 1 Hz trace takes about 60 KiB)
@@ -170,7 +172,9 @@ struct ServeCommand: Command {
 private func partyStoreURL(_ value: String?, label: String) throws -> String? {
     guard let value else { return nil }
     guard value.hasPrefix("postgresql://") || value.hasPrefix("postgres://") else {
-        throw UsageError("\(label) must be a PostgreSQL URL (postgresql://user@host:port/database), got '\(value.prefix(80))'")
+        // Only the value's first word: the rest may hold a password (`host=… password=…`).
+        let shown = value.prefix { $0 != " " && $0 != "=" && $0 != ":" }.prefix(40)
+        throw UsageError("\(label) must be a PostgreSQL URL (postgresql://user@host:port/database), got a value starting '\(shown)'")
     }
     return value
 }

@@ -56,4 +56,36 @@ final class PartyStoreOutageTests: XCTestCase {
         XCTAssertEqual(party.json?["version"]?.intValue, kept.version)
         XCTAssertEqual(call(router, "GET", "/v1/parties/absent").status, 404)
     }
+
+    /// Issue 43 item 11: with the database away, neither the unauthenticated `/health` nor any
+    /// 503 shows a secret of the store's connection string, in any form libpq reads one from.
+    func testHealthAndUnavailableAnswersNeverShowTheStoresSecrets() throws {
+        // Port 1 on loopback refuses at once; the last string is malformed, which libpq quotes whole.
+        let stores = [
+            "postgresql://app:userSecret1@127.0.0.1:1/taxipot?password=querySecret2&sslpassword=keySecret3&connect_timeout=2",
+            "postgresql://app@127.0.0.1:1/taxipot?pass%77ord=encodedSecret4",
+            "host=127.0.0.1 port=1 dbname=taxipot password='quoted Secret5' sslpassword=plainSecret6 connect_timeout=2",
+            "postgresql://app@[::1:1/taxipot?password=bracketSecret7",
+        ]
+        for (n, store) in stores.enumerated() {
+            let config = ServiceConfiguration(dataDir: try TestDataset.directory(), stateDir: TestPaths.temporaryDirectory("secret-state").path,
+                                              writeToken: "t", partyStore: store)
+            let context = try ServiceContext(configuration: config)
+            defer { _ = try? context.parties.close() }
+            let router = API.makeRouter(context: context)
+            var bodies: [(String, Int, String)] = []
+            for (method, path, query) in [("GET", "/health", []), ("GET", "/v1/parties/kept", []), ("GET", "/v1/parties", [("near", "126.978,37.5665")]),
+                                          ("GET", "/v1/clusters", [("bbox", "126.9,37.5,127.1,37.6"), ("zoom", "12")])] as [(String, String, [(String, String)])] {
+                let r = router.handle(HTTPRequest(method: method, path: path, query: query.map { (name: $0.0, value: $0.1) }, headers: [:], body: [])).response
+                bodies.append((path, r.status, String(decoding: r.body, as: UTF8.self)))
+            }
+            XCTAssertEqual(bodies.map(\.1), [200, 503, 503, 503], "store \(n): \(bodies)")
+            XCTAssertTrue(bodies[0].2.contains("degraded"), bodies[0].2)
+            for (path, _, body) in bodies {
+                for secret in ["userSecret1", "querySecret2", "keySecret3", "encodedSecret4", "Secret5", "plainSecret6", "bracketSecret7"] {
+                    XCTAssertFalse(body.contains(secret), "store \(n), \(path) shows \(secret): \(body)")
+                }
+            }
+        }
+    }
 }

@@ -13,6 +13,51 @@ final class PostgresConnectionTests: XCTestCase {
                        "host=db user=app password=*** dbname=taxipot")
     }
 
+    /// Issue 43 item 11: every form libpq reads a password or SSL key pass phrase from.
+    func testRedactedHidesEverySecretFormLibpqAccepts() {
+        let cases: [(String, String)] = [
+            ("postgresql://u@h/db?password=s3cret", "postgresql://u@h/db?password=***"),
+            ("postgres://u@h:5432/db?sslmode=require&password=s3cret&connect_timeout=2",
+             "postgres://u@h:5432/db?sslmode=require&password=***&connect_timeout=2"),
+            ("postgresql://h/db?password=s3cret@x", "postgresql://h/db?password=***"),
+            ("postgresql://u@h/db?sslpassword=s3cret", "postgresql://u@h/db?sslpassword=***"),
+            ("postgresql://u@h/db?pass%77ord=s3cret", "postgresql://u@h/db?pass%77ord=***"),
+            ("postgresql://u@h/db?PASSWORD=s3%63ret", "postgresql://u@h/db?PASSWORD=***"),
+            ("postgresql://u:s3%40cret@h/db", "postgresql://u:***@h/db"),
+            ("postgresql://u:s3@cret@h/db", "postgresql://u:***@h/db"),
+            ("postgresql://u:s3cret@h/db?password=s3cret", "postgresql://u:***@h/db?password=***"),
+            ("host=h password=s3cret dbname=db", "host=h password=*** dbname=db"),
+            ("password = s3cret host=h", "password = *** host=h"),
+            ("host=h password='s3 cret' user=u", "host=h password=*** user=u"),
+            ("host=h password='s3\\' cret' user=u", "host=h password=*** user=u"),
+            ("host=h password=s3\\ cret user=u", "host=h password=*** user=u"),
+            ("host=h sslpassword=s3cret sslkey=/k passfile=/p", "host=h sslpassword=*** sslkey=/k passfile=/p"),
+            ("host=h password='s3cret", "host=h password=***"),
+            ("postgresql://u@h/db?passfile=/etc/pgpass", "postgresql://u@h/db?passfile=/etc/pgpass"),
+        ]
+        for (given, shown) in cases {
+            let r = PostgresConnection.redacted(given)
+            XCTAssertEqual(r, shown, given)
+            XCTAssertFalse(r.contains("s3"), "secret left in \(r)")
+        }
+    }
+
+    /// libpq quotes a malformed connection string whole in its error; the message hides its
+    /// secrets in every spelling they were given in.
+    func testScrubbedHidesSecretsQuotedInMessages() {
+        let uri = "postgresql://u:pa%73s@[::1/db?sslpassword=k3y"
+        let message = #"end of string reached when looking for matching "]" in IPv6 host address in URI: "\#(uri)" (pass, k3y)"#
+        let scrubbed = ConnectionSecrets.scrubbed(message, conninfo: uri)
+        for secret in ["pa%73s", "pass", "k3y"] { XCTAssertFalse(scrubbed.contains(secret), scrubbed) }
+        XCTAssertTrue(scrubbed.contains("IPv6 host address"), scrubbed)
+        XCTAssertFalse(ConnectionSecrets.scrubbed("bad: 's3 cret'", conninfo: "host=h password='s3 cret'").contains("s3"))
+        // libpq's own message for that URI, through the connection's error.
+        XCTAssertThrowsError(try PostgresConnection(conninfo: uri)) { error in
+            let m = (error as? PostgresError)?.message ?? "\(error)"
+            XCTAssertFalse(m.contains("pa%73s") || m.contains("k3y"), m)
+        }
+    }
+
     func testRefusedConnectionIsReportedAsLost() throws {
         // Port 1 on loopback: nothing listens there, so the connection is refused at once.
         XCTAssertThrowsError(try PostgresConnection(conninfo: "postgresql://app:s3cret@127.0.0.1:1/taxipot?connect_timeout=2")) { error in
