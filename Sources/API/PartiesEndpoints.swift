@@ -57,12 +57,14 @@ public func registerPartiesEndpoints(_ router: Router, parties: PartyService, wr
     }
 
     router.add("GET", "/v1/parties/{id}", OperationDoc(
-        "One live party", parameters: [idParam],
-        responses: [(200, partyDoc), (400, "invalid_id"), (404, "party_not_found (never created, deleted or expired)")],
+        "One live party, or a settled one for the settled retention after its departure (docs/OPERATIONS.md; 7 days by default)",
+        parameters: [idParam],
+        responses: [(200, partyDoc), (400, "invalid_id"), (404, "party_not_found (never created, deleted or expired)"), (503, "storage_unavailable")],
         responseSchema: APISchemas.party, responseExample: APISchemas.partyOutExample
     ), cost: .light) { req in
         let id = try partyID(req)
-        guard let p = parties.party(id: id) else { throw notFound(id) }
+        // Past its listing a settled party is read from the store (its settlement stays replayable).
+        guard let p = try parties.party(id: id) ?? storeCall({ try parties.kept(id: id) }).flatMap({ $0.isSettled ? $0 : nil }) else { throw notFound(id) }
         return .json(PartiesJSON.party(p), headers: [("ETag", PartiesJSON.etag(p))])
     }
 

@@ -28,6 +28,10 @@ public struct ServiceConfiguration: Sendable {
     /// The PostgreSQL database of the parties, shared by replicas (a libpq connection string,
     /// `postgresql://…`); nil: the embedded SQLite store in the state folder.
     public var partyStore: String?
+    /// How long after departure an unsettled party can be settled, and a settled one replayed,
+    /// in seconds (`PartyServiceOptions`; 12 h and 7 days by default).
+    public var settleWindow = PartyServiceOptions.defaultSettleWindow
+    public var settledRetention = PartyServiceOptions.defaultSettledRetention
 
     /// Where Debian's libjs-leaflet puts Leaflet.
     public static let debianLeafletDir = "/usr/share/javascript/leaflet"
@@ -110,7 +114,8 @@ public final class ServiceContext: Sendable {
         // The party store first: a damaged one stops the start before the dataset loads.
         let storage: any PartyStore = try configuration.partyStore.map { try PostgresPartyStore(url: $0) }
             ?? SQLitePartyStore(stateDirectory: configuration.stateDir)
-        parties = try PartyService(storage: storage, options: PartyServiceOptions(radius: configuration.clusterRadius))
+        parties = try PartyService(storage: storage, options: PartyServiceOptions(radius: configuration.clusterRadius, settleWindow: configuration.settleWindow,
+                                                                                 settledRetention: configuration.settledRetention))
         do { data = try Dataset(directory: configuration.dataDir, hierarchyCacheBytes: configuration.hierarchyCacheBytes) } catch {
             throw ServiceError(error.description)
         }

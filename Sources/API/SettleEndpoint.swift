@@ -19,6 +19,9 @@ enum SettleJSON {
                 guard (2...3).contains(a.count) else { throw HTTPError.badRequest("invalid_trace", "trace[\(i)] must be [lon,lat] or [lon,lat,time]") }
                 (lon, lat, time, accuracy) = (number(a[0]), number(a[1]), a.count > 2 ? number(a[2]) : nil, nil)
             } else {
+                if let extra = item.objectValue?.first(where: { !["lon", "lat", "time", "accuracy"].contains($0.0) }) {
+                    throw HTTPError.badRequest("unknown_field", "unknown field 'trace[\(i)].\(extra.0.prefix(40))' (known: lon, lat, time, accuracy)")
+                }
                 (lon, lat, time, accuracy) = (number(item["lon"]), number(item["lat"]), number(item["time"]), number(item["accuracy"]))
                 if item["time"] != nil && time == nil { throw HTTPError.badRequest("invalid_trace", "trace[\(i)].time must be Unix seconds") }
             }
@@ -28,7 +31,27 @@ enum SettleJSON {
         return out
     }
 
+    /// The key of a settlement without a client key: a 128-bit digest of its trace's JSON (the
+    /// listing keeps the key in memory, so not the trace itself).
+    static func traceKey(_ trace: JSONValue?) -> String {
+        var text = JSONWriter.string(trace ?? .null)
+        var c = Checksum()
+        var fnv: UInt64 = 0xcbf2_9ce4_8422_2325
+        text.withUTF8 { c.add(UnsafeRawBufferPointer($0)) }
+        for b in text.utf8 { fnv = (fnv ^ UInt64(b)) &* 0x0000_0100_0000_01B3 }
+        return "trace:" + String(c.value, radix: 16) + String(fnv, radix: 16)
+    }
+
+    /// The trace key of an earlier build (the trace's whole JSON), still answered.
+    static func legacyTraceKey(_ trace: JSONValue?) -> String { "trace:" + JSONWriter.string(trace ?? .null) }
+
+    /// The members a settle request may have.
+    static let members = ["trace", "drop_offs", "meter_total_krw", "split", "idempotency_key"]
+
     static func input(_ body: JSONValue) throws(HTTPError) -> SettleInput {
+        if let extra = body.objectValue?.first(where: { !members.contains($0.0) }) {
+            throw HTTPError.badRequest("unknown_field", "unknown field '\(extra.0.prefix(60))' (known: \(members.joined(separator: ", ")))")
+        }
         var input = SettleInput(trace: try trace(body["trace"]))
         if let d = body["drop_offs"], d != .null {
             guard let members = d.objectValue else { throw HTTPError.badRequest("invalid_field", "'drop_offs' must be an object of rider id → {point}|{time}|null") }
@@ -60,9 +83,19 @@ enum SettleJSON {
         return input
     }
 
-    static func answer(_ partyID: String, _ s: Settlement) -> JSONValue {
+    /// What the settlement read: the fixes, their first and last times, the request's members
+    /// (and where the idempotency key came from), the lone glitches tolerated.
+    static func read(_ body: JSONValue, keyFrom: String, _ trace: [TraceFix], _ s: Settlement) -> JSONValue {
+        ["fix_count": .number(Double(trace.count)),
+         "first_time": trace.first?.time.map { .number($0) } ?? .null, "last_time": trace.last?.time.map { .number($0) } ?? .null,
+         "members": .array((body.objectValue ?? []).map { .string($0.0) }), "idempotency_key_from": .string(keyFrom),
+         "outlier_fixes": .array(s.reading.outliers.map { .number(Double($0)) })]
+    }
+
+    static func answer(_ partyID: String, _ s: Settlement, read: JSONValue) -> JSONValue {
         func round(_ v: Double) -> JSONValue { .number((v * 10).rounded() / 10) }
         var members: [(String, JSONValue)] = [
+            ("read", read),
             ("party_id", .string(partyID)), ("distance_meters", round(s.distanceMeters)), ("duration_seconds", round(s.durationSeconds)),
             ("region", .string(s.region)), ("split", .string(s.split.rawValue)),
             ("fare", ["total_krw": .number(Double(s.fare.totalKrw)), "schedule_id": .string(s.fare.scheduleID),
@@ -88,17 +121,18 @@ enum SettleJSON {
 func registerSettleEndpoint(_ router: Router, _ context: ServiceContext) {
     let auth = WriteAuthorization(token: context.configuration.writeToken)
     let settler = Settler(pricer: context.pooling.pricer)
-    @Sendable func settle(_ id: String, key: String, _ input: SettleInput) throws(HTTPError) -> HTTPResponse {
+    @Sendable func settle(_ id: String, key: String, given: String?, body: JSONValue, _ input: SettleInput) throws(HTTPError) -> HTTPResponse {
         // The party's settlement (its key and answer) lives in its row of the party store: a
         // settled party answers the same key with the stored bytes (on every replica) and another
         // key with 409. Settled only if unchanged since the settlement was computed; a party that
         // changed meanwhile (a rider joined) is settled again from what it is now.
         func stored(_ done: PartySettlement) throws(HTTPError) -> HTTPResponse {
-            guard done.key == key else { throw HTTPError(status: 409, code: "already_settled", message: "party '\(id)' was settled under another idempotency key") }
+            guard done.key == key || (given == nil && done.key == SettleJSON.legacyTraceKey(body["trace"])) else { throw HTTPError(status: 409, code: "already_settled", message: "party '\(id)' was settled under another idempotency key") }
             return .json(bytes: Array(done.answer.utf8))
         }
         for _ in 0..<3 {
-            guard let party = context.parties.party(id: id) else { throw notFound(id) }
+            // Listed, or past its listing while within the settle window (unsettled) or the retention (settled).
+            guard let party = try storeCall({ try context.parties.kept(id: id) }) else { throw notFound(id) }
             if let done = party.settlement { return try stored(done) }
             let s: Settlement
             do throws(SettlementError) { s = try settler.settle(party, input) } catch {
@@ -109,10 +143,12 @@ func registerSettleEndpoint(_ router: Router, _ context: ServiceContext) {
                 case .match: throw HTTPError.badRequest("invalid_trace", error.description)
                 // A rider the party does not list, a drop-off time with a trace without times: refused values (422).
                 case .unknownRider, .invalidInput: throw HTTPError(status: 422, code: "invalid_field", message: error.description)
+                case .implausible: throw HTTPError(status: 422, code: "implausible_trace", message: error.description)
                 case .fare(let f): throw HTTPError(status: 422, code: "unpriceable", message: f.description)
                 }
             }
-            let answer = JSONWriter.string(SettleJSON.answer(id, s))
+            let keyFrom = body["idempotency_key"] != nil ? "body" : given != nil ? "header" : "trace"
+            let answer = JSONWriter.string(SettleJSON.answer(id, s, read: SettleJSON.read(body, keyFrom: keyFrom, input.trace, s)))
             let settlement = PartySettlement(key: key, answer: answer)
             switch try storeCall({ try context.parties.settle(partyID: id, computedFrom: party, settlement: settlement) }) {
             case .settled: return .json(bytes: Array(answer.utf8))
@@ -128,13 +164,20 @@ func registerSettleEndpoint(_ router: Router, _ context: ServiceContext) {
     router.addBulk("POST", "/v1/parties/{id}/settle", OperationDoc(
         "Settle a party's fare from its GPS trace: the driven route (map matching), the fare metered from it, each leg's meter "
             + "increment and each rider's share; with meter_total_krw the shares are that total split the same way. Closes the party to joins (durably). "
-            + "Idempotent by idempotency_key (or the Idempotency-Key header; without one, by the trace itself): the same key answers the stored settlement.",
+            + "Idempotent by idempotency_key (or the Idempotency-Key header; without one, by the trace itself): the same key answers the stored settlement. "
+            + "When: an unsettled party can be settled until its departure plus the settle window (12 h by default), a settled one replays its "
+            + "settlement until its departure plus the settled retention (7 days by default; docs/OPERATIONS.md); after that 404 party_not_found. "
+            + "What a trace must be (docs/FARES.md): every fix time within departure − 1 h … departure + the settle window, never going back; "
+            + "between fixes at most 200 km/h after a noise allowance of 3σ per fix (a lone fix jumping from both neighbours is tolerated "
+            + "and listed in read.outlier_fixes); some fix at least 50 m from the first; every fix within 200 km of the party's origin. "
+            + "Otherwise 422 implausible_trace naming the fix and the reason. Members other than those listed are refused (400 unknown_field). "
+            + "The answer's read says what was read: fix count, first and last time, the members used, where the key came from.",
         parameters: [ParameterDoc("id", in: "path", required: true, "party id", schema: APISchemas.partyID)],
-        requestBody: ["type": "object", "required": ["trace"], "properties": [
+        requestBody: ["type": "object", "required": ["trace"], "additionalProperties": false, "properties": [
             "trace": ["type": "array", "minItems": 2, "maxItems": .number(Double(MatchOptions.maxFixes)),
                       "description": "fixes {lon,lat,time?,accuracy?} or [lon,lat,time?] in order (times all or none, never going back)",
                       "items": ["oneOf": [
-                          ["type": "object", "required": ["lon", "lat"], "properties": [
+                          ["type": "object", "required": ["lon", "lat"], "additionalProperties": false, "properties": [
                               "lon": ["type": "number", "minimum": -180, "maximum": 180], "lat": ["type": "number", "minimum": -90, "maximum": 90],
                               "time": ["type": "number", "minimum": 0], "accuracy": ["type": "number", "exclusiveMinimum": 0],
                           ]],
@@ -155,13 +198,18 @@ func registerSettleEndpoint(_ router: Router, _ context: ServiceContext) {
             "split": APISchemas.oneOf(SplitPolicy.allCases.map(\.rawValue)),
             "idempotency_key": ["type": "string", "minLength": 1, "maxLength": 200],
         ]],
-        responses: [(200, "the settlement"), (400, "invalid_json, missing_field, invalid_trace (naming the fix)"),
+        responses: [(200, "the settlement"), (400, "invalid_json, missing_field, invalid_trace (naming the fix), unknown_field (naming the member)"),
                     (404, "party_not_found"), (409, "already_settled: settled before under another idempotency key; party_changing: the party kept changing while being settled (retry)"),
-                    (422, "no_match: no two fixes of the trace can be joined by road; invalid_trace: times for some fixes only, or going back; invalid_field: a rider the party does not list, a drop-off time with a trace without times, meter_total_krw out of range"), (503, "storage_unavailable; overloaded: the bulk work in flight is at the server's budget (a trace fix counts \(OSRMFace.cellsPerFix) table cells against serve --table-cell-budget), Retry-After says when to retry"),
+                    (422, "no_match: no two fixes of the trace can be joined by road; implausible_trace: times, speeds or extent that cannot be a taxi ride (naming the fix and the reason); invalid_trace: times for some fixes only, or going back; invalid_field: a rider the party does not list, a drop-off time with a trace without times, meter_total_krw out of range"), (503, "storage_unavailable; overloaded: the bulk work in flight is at the server's budget (a trace fix counts \(OSRMFace.cellsPerFix) table cells against serve --table-cell-budget), Retry-After says when to retry"),
                     (401, "unauthorized: missing or wrong 'Authorization: Bearer <token>'"),
                     (403, "writes_disabled: the server has no TAXIPOT_WRITE_TOKEN")],
         responseSchema: ["type": "object", "required": ["party_id", "distance_meters", "duration_seconds", "fare", "legs_krw", "riders", "route"], "properties": [
             "party_id": ["type": "string"], "distance_meters": ["type": "number"], "duration_seconds": ["type": "number"],
+            "read": ["type": "object", "description": "what the settlement read", "properties": [
+                "fix_count": ["type": "integer"], "first_time": ["type": ["number", "null"]], "last_time": ["type": ["number", "null"]],
+                "members": ["type": "array", "items": ["type": "string"]],
+                "idempotency_key_from": APISchemas.oneOf(["body", "header", "trace"]),
+                "outlier_fixes": ["type": "array", "items": ["type": "integer"]]]],
             "region": ["type": "string"], "split": ["type": "string"],
             "fare": ["type": "object", "properties": ["total_krw": ["type": "integer"], "schedule_id": ["type": "string"]]],
             "legs_krw": ["type": "array", "items": ["type": "integer"]],
@@ -194,10 +242,11 @@ func registerSettleEndpoint(_ router: Router, _ context: ServiceContext) {
         guard given.map({ (1...PartySettlement.maxKeyLength).contains($0.unicodeScalars.count) }) ?? true else {
             throw HTTPError.badRequest("invalid_field", "'idempotency_key' (or the Idempotency-Key header) must be 1–200 characters")
         }
-        let key = given ?? "trace:" + JSONWriter.string(body["trace"] ?? .null)
-        let input = try SettleJSON.input(body)
-        return BulkWork(cost: min(input.trace.count, MatchOptions.maxFixes) * OSRMFace.cellsPerFix, unit: "table cells (a trace fix counts \(OSRMFace.cellsPerFix))") {
-            try settle(id, key: key, input)
+        let key = given ?? SettleJSON.traceKey(body["trace"])
+        var input = try SettleJSON.input(body)
+        input.latestAfterDepartureSeconds = context.parties.options.keptSeconds(settled: false)
+        return BulkWork(cost: min(input.trace.count, MatchOptions.maxFixes) * OSRMFace.cellsPerFix, unit: "table cells (a trace fix counts \(OSRMFace.cellsPerFix))") { [input] in
+            try settle(id, key: key, given: given, body: body, input)
         }
     }
 }

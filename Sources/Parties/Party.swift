@@ -157,9 +157,11 @@ public struct Party: Sendable, Hashable {
 /// the same bytes and sees the party closed.
 public struct PartySettlement: Sendable, Hashable {
     /// The key the settlement was made under (the client's idempotency key, or one made from
-    /// its trace): 1–`maxKeyLength` code points, or a `trace:` key of any length.
+    /// its trace): 1–`maxKeyLength` code points, or a `trace:` key (a digest of the trace; an
+    /// earlier build's held the whole trace).
     public var key: String
-    /// The answer given (JSON text), given again to a settlement with the same key.
+    /// The answer given (JSON text), given again to a settlement with the same key. Empty in
+    /// the copy the service's listing holds in memory (`PartyService.kept(id:)` reads it).
     public var answer: String
 
     public init(key: String, answer: String) {

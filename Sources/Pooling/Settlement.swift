@@ -26,6 +26,8 @@ public struct SettleInput: Sendable {
     public var split: SplitPolicy
     public var roundingKrw: Int
     public var matchOptions: MatchOptions
+    /// How long after the party's departure a fix may be (the settle window; `TracePlausibility`).
+    public var latestAfterDepartureSeconds: Double = PartyServiceOptions.defaultSettleWindow
 
     /// The matcher's defaults with no spacing floor (N&K's 2σ thinning only): drop-offs land on
     /// waypoints, so waypoints are kept as dense as the noise allows.
@@ -72,6 +74,8 @@ public struct Settlement: Sendable {
     /// The meter's total as given, and it less the metered fare (nil without one).
     public let meterTotalKrw: Int?
     public let differenceKrw: Int?
+    /// What the plausibility check found (lone glitches tolerated).
+    public let reading: TracePlausibility.Reading
 }
 
 /// Why a trace cannot be settled.
@@ -80,6 +84,8 @@ public enum SettlementError: Error, Sendable, CustomStringConvertible {
     case unknownRider(String)
     case fare(FareRequestError)
     case invalidInput(field: String, reason: String)
+    /// The trace cannot be a taxi ride of the party (`TracePlausibility`): why, at which fix.
+    case implausible(fix: Int, reason: String)
 
     public var description: String {
         switch self {
@@ -87,6 +93,7 @@ public enum SettlementError: Error, Sendable, CustomStringConvertible {
         case .unknownRider(let id): "drop_offs: '\(id.prefix(64))' is not a rider of the party"
         case .fare(let e): e.description
         case .invalidInput(let f, let r): "\(f): \(r)"
+        case .implausible(let i, let r): "fix \(i): \(r)"
         }
     }
 }
@@ -110,6 +117,8 @@ public struct Settler: Sendable {
         }
         let riders = PartyRide(party: party, order: []).riders
         for id in input.dropOffs.keys where !riders.contains(where: { $0.id == id }) { throw .unknownRider(id) }
+        let reading = try TracePlausibility(latestAfterDepartureSeconds: input.latestAfterDepartureSeconds)
+            .check(input.trace, party: party, defaultAccuracyMeters: input.matchOptions.defaultAccuracyMeters)
         var options = input.matchOptions
         options.departAt = party.departAt
         let match: MatchResult
@@ -192,7 +201,7 @@ public struct Settler: Sendable {
         }
         return Settlement(match: match, distanceMeters: distance, durationSeconds: clock - departure, region: region, fare: fare,
                           split: input.split, riders: out, meterTotalKrw: input.meterTotalKrw,
-                          differenceKrw: input.meterTotalKrw.map { $0 - fare.totalKrw })
+                          differenceKrw: input.meterTotalKrw.map { $0 - fare.totalKrw }, reading: reading)
     }
 
     /// The driven route as stretches between consecutive waypoints; a gap between matchings is

@@ -40,7 +40,12 @@ public enum SettlementRecords {
                 notes.append("\(path): not a settlement record (a key line, then the answer): left as it is")
                 continue
             }
-            if let party = parties.party(id: id) {
+            let kept: Party?
+            do { kept = try parties.kept(id: id) } catch {
+                notes.append("\(path): not imported into party '\(id)' now (\(error)); kept for the next start")
+                continue
+            }
+            if let party = kept {
                 if !party.isSettled {
                     do {
                         _ = try parties.settle(partyID: id, computedFrom: party, settlement: record)

@@ -10,6 +10,7 @@ struct ServeCommand: Command {
                              [--workers N] [--queue N] [--connections N] [--per-client N] [--timeout S]
                              [--header-timeout S] [--no-access-log]
                              [--no-inline] [--io-spin-us N] [--cluster-radius PX] [--hierarchy-cache-mb N]
+                             [--settle-window-hours H] [--settled-retention-days D]
                              [--web DIR] [--leaflet DIR] [--party-store postgresql://…]
                              [--cors-origin ORIGIN|*] [--log-format text|json] [--gzip-min-bytes N]
                              [--table-cell-budget N] [--max-url-kb N]
@@ -52,6 +53,8 @@ struct ServeCommand: Command {
                             thread's wake-up (about 25 µs on a VM); costs at most that much CPU
                             after the last request of a burst
           --cluster-radius PX  party cluster cell size in 256-px-tile pixels, 16–512 (default 60)
+          --settle-window-hours H     an unsettled party can be settled until H hours after departure, 1–168 (default 12)
+          --settled-retention-days D  a settled party stays readable and replayable D days after departure, 1–365 (default 7)
           --hierarchy-cache-mb N  memory for the routing hierarchy's per-hour weights, 1–65536 MB
                             (default 512): each distinct traffic hour needs 12 bytes per hierarchy
                             arc (0.4 MB on central Seoul, 153 MB on a 3M-node city); the least
@@ -83,7 +86,7 @@ struct ServeCommand: Command {
 
     func run(_ args: [String]) throws -> Int32 {
         let valued = ["host", "port", "data", "state-dir", "workers", "queue", "connections", "per-client", "timeout", "header-timeout",
-                      "cluster-radius", "io-spin-us", "hierarchy-cache-mb", "web", "leaflet", "cors-origin", "log-format", "gzip-min-bytes",
+                      "cluster-radius", "settle-window-hours", "settled-retention-days", "io-spin-us", "hierarchy-cache-mb", "web", "leaflet", "cors-origin", "log-format", "gzip-min-bytes",
                       "party-store", "table-cell-budget", "max-url-kb"]
         var a = try Arguments(args, valued: Set(valued), flags: ["no-access-log", "no-inline"])
         a.fillFromEnvironment(valued)
@@ -118,7 +121,7 @@ struct ServeCommand: Command {
 
         let stateDir = a.value("state-dir") ?? "var"
         try FileManager.default.createDirectory(atPath: stateDir, withIntermediateDirectories: true)
-        let configuration = ServiceConfiguration(dataDir: a.value("data") ?? "data", stateDir: stateDir,
+        var configuration = ServiceConfiguration(dataDir: a.value("data") ?? "data", stateDir: stateDir,
                                                  writeToken: ProcessInfo.processInfo.environment["TAXIPOT_WRITE_TOKEN"],
                                                  clusterRadius: Double(try a.int("cluster-radius", default: 60, range: 16...512)),
                                                  hierarchyCacheBytes: try a.int("hierarchy-cache-mb", default: RouteEngine.defaultHierarchyCacheBytes >> 20,
@@ -126,6 +129,8 @@ struct ServeCommand: Command {
                                                  webDir: a.value("web"),
                                                  leafletDir: a.value("leaflet") ?? ServiceConfiguration.debianLeafletDir,
                                                  partyStore: try partyStoreURL(a.value("party-store"), label: a.label("party-store")))
+        configuration.settleWindow = Double(try a.int("settle-window-hours", default: 12, range: 1...168)) * 3600
+        configuration.settledRetention = Double(try a.int("settled-retention-days", default: 7, range: 1...365)) * 86_400
 
         // Block the stop signals before any thread starts, so only sigwait below sees them.
         var signals = sigset_t()

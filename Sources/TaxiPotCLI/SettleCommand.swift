@@ -34,7 +34,7 @@ struct SettleCommand: Command {
         for t in traces {
             var line: [(String, JSONValue)] = [("trace", .string(t.name)), ("party_id", .string(t.partyID))]
             do {
-                guard let party = parties.party(id: t.partyID) else { throw UsageError("no party '\(t.partyID)' in \(state)") }
+                guard let party = try parties.kept(id: t.partyID) else { throw UsageError("no party '\(t.partyID)' in \(state)") }
                 let fixes = try t.read()
                 let s = try settler.settle(party, SettleInput(trace: fixes, split: split))
                 line += [("fare_total_krw", .number(Double(s.fare.totalKrw))), ("legs_krw", .array(s.fare.legKrw.map { .number(Double($0)) })),

@@ -41,10 +41,12 @@ final class MatchTraceCLITests: XCTestCase {
         let (fixes, _) = try traceFixes()
         let dir = TestPaths.temporaryDirectory("settle-batch"), state = TestPaths.temporaryDirectory("settle-batch-state").path
         let service = try PartyService(stateDirectory: state)
+        let depart = (Date().timeIntervalSince1970 + 3600).rounded()
         _ = try service.put(Party(id: "p1", origin: Coordinate(lon: 126.978, lat: 37.5665), destination: Coordinate(lon: 126.9882, lat: 37.5701),
-                                  departAt: Date().timeIntervalSince1970 + 3600, seatsTotal: 4, riders: [PartyRider(id: "r1", seats: 2)]))
+                                  departAt: depart, seatsTotal: 4, riders: [PartyRider(id: "r1", seats: 2)]))
         _ = try service.close(backup: false)
-        let csv = "lon,lat,time\n" + fixes.map { "\($0.coordinate.lon),\($0.coordinate.lat),\(Int($0.time!))" }.joined(separator: "\n") + "\n"
+        // The ride's fixes from its departure on (a trace of another day is refused: docs/FARES.md).
+        let csv = "lon,lat,time\n" + fixes.map { "\($0.coordinate.lon),\($0.coordinate.lat),\(Int($0.time! - fixes[0].time! + depart))" }.joined(separator: "\n") + "\n"
         try csv.write(to: dir.appendingPathComponent("p1.csv"), atomically: true, encoding: .utf8)
         try csv.write(to: dir.appendingPathComponent("nobody.csv"), atomically: true, encoding: .utf8)
         let r = try TaxipotCLI.run(["settle", dir.path, "--state", state, "--data", try TestDataset.directory()])

@@ -35,6 +35,13 @@ final class SettleEndpointTests: XCTestCase {
         XCTAssertTrue(try ctx.pooling.match(request).contains { $0.party.id == "s1" }, "an open party is matched")
         let first = call(router, "POST", "/v1/parties/s1/settle", body)
         XCTAssertEqual(first.status, 200, String(decoding: first.body, as: UTF8.self))
+        // The answer says what it read.
+        let read = first.json?["read"]
+        XCTAssertEqual(read?["fix_count"]?.intValue, fixes.count)
+        XCTAssertEqual(read?["first_time"]?.doubleValue, fixes.first?.time)
+        XCTAssertEqual(read?["last_time"]?.doubleValue, fixes.last?.time)
+        XCTAssertEqual(read?["members"]?.arrayValue?.compactMap(\.stringValue), ["trace", "meter_total_krw", "idempotency_key"])
+        XCTAssertEqual(read?["idempotency_key_from"]?.stringValue, "body")
         let riders = try XCTUnwrap(first.json?["riders"]?.arrayValue)
         XCTAssertEqual(riders.compactMap { $0["krw"]?.intValue }.reduce(0, +), 9900)
         XCTAssertEqual(riders.compactMap { $0["metered_krw"]?.intValue }.reduce(0, +), first.json?["fare"]?["total_krw"]?.intValue)
@@ -109,7 +116,7 @@ final class SettleEndpointTests: XCTestCase {
         try Data("k\n{}".utf8).write(to: URL(fileURLWithPath: folder + "/gone.settled"))
         let notes = SettlementRecords.importRecords(in: folder, into: ctx.parties)
         XCTAssertEqual(notes.count, 1, "\(notes)")
-        XCTAssertEqual(ctx.parties.party(id: "old1")?.settlement, PartySettlement(key: "old-key", answer: recorded))
+        XCTAssertEqual(try ctx.parties.kept(id: "old1")?.settlement, PartySettlement(key: "old-key", answer: recorded))
         let again = call(router, "POST", "/v1/parties/old1/settle", #"{"trace":[[126.978,37.5665],[126.979,37.5665]],"idempotency_key":"old-key"}"#)
         XCTAssertEqual(String(decoding: again.body, as: UTF8.self), recorded)
         XCTAssertEqual(call(router, "POST", "/v1/parties/old1/riders", #"{"rider_id":"c","seats":1}"#).status, 409)
@@ -132,5 +139,80 @@ final class SettleEndpointTests: XCTestCase {
         let longKey = String(repeating: "k", count: 201)
         XCTAssertEqual(call(router, "POST", "/v1/parties/s2/settle", #"{"trace":[[126.978,37.5665],[126.979,37.5665]],"idempotency_key":"\#(longKey)"}"#).status, 400)
         XCTAssertEqual(call(router, "POST", "/v1/parties/nope/settle", #"{"trace":[[126.978,37.5665],[126.979,37.5665]],"idempotency_key":"x"}"#).status, 404)
+    }
+
+    /// A settle request with a member it does not know (a misspelling) is refused naming it, and
+    /// the party stays unsettled; so is a fix with an unknown member.
+    func testUnknownMemberIsRefusedNotIgnored() throws {
+        let router = makeRouter(context: try context())
+        let depart = (Date().timeIntervalSince1970 + 3600).rounded()
+        let party = #"{"origin":[126.978,37.5665],"destination":[126.9882,37.5701],"depart_at":"\#(SeoulTime.format(depart))","seats_total":4,"seats_taken":1}"#
+        XCTAssertEqual(call(router, "PUT", "/v1/parties/u1", party).status, 201)
+        let trace = #"[[126.978,37.5665,\#(depart)],[126.9785,37.5668,\#(depart + 10)],[126.979,37.5672,\#(depart + 20)]]"#
+        let typo = call(router, "POST", "/v1/parties/u1/settle", #"{"trace":\#(trace),"meter_totl_krw":9900,"idempotency_key":"t"}"#)
+        XCTAssertEqual(typo.status, 400, String(decoding: typo.body, as: UTF8.self))
+        XCTAssertEqual(typo.json?["error"]?["code"]?.stringValue, "unknown_field")
+        XCTAssertTrue(typo.json?["error"]?["message"]?.stringValue?.contains("meter_totl_krw") ?? false, String(decoding: typo.body, as: UTF8.self))
+        let fix = call(router, "POST", "/v1/parties/u1/settle",
+                       #"{"trace":[{"lon":126.978,"lat":37.5665,"tme":\#(depart)},{"lon":126.979,"lat":37.5672}],"idempotency_key":"t"}"#)
+        XCTAssertEqual(fix.status, 400)
+        XCTAssertTrue(fix.json?["error"]?["message"]?.stringValue?.contains("trace[0].tme") ?? false, String(decoding: fix.body, as: UTF8.self))
+        XCTAssertEqual(call(router, "GET", "/v1/parties/u1", "").json?["settled"], .bool(false))
+    }
+
+    /// Traces that cannot be a taxi ride are refused (422 implausible_trace, naming the fix and
+    /// the reason) and leave the party open: two identical fixes, absurd times, times long before
+    /// the departure, 10,000 random fixes a second apart (about 1,900 km/h).
+    func testImplausibleTracesAreRefusedNamingTheFix() throws {
+        let router = makeRouter(context: try context())
+        let depart = (Date().timeIntervalSince1970 + 3600).rounded()
+        let party = #"{"origin":[126.978,37.5665],"destination":[126.9882,37.5701],"depart_at":"\#(SeoulTime.format(depart))","seats_total":4,"seats_taken":1}"#
+        XCTAssertEqual(call(router, "PUT", "/v1/parties/i1", party).status, 201)
+        var rng = SystemRandomNumberGenerator()
+        let random = (0..<10_000).map { i in
+            "[\(Double.random(in: 126.95...127.05, using: &rng)),\(Double.random(in: 37.50...37.58, using: &rng)),\(depart + Double(i))]"
+        }.joined(separator: ",")
+        let cases: [(trace: String, fix: String, reason: String)] = [
+            ("[[126.978,37.5665,\(depart)],[126.978,37.5665,\(depart + 10)]]", "fix 1", "does not move"),
+            ("[[126.978,37.5665,1e300],[126.9785,37.5668,1e300],[126.979,37.5672,1e300]]", "fix 0", "outside the ride's window"),
+            ("[[126.978,37.5665,\(depart)],[126.9785,37.5668,\(depart + 10)],[126.979,37.5672,1e300]]", "fix 2", "outside the ride's window"),
+            ("[[126.978,37.5665,\(depart - 7200)],[126.9785,37.5668,\(depart - 7190)],[126.979,37.5672,\(depart - 7180)]]", "fix 0", "outside the ride's window"),
+            ("[\(random)]", "fix 1", "km/h"),
+        ]
+        for c in cases {
+            let r = call(router, "POST", "/v1/parties/i1/settle", #"{"trace":\#(c.trace),"idempotency_key":"i"}"#)
+            let text = String(decoding: r.body, as: UTF8.self).prefix(300)
+            XCTAssertEqual(r.status, 422, "\(c.reason): \(text)")
+            XCTAssertEqual(r.json?["error"]?["code"]?.stringValue, "implausible_trace", "\(text)")
+            let message = r.json?["error"]?["message"]?.stringValue ?? ""
+            XCTAssertTrue(message.hasPrefix(c.fix + ":") && message.contains(c.reason), "\(c.fix) \(c.reason): \(message)")
+        }
+        XCTAssertEqual(call(router, "GET", "/v1/parties/i1", "").json?["settled"], .bool(false))
+    }
+
+    /// A ride longer than the 30-minute listing is settled when it ends, and its settlement is
+    /// replayed (same bytes) and shown afterwards: a party that departed 2 hours ago, no longer
+    /// listed, is still the store's (issue 43 item 7).
+    func testPartyPastItsListingIsSettledAndReplayed() throws {
+        let depart = (Date().timeIntervalSince1970 - 2 * 3600).rounded()
+        let ended = Party(id: "long1", origin: Coordinate(lon: 126.978, lat: 37.5665), destination: Coordinate(lon: 126.9882, lat: 37.5701),
+                          departAt: depart, seatsTotal: 4, seatsTaken: 1)
+        do {
+            let store = try SQLitePartyDatabase(stateDirectory: state)
+            try store.put(ended)
+            _ = try store.close(backup: false)
+        }
+        let ctx = try context()
+        let router = makeRouter(context: ctx)
+        XCTAssertNil(ctx.parties.party(id: "long1"), "not listed")
+        let route = try ctx.routeEngine.route(RouteRequest(from: ended.origin, to: ended.destination, departAt: depart))
+        let fixes = SyntheticTrace.make(route, intervalSeconds: 5, noiseMeters: 5, start: depart + 3600, seed: 3)
+        let trace = fixes.map { "[\($0.coordinate.lon),\($0.coordinate.lat),\($0.time!)]" }.joined(separator: ",")
+        let body = #"{"trace":[\#(trace)],"idempotency_key":"long"}"#
+        let first = call(router, "POST", "/v1/parties/long1/settle", body)
+        XCTAssertEqual(first.status, 200, String(decoding: first.body, as: UTF8.self))
+        XCTAssertEqual(call(router, "POST", "/v1/parties/long1/settle", body).body, first.body)
+        XCTAssertEqual(call(makeRouter(context: try context()), "POST", "/v1/parties/long1/settle", body).body, first.body, "after a restart")
+        XCTAssertEqual(call(router, "GET", "/v1/parties/long1", "").json?["settled"], .bool(true))
     }
 }

@@ -59,7 +59,7 @@ final class PartyServiceTests: XCTestCase {
     func testExpiredPartiesVanishAndArePurged() throws {
         let dir = TestPaths.temporaryDirectory("parties").path
         let clock = TestClock(start)
-        let service = try PartyService(stateDirectory: dir, options: PartyServiceOptions(grace: 600, purgeInterval: 0), now: { clock.now })
+        let service = try PartyService(stateDirectory: dir, options: PartyServiceOptions(grace: 600, settleWindow: 600, settledRetention: 600, purgeInterval: 0), now: { clock.now })
         let soon = Party(id: "soon", origin: Coordinate(lon: 127.0, lat: 37.5), destination: Coordinate(lon: 127.1, lat: 37.6),
                          departAt: start + 60, seatsTotal: 4, seatsTaken: 1)
         var later = soon
@@ -100,13 +100,16 @@ final class PartyServiceTests: XCTestCase {
         let store = try SQLitePartyDatabase(stateDirectory: dir)
         let parties = RandomParties.make(50, seed: 2, now: start)
         try store.put(parties)
-        // Restart two hours after the first departures: only those still within departure + 30 min load.
-        let at = start + 7200
+        // Restart 14 hours after the first departures: only those still within departure + 30 min load;
+        // the store keeps those within the 12-hour settle window (unlisted) and purges the rest.
+        let at = start + 14 * 3600
         let service = try PartyService(stateDirectory: dir, now: { at })
         let live = parties.filter { $0.departAt + 1800 > at }
+        let kept = parties.filter { $0.departAt + PartyServiceOptions.defaultSettleWindow > at }
         XCTAssertEqual(service.count, live.count)
-        XCTAssertLessThan(live.count, parties.count)
-        XCTAssertEqual(try store.storedCount(), live.count, "opening purges the expired rows")
+        XCTAssertLessThan(live.count, kept.count)
+        XCTAssertLessThan(kept.count, parties.count)
+        XCTAssertEqual(try store.storedCount(), kept.count, "opening purges the rows past the settle window")
     }
 
     func testValidationRefusesBadParties() throws {

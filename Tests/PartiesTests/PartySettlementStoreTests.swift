@@ -28,6 +28,9 @@ final class PartySettlementStoreTests: XCTestCase {
         }
         XCTAssertEqual(settled.version, 2)
         XCTAssertTrue(settled.isSettled)
+        // The listing holds the key in memory, not the answer (the store does).
+        XCTAssertEqual(service.party(id: "p")?.settlement, PartySettlement(key: "ride-1", answer: ""))
+        XCTAssertEqual(try service.kept(id: "p")?.settlement, settlement)
         func assertClosed(_ s: PartyService) {
             XCTAssertThrowsError(try s.join(partyID: "p", rider: PartyRider(id: "lee"))) { XCTAssertEqual($0 as? PartyWriteError, .settled(id: "p")) }
             XCTAssertThrowsError(try s.leave(partyID: "p", riderID: "kim")) { XCTAssertEqual($0 as? PartyWriteError, .settled(id: "p")) }
@@ -45,7 +48,7 @@ final class PartySettlementStoreTests: XCTestCase {
         _ = try service.close()
 
         let reopened = try PartyService(stateDirectory: dir, now: { clock.now })
-        XCTAssertEqual(reopened.party(id: "p")?.settlement, settlement)
+        XCTAssertEqual(try reopened.kept(id: "p")?.settlement, settlement)
         XCTAssertEqual(reopened.party(id: "p")?.version, 2)
         XCTAssertTrue(reopened.rejectedOnLoad.isEmpty, "\(reopened.rejectedOnLoad)")
         assertClosed(reopened)
@@ -87,7 +90,7 @@ final class PartySettlementStoreTests: XCTestCase {
         XCTAssertEqual(try db.scalarText("SELECT settled_key FROM parties WHERE id = 'old'"), "ride-1")
         try db.close()
         let reopened = try PartyService(stateDirectory: dir, now: { clock.now })
-        XCTAssertEqual(reopened.party(id: "old")?.settlement, settlement)
+        XCTAssertEqual(try reopened.kept(id: "old")?.settlement, settlement)
         _ = try reopened.close()
     }
 

@@ -219,7 +219,10 @@ private final class HeldFollowing: PartyStore, @unchecked Sendable {
     var isShared: Bool { inner.isShared }
     func load(departingAfter instant: Double) throws -> PartyStoreSnapshot { try inner.load(departingAfter: instant) }
     func write(_ write: PartyStoreWrite) throws -> PartyStoreCommit { try inner.write(write) }
-    func purge(departingAtOrBefore instant: Double) throws -> Int { try inner.purge(departingAtOrBefore: instant) }
+    func purge(departingAtOrBefore instant: Double, settledDepartingAtOrBefore settled: Double) throws -> Int {
+        try inner.purge(departingAtOrBefore: instant, settledDepartingAtOrBefore: settled)
+    }
+    func party(id: String) throws -> Party? { try inner.party(id: id) }
     func changes(after: Int64) throws -> PartyChangeBatch { try inner.changes(after: after) }
     func follow(cursor: @escaping @Sendable () -> Int64, deliver: @escaping @Sendable (PartyChangeBatch) -> Void) {
         lock.lock()

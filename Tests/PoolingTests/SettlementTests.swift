@@ -67,4 +67,33 @@ final class SettlementTests: XCTestCase {
         XCTAssertEqual(Double(byPoint.riders.first { $0.id == "a" }?.fixIndex ?? 0), Double(trace.count / 2), accuracy: 3)
         XCTAssertThrowsError(try settler().settle(party, SettleInput(trace: trace, dropOffs: ["zz": .detect])))
     }
+
+    /// The plausibility rules (docs/FARES.md): a lone fix jumping far from both neighbours is
+    /// tolerated and reported; a trace that does not move, or whose times lie outside the ride's
+    /// window, is refused naming the fix.
+    func testPlausibilityRulesOnTheQuotedTrace() throws {
+        let quote = try quoted()
+        var trace = SyntheticTrace.make(quote.route, intervalSeconds: 1, noiseMeters: 0, start: departAt, seed: 5)
+        let k = trace.count / 3
+        trace[k].coordinate = trace[k].coordinate.offset(eastMeters: 3000, northMeters: 0)
+        let s = try settler().settle(party, SettleInput(trace: trace))
+        XCTAssertEqual(s.reading.outliers, [k])
+        XCTAssertEqual(s.distanceMeters, quote.route.distanceMeters, accuracy: 50)
+        func refusal(_ t: [TraceFix]) -> (fix: Int, reason: String)? {
+            do { _ = try settler().settle(party, SettleInput(trace: t)); return nil } catch {
+                if case .implausible(let fix, let reason) = error as? SettlementError { return (fix, reason) }
+                return (-1, "\(error)")
+            }
+        }
+        let still = [TraceFix(origin, time: departAt), TraceFix(origin, time: departAt + 10)]
+        XCTAssertEqual(refusal(still)?.fix, 1)
+        var late = trace
+        late[5].time = 1e300
+        XCTAssertEqual(refusal(late)?.fix, 5)
+        let early = trace.map { TraceFix($0.coordinate, time: $0.time! - 2 * TracePlausibility.earlySlackSeconds, accuracyMeters: $0.accuracyMeters) }
+        XCTAssertEqual(refusal(early)?.fix, 0)
+        var jump = trace
+        for i in k..<(k + 5) { jump[i].coordinate = jump[i].coordinate.offset(eastMeters: 3000, northMeters: 0) }
+        XCTAssertEqual(refusal(jump)?.fix, k, "a sustained jump is refused where it starts")
+    }
 }

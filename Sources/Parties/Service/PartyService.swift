@@ -8,13 +8,34 @@ public struct PartyServiceOptions: Sendable {
     public var radius: Double
     /// How long after its departure a party stays listed, in seconds (default 30 min).
     public var grace: Double
+    /// How long after its departure an unsettled party can still be settled, in seconds
+    /// (default 12 h; at least `grace`): it is kept in the store, unlisted, until then.
+    public var settleWindow: Double
+    /// How long after its departure a settled party stays readable and its settlement
+    /// replayable, in seconds (default 7 days; at least `settleWindow`).
+    public var settledRetention: Double
     /// Least seconds between two purges of expired rows from the store (default 60).
     public var purgeInterval: Double
 
-    public init(radius: Double = 60, grace: Double = 1800, purgeInterval: Double = 60) {
+    /// The default settle window: 12 hours.
+    public static let defaultSettleWindow = 12 * 3600.0
+    /// The default retention of a settled party: 7 days.
+    public static let defaultSettledRetention = 7 * 86_400.0
+
+    public init(radius: Double = 60, grace: Double = 1800, settleWindow: Double = PartyServiceOptions.defaultSettleWindow,
+                settledRetention: Double = PartyServiceOptions.defaultSettledRetention, purgeInterval: Double = 60) {
         self.radius = radius
         self.grace = grace
+        self.settleWindow = settleWindow
+        self.settledRetention = settledRetention
         self.purgeInterval = purgeInterval
+    }
+
+    /// How long after its departure a party is kept in the store: the settled retention for a
+    /// settled party, the settle window for another (each at least the ones before it).
+    public func keptSeconds(settled: Bool) -> Double {
+        let window = max(grace, settleWindow)
+        return settled ? max(window, settledRetention) : window
     }
 }
 
@@ -219,7 +240,7 @@ public final class PartyService: @unchecked Sendable {
         var loaded = PartyStoreSnapshot(parties: [], rejected: [], change: 0)
         do {
             loaded = try store.load(departingAfter: t - options.grace)
-            _ = try store.purge(departingAtOrBefore: t - options.grace)
+            _ = try store.purge(departingAtOrBefore: t - options.keptSeconds(settled: false), settledDepartingAtOrBefore: t - options.keptSeconds(settled: true))
         } catch let e as PartyStoreUnavailableError where storage.isShared {
             // An outage at start: serve without parties (503) and load them when it ends.
             notLoaded = e.message
@@ -227,7 +248,7 @@ public final class PartyService: @unchecked Sendable {
         lastPurge = t
         rejected = loaded.rejected
         storeNotes = store.notes
-        index = PartyIndex(parties: loaded.parties, radius: options.radius)
+        index = PartyIndex(parties: loaded.parties.map(Self.listingCopy), radius: options.radius)
         appliedChange = loaded.change
         radius = index.radius
         for p in loaded.parties { expiry.push(p.departAt + options.grace, p.id) }
@@ -262,7 +283,7 @@ public final class PartyService: @unchecked Sendable {
         }
         indexLock.lock()
         guard !closing else { indexLock.unlock(); return true }
-        index = PartyIndex(parties: loaded.parties, radius: options.radius)
+        index = PartyIndex(parties: loaded.parties.map(Self.listingCopy), radius: options.radius)
         appliedChange = loaded.change
         expiry = ExpiryQueue()
         for p in loaded.parties { expiry.push(p.departAt + options.grace, p.id) }
@@ -357,6 +378,8 @@ public final class PartyService: @unchecked Sendable {
             let old = read { $0.party(id: party.id) }
             try precondition.check(id: party.id, live: old)
             if let old, old.isSettled { throw PartyWriteError.settled(id: party.id) }
+            // A settled party kept past its listing (for replays) keeps its id until purged.
+            if old == nil, try kept(id: party.id, at: t)?.isSettled == true { throw PartyWriteError.settled(id: party.id) }
             var stored = party
             stored.settlement = nil
             if keepingRiders, party.riders.isEmpty, let old, !old.riders.isEmpty {
@@ -449,7 +472,8 @@ public final class PartyService: @unchecked Sendable {
     /// Marks the live party `partyID` settled with `settlement`, durably (the party's own row, so
     /// every replica of a shared store sees it closed), when it is still `computedFrom` (the
     /// party the settlement was computed from; a settled party's answer is what it was given).
-    /// Settling is allowed after departure, while the party is live (departure plus grace).
+    /// Settling is allowed after departure, while the party is listed or, past its listing,
+    /// within `options.settleWindow` of its departure (read from the store).
     ///
     /// Returns `.settled` with the party as stored; `.alreadySettled` with the live party when it
     /// was settled before (under any key: the caller compares keys); `.changed` with the live
@@ -460,12 +484,11 @@ public final class PartyService: @unchecked Sendable {
         try settlement.validate()
         let t = now()
         return try writing(id: partyID) { caughtUp in
-            let live = read { $0.party(id: partyID) }
-            guard let old = live else {
+            guard let old = try read({ $0.party(id: partyID) }) ?? kept(id: partyID, at: t) else {
                 if store.isShared && !caughtUp { return nil }
                 throw PartyWriteError.notFound(id: partyID)
             }
-            if old.isSettled { return .alreadySettled(old) }
+            if old.isSettled { return .alreadySettled(try store.party(id: partyID) ?? old) }
             guard old == computedFrom, old.version == computedFrom.version else {
                 return store.isShared && !caughtUp ? nil : .changed(old)
             }
@@ -557,7 +580,7 @@ public final class PartyService: @unchecked Sendable {
         case .snapshot(let s):
             guard s.change > appliedChange else { return }
             let live = s.parties.filter { $0.departAt + options.grace > t }
-            index = PartyIndex(parties: live, radius: options.radius)
+            index = PartyIndex(parties: live.map(Self.listingCopy), radius: options.radius)
             expiry = ExpiryQueue()
             for p in live { expiry.push(p.departAt + options.grace, p.id) }
             appliedChange = s.change
@@ -572,7 +595,7 @@ public final class PartyService: @unchecked Sendable {
             index.remove(id: id)
             return
         }
-        index.upsert(p)
+        index.upsert(Self.listingCopy(p))
         expiry.push(p.departAt + options.grace, p.id)
         if expiry.count > 2 * index.count + 1024 {
             // Replacements leave stale entries behind; rebuild from the live parties.
@@ -598,7 +621,9 @@ public final class PartyService: @unchecked Sendable {
             let live = read { $0.party(id: id) }
             try precondition.check(id: id, live: live)
             guard let live else { return store.isShared && !caughtUp ? nil : false }
-            guard case .committed(let change) = try store.write(PartyStoreWrite(.delete(id: id), expected: .present(live))) else { return nil }
+            // The listing's copy of a settled party lacks its answer: the store compares the whole row.
+            let expected = live.isSettled ? try store.party(id: id) ?? live : live
+            guard case .committed(let change) = try store.write(PartyStoreWrite(.delete(id: id), expected: .present(expected))) else { return nil }
             applyOwn(change, id: id, party: nil, at: t)
             return true
         }
@@ -612,11 +637,38 @@ public final class PartyService: @unchecked Sendable {
         purgeLock.lock()
         lastPurge = t
         purgeLock.unlock()
-        return try store.purge(departingAtOrBefore: t - options.grace)
+        return try store.purge(departingAtOrBefore: t - options.keptSeconds(settled: false), settledDepartingAtOrBefore: t - options.keptSeconds(settled: true))
     }
 
-    /// The live party `id`.
+    /// The live party `id`, as listed: a settled party's settlement without its answer
+    /// (`listingCopy`; `kept(id:)` reads it).
     public func party(id: String) -> Party? { read { $0.party(id: id) } }
+
+    /// The party `id` while it is kept, with its settlement's answer: listed (the live party),
+    /// or past its listing and within its settle window (unsettled) or its retention (settled).
+    /// A settled party, and one past its listing, is read from the store.
+    /// Throws `PartyStoreError` or `PartyStoreUnavailableError`.
+    public func kept(id: String) throws -> Party? {
+        let t = now()
+        if let live = read({ $0.party(id: id) }), !live.isSettled { return live }
+        try requireLoaded()
+        return try kept(id: id, at: t)
+    }
+
+    /// The copy of `p` the listing holds in memory: a settlement's answer (the settle endpoint's
+    /// whole answer, megabytes for a long trace) stays in the store, only its key is kept.
+    static func listingCopy(_ p: Party) -> Party {
+        guard let s = p.settlement else { return p }
+        var copy = p
+        copy.settlement = PartySettlement(key: s.key, answer: "")
+        return copy
+    }
+
+    /// The stored party `id` when it is kept at `t` (see `kept(id:)`), not looking at the index.
+    private func kept(id: String, at t: Double) throws -> Party? {
+        guard let p = try store.party(id: id), p.departAt + options.keptSeconds(settled: p.isSettled) > t else { return nil }
+        return p
+    }
 
     /// Clusters and lone parties in view; see `PartyIndex.clusters(in:zoom:filter:)`.
     public func clusters(in box: BoundingBox, zoom: Int, filter: PartyFilter = PartyFilter()) -> [ClusterFeature] {
@@ -670,7 +722,7 @@ public final class PartyService: @unchecked Sendable {
         if due { lastPurge = t }
         purgeLock.unlock()
         guard due else { return }
-        _ = try store.purge(departingAtOrBefore: t - options.grace)
+        _ = try store.purge(departingAtOrBefore: t - options.keptSeconds(settled: false), settledDepartingAtOrBefore: t - options.keptSeconds(settled: true))
     }
 }
 

@@ -27,8 +27,12 @@ public protocol PartyStore: AnyObject, Sendable {
     /// Throws `PartyStoreError`, or `PartyStoreUnavailableError` when the store cannot be
     /// reached (nothing was acknowledged; retry later).
     func write(_ write: PartyStoreWrite) throws -> PartyStoreCommit
-    /// Deletes every party departing at or before `instant`; returns how many.
-    func purge(departingAtOrBefore instant: Double) throws -> Int
+    /// Deletes every unsettled party departing at or before `instant` and every settled one
+    /// departing at or before `settledInstant` (kept longer: see `PartyServiceOptions`); returns how many.
+    func purge(departingAtOrBefore instant: Double, settledDepartingAtOrBefore settledInstant: Double) throws -> Int
+    /// The stored party `id`, whatever its departure (a party past its listing is still kept
+    /// for settling, and a settled one for replaying its settlement); nil when none.
+    func party(id: String) throws -> Party?
     /// The changes after change number `after`, in order (or a fresh snapshot when the log no
     /// longer reaches back that far); empty for a store without a change sequence.
     func changes(after: Int64) throws -> PartyChangeBatch

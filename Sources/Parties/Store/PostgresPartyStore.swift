@@ -259,7 +259,7 @@ public final class PostgresPartyStore: PartyStore, @unchecked Sendable {
         \(counterFirst) w AS (INSERT INTO parties(\(columns))
             SELECT $1::text, $2::double precision, $3::double precision, $4::double precision, $5::double precision,
                 $6::double precision, $7::integer, $8::integer, $9::text, $10::text, $11::integer, $12::bigint, $13::text, $14::text FROM k
-            ON CONFLICT (id) DO UPDATE SET \(assignments) WHERE parties.depart_at <= $15::double precision RETURNING parties.id)
+            ON CONFLICT (id) DO UPDATE SET \(assignments) WHERE parties.depart_at <= $15::double precision AND parties.settled_key IS NULL RETURNING parties.id)
         """ + logTail
     private static let updateSQL = """
         \(counterFirst) w AS (UPDATE parties SET \(assignments) FROM k
@@ -362,9 +362,18 @@ public final class PostgresPartyStore: PartyStore, @unchecked Sendable {
         }
     }
 
-    public func purge(departingAtOrBefore instant: Double) throws -> Int {
+    public func party(id: String) throws -> Party? {
         try withWriter { c in
-            let n = try c.query("DELETE FROM parties WHERE depart_at <= $1", ["\(instant)"]).affected
+            let rows = try c.query("SELECT \(PostgresPartyStore.columns) FROM parties WHERE id = $1", [id])
+            guard rows.count > 0 else { return nil }
+            return try party(rows.rows[0], at: 0).get()
+        }
+    }
+
+    public func purge(departingAtOrBefore instant: Double, settledDepartingAtOrBefore settledInstant: Double) throws -> Int {
+        try withWriter { c in
+            let n = try c.query("DELETE FROM parties WHERE depart_at <= $1 AND (settled_key IS NULL OR depart_at <= $2)",
+                                ["\(instant)", "\(min(instant, settledInstant))"]).affected
             try c.query("DELETE FROM party_changes WHERE change_id <= (SELECT last FROM party_change_counter) - $1",
                         [String(logKept)])
             return n

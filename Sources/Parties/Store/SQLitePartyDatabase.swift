@@ -102,7 +102,7 @@ public final class SQLitePartyDatabase {
                     settled_key=?13, settlement=?14
                 """)
             deleteStatement = try db.prepare("DELETE FROM parties WHERE id = ?1")
-            purgeStatement = try db.prepare("DELETE FROM parties WHERE depart_at <= ?1")
+            purgeStatement = try db.prepare("DELETE FROM parties WHERE depart_at <= ?1 AND (settled_key IS NULL OR depart_at <= ?2)")
         } catch let e as SQLiteError {
             // Damage, or a schema SQLite cannot use (SQLITE_ERROR) in a file that passed its checks.
             throw e.isDamage || e.code == 1 ? StoreCheck.damaged(path, e.message) : PartyStoreError(message: e.message)
@@ -323,15 +323,37 @@ public final class SQLitePartyDatabase {
         }
     }
 
-    /// Deletes every party departing at or before `instant`; returns how many.
+    /// Deletes every party departing at or before `instant`, a settled one only when it departed
+    /// at or before `settledInstant` too (nil: the same); returns how many.
     @discardableResult
-    public func purge(departingAtOrBefore instant: Double) throws -> Int {
+    public func purge(departingAtOrBefore instant: Double, settledDepartingAtOrBefore settledInstant: Double? = nil) throws -> Int {
         try write {
             purgeStatement.bind(1, instant)
+            purgeStatement.bind(2, min(instant, settledInstant ?? instant))
             try purgeStatement.run()
             purgeStatement.reset()
             return db.changes
         }
+    }
+
+    /// The stored party `id` (whatever its departure), checked against its checksum; nil when
+    /// there is none. Throws `PartyStoreError` when its row is damaged or invalid.
+    public func party(id: String) throws -> Party? {
+        let s = try sqlite { () throws(SQLiteError) in
+            try db.prepare("SELECT id, origin_lon, origin_lat, dest_lon, dest_lat, depart_at, seats_total, seats_taken, title, riders, version, row_sum, "
+                           + "settled_key, settlement FROM parties WHERE id = ?1")
+        }
+        defer { s.finalize() }
+        s.bind(1, id)
+        guard try sqlite({ () throws(SQLiteError) in try s.step() }) else { return nil }
+        let shownID = Escaped.excerpt(id, limit: 80)
+        guard let p = SQLitePartyDatabase.party(s), !s.isNull(11), s.int(11) == SQLitePartyDatabase.rowSum(p) else {
+            throw PartyStoreError(message: "\(path): party '\(shownID)' refused: its row does not match its checksum or is not one this store wrote")
+        }
+        do throws(PartyValidationError) { try p.validate() } catch {
+            throw PartyStoreError(message: "\(path): party '\(shownID)' refused: \(error.description)")
+        }
+        return p
     }
 
     /// Every stored party departing after `instant` (all when nil), in no set order.

@@ -37,8 +37,12 @@ public final class SQLitePartyStore: PartyStore, @unchecked Sendable {
         }
     }
 
-    public func purge(departingAtOrBefore instant: Double) throws -> Int {
-        try locked { try store.purge(departingAtOrBefore: instant) }
+    public func purge(departingAtOrBefore instant: Double, settledDepartingAtOrBefore settledInstant: Double) throws -> Int {
+        try locked { try store.purge(departingAtOrBefore: instant, settledDepartingAtOrBefore: settledInstant) }
+    }
+
+    public func party(id: String) throws -> Party? {
+        try locked { try store.party(id: id) }
     }
 
     public func changes(after: Int64) throws -> PartyChangeBatch { .changes([]) }
