@@ -133,6 +133,7 @@ public enum PoolingJSON {
             "detour": ["added_s": round(m.addedSeconds), "added_m": round(m.addedMeters), "pct": round(m.detourPercent),
                        "riders": .array(m.riderDelays.map { ["rider_id": .string($0.riderID), "added_s": round($0.addedSeconds), "pct": round($0.percent)] })],
             "price": ["solo_krw": JSONValue(m.soloKrw), "pooled_krw": JSONValue(m.pooledKrw), "saving_krw": JSONValue(m.savingKrw)],
+            "offer": PartiesJSON.offer(m.offer),
         ]
         return value.adding(m.soloEstimate.map { ("estimated", FareJSON.estimated($0, reason: estimateReason)) })
     }
