@@ -1,4 +1,5 @@
 import JSON
+import Pooling
 
 /// JSON Schemas (and examples) of the API's success answers, one per operation, for the OpenAPI
 /// document. Objects list every member the server writes and forbid others, so a generated
@@ -297,7 +298,15 @@ enum ResponseSchemas {
         ])),
         ("price", object(["solo_krw", "pooled_krw", "saving_krw"], [("solo_krw", won), ("pooled_krw", won), ("saving_krw", won)])),
         ("estimated", estimated),
+        ("offer", joinOffer),
     ])
+
+    /// What a match offers and a join accepts (`POST /v1/parties/{id}/riders`, member `offer`).
+    static let joinOffer: JSONValue = object(["drop_off_order", "pooled_krw"], [
+        ("drop_off_order", array(APISchemas.riderID)), ("pooled_krw", won),
+        ("max_detour_pct", ["type": ["number", "null"], "minimum": .number(MatchRequest.detourRange.lowerBound),
+                            "maximum": .number(MatchRequest.detourRange.upperBound), "description": "default 25"]),
+    ], description: "the offer of a match, as GET /v1/match answers it: the join places the rider where it did (drop_off_order: every rider, the joining one by its rider_id, in the order they get off) at pooled_krw (the joining rider's by_leg share), found within max_detour_pct (of the ride time and of each aboard rider's own arrival)")
 
     static let matches: JSONValue = [
         "type": "object", "required": ["matches"],

@@ -98,6 +98,16 @@ enum APISchemas {
         ],
     ]
 
+    /// A join (`POST /v1/parties/{id}/riders`): the rider, and the offer accepted (optional).
+    static let joinInput: JSONValue = {
+        guard case .object(var members) = riderInput, let i = members.firstIndex(where: { $0.0 == "properties" }),
+              case .object(var properties) = members[i].1 else { return riderInput }
+        properties.append(("offer", ["description": "optional: the offer of the match accepted (its \"offer\" member, as it was): the join places the rider as the offer did, or answers 409 offer_changed with the live party's offer; absent or null: the rider's stop goes where it lengthens the ride least within 25% for the ride and every rider aboard (else 409 detour_too_long)",
+                                     "oneOf": [ResponseSchemas.joinOffer, ["type": "null"]]]))
+        members[i].1 = .object(properties)
+        return .object(members)
+    }()
+
     /// `schema` with null allowed for each optional member: the JSON readers take null as absent.
     static func optionalsNullable(_ schema: JSONValue, except: Set<String> = []) -> JSONValue {
         guard case .object(var members) = schema, let i = members.firstIndex(where: { $0.0 == "properties" }),

@@ -287,6 +287,8 @@ public enum ErrorMapping {
             case .dropOffNotServed: .unprocessable("outside_coverage", e.description)
             case .versionMismatch: HTTPError(status: 412, code: "version_mismatch", message: e.description)
             case .settled: HTTPError(status: 409, code: "party_settled", message: e.description)
+            case .offerChanged: HTTPError(status: 409, code: "offer_changed", message: e.description)
+            case .detourTooLong: HTTPError(status: 409, code: "detour_too_long", message: e.description)
             }
         case let e as PartyValidationError: PartiesJSON.invalid(e.field, e.message)
         case let e as PartyExpiredError: .unprocessable("party_expired", e.description)

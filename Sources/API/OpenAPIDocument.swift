@@ -44,7 +44,8 @@ public enum OpenAPIDocument {
         "additionalProperties": false,
         "properties": ["error": ["type": "object", "required": ["code", "message"], "additionalProperties": false,
                                  "properties": ["code": ["type": "string", "pattern": "^[a-z][a-z0-9_]*$"],
-                                                "message": ["type": "string", "minLength": 1]]]],
+                                                "message": ["type": "string", "minLength": 1],
+                                                "offer": ResponseSchemas.joinOffer]]],
     ]
 
     /// The error code a response description starts with (`invalid_id, …` → `invalid_id`), else a generic one.

@@ -15,16 +15,23 @@ enum PartiesLimits {
 /// `/v1/parties…` and `/v1/clusters…` over the service's live parties.
 func registerPartiesEndpoints(_ router: Router, _ context: ServiceContext) {
     registerPartiesEndpoints(router, parties: context.parties, writeToken: context.configuration.writeToken,
-                             dropOffProblem: context.pooling.dropOffProblem, partyProblem: context.pooling.partyProblem)
+                              dropOffProblem: context.pooling.dropOffProblem, partyProblem: context.pooling.partyProblem,
+                              placement: context.pooling.placeJoin)
 }
+
+/// Where a join places its rider (`PartyMatcher.placeJoin`): the live party, the rider and the
+/// offer they accept give the party with the rider in it, or a refusal.
+public typealias JoinPlacement = @Sendable (Party, PartyRider, JoinOffer?) throws -> Party
 
 /// Adds the party and cluster routes served by `parties`. Writes need `Authorization: Bearer
 /// <writeToken>`; with no token (nil or empty) they answer 403. `dropOffProblem` (when given)
 /// says why a joining rider's drop-off cannot be served by a party's ride (a 422);
-/// `partyProblem` (when given) why a written party's origin, destination or a drop-off cannot (a 422).
+/// `partyProblem` (when given) why a written party's origin, destination or a drop-off cannot (a 422);
+/// `placement` (when given) places a joining rider (without it, `Party.joining(_:)` and an offer is ignored).
 public func registerPartiesEndpoints(_ router: Router, parties: PartyService, writeToken: String?,
                                      dropOffProblem: (@Sendable (Party, Coordinate) -> String?)? = nil,
-                                     partyProblem: (@Sendable (Party) -> String?)? = nil)
+                                     partyProblem: (@Sendable (Party) -> String?)? = nil,
+                                     placement: JoinPlacement? = nil)
 {
     let auth = WriteAuthorization(token: writeToken)
     let idParam = ParameterDoc("id", in: "path", required: true, "party id: 1–64 characters of A–Z, a–z, 0–9, '_' or '-'",
@@ -80,7 +87,7 @@ public func registerPartiesEndpoints(_ router: Router, parties: PartyService, wr
         return .noContent
     }
 
-    registerPartyRidersEndpoints(router, parties: parties, auth: auth, dropOffProblem: dropOffProblem)
+    registerPartyRidersEndpoints(router, parties: parties, auth: auth, dropOffProblem: dropOffProblem, placement: placement)
 
     router.operation("GET", "/v1/parties", OperationDoc(
         "Live parties near a point, nearest first, then earliest departure (the app's party list)",

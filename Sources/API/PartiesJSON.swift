@@ -2,6 +2,7 @@ import Geo
 import HTTPServer
 import JSON
 import Parties
+import Pooling
 
 /// The JSON of parties and clusters: request bodies in, party objects and GeoJSON out.
 public enum PartiesJSON {
@@ -220,6 +221,44 @@ public enum PartiesJSON {
         let r = PartyRider(id: id, seats: seats, dropOff: drop)
         do { try r.validate(field: field) } catch { throw invalid(error.field, error.message) }
         return r
+    }
+
+    /// A join body: the rider (`rider`) and the offer it accepts, if any (`offer`:
+    /// `{"drop_off_order","pooled_krw","max_detour_pct"?}`, as a match's `offer` member has it).
+    public static func join(_ body: JSONValue) throws(HTTPError) -> (rider: PartyRider, offer: JoinOffer?) {
+        guard case .object(var members) = body else { throw invalid("rider", "must be an object {\"rider_id\",\"seats\",\"drop_off\"?,\"offer\"?}") }
+        let known = Set(APISchemas.fieldNames(APISchemas.joinInput))
+        if let unknown = members.first(where: { !known.contains($0.0) }) {
+            throw HTTPError.badRequest("unknown_field", "unknown field 'rider.\(unknown.0.prefix(60))' (known: \(known.sorted().joined(separator: ", ")))")
+        }
+        let given = body["offer"]
+        members.removeAll { $0.0 == "offer" }
+        let rider = try rider(.object(members), field: "rider")
+        guard let given, !given.isNull else { return (rider, nil) }
+        guard case .object(let fields) = given else { throw invalid("offer", "must be the offer object of a match {\"drop_off_order\",\"pooled_krw\",\"max_detour_pct\"?}") }
+        let names = Set(APISchemas.fieldNames(ResponseSchemas.joinOffer))
+        if let unknown = fields.first(where: { !names.contains($0.0) }) {
+            throw HTTPError.badRequest("unknown_field", "unknown field 'offer.\(unknown.0.prefix(60))' (known: \(names.sorted().joined(separator: ", ")))")
+        }
+        guard let order = given["drop_off_order"]?.arrayValue?.compactMap(\.stringValue), order.count == given["drop_off_order"]?.arrayValue?.count,
+              order.allSatisfy(Party.isValidID) else {
+            throw given["drop_off_order"] == nil ? missing("offer.drop_off_order") : invalid("offer.drop_off_order", "must be a list of rider ids")
+        }
+        guard let pooled = given["pooled_krw"] else { throw missing("offer.pooled_krw") }
+        guard let krw = pooled.intValue else { throw invalid("offer.pooled_krw", "must be a whole number of won") }
+        var limit = JoinOffer.defaultMaxDetourPercent
+        if let v = given["max_detour_pct"], !v.isNull {
+            guard let pct = v.doubleValue, pct.isFinite, MatchRequest.detourRange.contains(pct) else {
+                throw invalid("offer.max_detour_pct", "must be a number from 0 to 1000")
+            }
+            limit = pct
+        }
+        return (rider, JoinOffer(dropOffOrder: order, pooledKrw: krw, maxDetourPercent: limit))
+    }
+
+    /// The `offer` member of a match, and of a 409 `offer_changed`.
+    public static func offer(_ o: JoinOffer) -> JSONValue {
+        ["drop_off_order": .array(o.dropOffOrder.map { .string($0) }), "pooled_krw": JSONValue(o.pooledKrw), "max_detour_pct": .number(o.maxDetourPercent)]
     }
 
     /// A position as `[lon,lat]`, `"lon,lat"` or `{"lon":…,"lat":…}`.

@@ -30,10 +30,15 @@ public struct Party: Sendable, Hashable {
     /// The party's settled fare (`PartyService.settle`), nil while unsettled. A settled party is
     /// closed: it takes no more riders, loses none and cannot be replaced (only deleted).
     public var settlement: PartySettlement?
+    /// The order its ride takes its drop-offs (indices 1…k into `intermediateDropOffs`), fixed by
+    /// the joins: a join places the rider where the offer it accepted placed them, and the ride
+    /// keeps that order. Nil (a party never joined, or with fewer than two drop-offs): the order
+    /// that makes the ride shortest in time.
+    public var stopOrder: [Int]?
 
     public init(id: String, origin: Coordinate, destination: Coordinate, departAt: Double,
                 seatsTotal: Int, seatsTaken: Int, title: String? = nil, riders: [PartyRider] = [], version: Int = 0,
-                settlement: PartySettlement? = nil)
+                settlement: PartySettlement? = nil, stopOrder: [Int]? = nil)
     {
         self.id = id
         self.origin = origin
@@ -45,6 +50,7 @@ public struct Party: Sendable, Hashable {
         self.riders = riders
         self.version = version
         self.settlement = settlement
+        self.stopOrder = stopOrder
     }
 
     /// A party with `riders` (organiser first), whose `seatsTaken` is their seats' sum.
@@ -58,7 +64,7 @@ public struct Party: Sendable, Hashable {
     public static func == (a: Party, b: Party) -> Bool {
         a.id == b.id && a.origin == b.origin && a.destination == b.destination && a.departAt == b.departAt
             && a.seatsTotal == b.seatsTotal && a.seatsTaken == b.seatsTaken && a.title == b.title && a.riders == b.riders
-            && a.settlement == b.settlement
+            && a.settlement == b.settlement && a.stopOrder == b.stopOrder
     }
 
     public func hash(into h: inout Hasher) {
@@ -71,6 +77,7 @@ public struct Party: Sendable, Hashable {
         h.combine(title)
         h.combine(riders)
         h.combine(settlement)
+        h.combine(stopOrder)
     }
 
     /// True once the party's fare was settled: it is closed to joins and left out of matching.
@@ -138,6 +145,10 @@ public struct Party: Sendable, Hashable {
                 throw PartyValidationError(field: "seats_taken", message: "must equal the riders' seats (\(seats)), got \(seatsTaken)",
                                            betweenFields: true)
             }
+        }
+        if let stopOrder, stopOrder.sorted() != Array(1...max(1, intermediateDropOffs.count)) || stopOrder.count < 2 {
+            throw PartyValidationError(field: "stop_order", message: "must order the party's \(intermediateDropOffs.count) drop-offs before the destination (two or more), got \(stopOrder)",
+                                       betweenFields: true)
         }
         if let settlement { try settlement.validate() }
         if let title {

@@ -56,3 +56,31 @@ extension Party {
         return out
     }
 }
+
+extension Party {
+    /// The party with `rider` added after its seated riders (an implied organiser made explicit)
+    /// and its ride taking the drop-offs in `stopOrder` (indices 1…k into the new party's
+    /// `intermediateDropOffs`; kept only with two or more). Without an order, a stored one is
+    /// kept, the rider's new drop-off (if any) taken last before the destination. The version
+    /// is left as it was.
+    public func joining(_ rider: PartyRider, stopOrder order: [Int]? = nil) -> Party {
+        var p = self
+        p.riders = seatedRiders + [rider]
+        p.seatsTaken += rider.seats
+        let count = p.intermediateDropOffs.count
+        var kept = order ?? stopOrder
+        if order == nil, var stored = kept, stored.count < count { stored.append(count); kept = stored }
+        p.stopOrder = count >= 2 ? kept : nil
+        return p
+    }
+
+    /// This party's drop-off order carried over to `other` (the same party with other riders):
+    /// the drop-offs `other` keeps, in this party's order, when it adds none; else nil (its ride
+    /// is then planned anew, in the order that makes it shortest in time).
+    public func stopOrder(carriedTo other: Party) -> [Int]? {
+        guard let stopOrder else { return nil }
+        let mine = intermediateDropOffs, theirs = other.intermediateDropOffs
+        guard theirs.count >= 2, theirs.allSatisfy(mine.contains) else { return nil }
+        return stopOrder.compactMap { theirs.firstIndex(of: mine[$0 - 1]).map { $0 + 1 } }
+    }
+}

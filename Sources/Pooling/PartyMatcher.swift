@@ -41,15 +41,15 @@ public final class PartyMatcher: Sendable {
         self.now = now
     }
 
-    /// The quote of the live party `id`: origin → drop-offs (in the order that makes the ride
-    /// shortest in time) → destination, metered at its departure, split by `split`
+    /// The quote of the live party `id`: origin → drop-offs (in the order the joins fixed, else
+    /// the order that makes the ride shortest in time) → destination, metered at its departure, split by `split`
     /// (`by_leg`: each leg's increment among those aboard). Throws `partyNotFound`, or the
     /// route's or the fare's failure (`fare`).
     public func quote(partyID: String, split: SplitPolicy = .byLeg, roundingKrw: Int = 10) throws(PoolingError) -> PartyQuote {
         guard let party = parties.party(id: partyID) else {
             throw .partyNotFound(id: partyID)
         }
-        let order = planner.plan(party)?.order ?? Array(party.intermediateDropOffs.indices.map { $0 + 1 })
+        let order = planner.plan(party)?.order ?? party.stopOrder ?? Array(party.intermediateDropOffs.indices.map { $0 + 1 })
         do throws(FareRequestError) {
             return PartyQuote(party: party, priced: try pricer.price(PartyRide(party: party, order: order), split: split, roundingKrw: roundingKrw))
         } catch {
@@ -99,8 +99,9 @@ public final class PartyMatcher: Sendable {
             let at = candidates[members[0]].0.party.departAt
             let legs = planner.times.insertionLegs(members.map { candidates[$0].1.prepared }, point: request.destination, departAt: at)
             for (i, l) in zip(members, legs) {
-                insertions[i] = candidates[i].1.plan.cheapestInsertion(maxDetourPercent: request.maxDetourPercent,
-                                                                       toNew: { l.toNew[$0] }, fromNew: { l.fromNew[$0] })
+                let plan = candidates[i].1.plan
+                insertions[i] = plan.joiningStop(request.destination).map { .success($0) }
+                    ?? plan.cheapestInsertion(maxDetourPercent: request.maxDetourPercent, toNew: { l.toNew[$0] }, fromNew: { l.fromNew[$0] })
             }
         }
 
@@ -117,6 +118,7 @@ public final class PartyMatcher: Sendable {
             stops[hour] = made
             return made
         }
+        let joiner = PartyRider(id: request.riderID, seats: request.seats, dropOff: request.destination)
         var pending: [PendingMatch] = []
         for (i, (c, planned)) in candidates.enumerated() {
             let ins: Insertion
@@ -125,8 +127,8 @@ public final class PartyMatcher: Sendable {
             case .failure(let reason): drop(reason); continue
             }
             let pct = percent(ins.added.duration, of: planned.plan.duration)
-            let ride = planned.plan.ride(c.party, inserting: request.riderID, seats: request.seats, at: request.destination, position: ins.position)
-            let least = rider.flatMap { pricer.leastPooledShare(ride, planned: planned, rider: $0, position: ins.position, toStop: ins.toStop) }
+            let ride = planned.plan.joining(c.party, joiner, at: ins).ride
+            let least = ins.joinsStop ? nil : rider.flatMap { pricer.leastPooledShare(ride, planned: planned, rider: $0, position: ins.position, toStop: ins.toStop) }
             pending.append(PendingMatch(index: i, partyID: c.party.id, insertion: ins, pct: pct, ride: ride, most: least.map { Double(solo) - $0 } ?? .infinity))
         }
 
@@ -144,7 +146,7 @@ public final class PartyMatcher: Sendable {
                 continue
             }
             let (c, planned) = candidates[p.index]
-            if p.toStop == nil, !p.triedLeg {
+            if p.toStop == nil, !p.triedLeg, !p.insertion.joinsStop {
                 // Route the leg to the rider's stop first: the bound it gives leaves out most
                 // candidates before their second leg is routed.
                 pending[k].triedLeg = true
@@ -154,9 +156,8 @@ public final class PartyMatcher: Sendable {
                     continue
                 }
             }
-            let share = riderStop(c.party).map { pricer.pooledShare(p.ride, planned: planned, rider: $0, position: p.insertion.position, toStop: p.toStop) }
-                ?? (try? pricer.price(p.ride, split: .byLeg))?.shares.last?.krw
-            guard let pooled = share else {
+            let stop = p.insertion.joinsStop ? nil : riderStop(c.party)
+            guard let pooled = pooledShare(p.ride, planned: planned, insertion: p.insertion, stop: stop, toStop: p.toStop) else {
                 drop(.noPrice)
                 pending.swapAt(k, pending.count - 1)
                 pending.removeLast()
@@ -165,7 +166,8 @@ public final class PartyMatcher: Sendable {
             let m = PartyMatch(party: c.party, walkMeters: c.distance, dropOffOrder: p.ride.dropOffOrder,
                                addedSeconds: p.insertion.added.duration, addedMeters: p.insertion.added.distance, detourPercent: p.pct,
                                riderDelays: planned.plan.riderDelays(p.ride, p.insertion),
-                               soloKrw: solo, soloEstimate: soloEstimate, pooledKrw: pooled, ride: p.ride)
+                               soloKrw: solo, soloEstimate: soloEstimate, pooledKrw: pooled, ride: p.ride,
+                               maxDetourPercent: request.maxDetourPercent)
             pending[k].match = m
             pending[k].most = Double(m.savingKrw)
         }
@@ -174,6 +176,64 @@ public final class PartyMatcher: Sendable {
 }
 
 extension PartyMatcher {
+    /// The joining rider's (the last of `ride`'s riders) by-leg share of `ride`, `planned`'s ride
+    /// with them placed by `insertion`, as `pricer.price(ride, split: .byLeg)` gives it: their
+    /// stop's searches (`stop`) and the leg to it (`toStop`) reused when given. Nil when the
+    /// ride has no route or price.
+    func pooledShare(_ ride: PartyRide, planned: PlannedRide, insertion: Insertion, stop: RiderStop?, toStop: RouteResult? = nil) -> Int? {
+        if insertion.joinsStop { return pricer.sharedStopShare(ride, planned: planned) }
+        if let stop { return pricer.pooledShare(ride, planned: planned, rider: stop, position: insertion.position, toStop: toStop) }
+        return (try? pricer.price(ride, split: .byLeg))?.shares.last?.krw
+    }
+
+    /// The live `party` with `rider` in it, placed as `GET /v1/match` places a rider: at the stop
+    /// of the ride their drop-off is (the destination without one), else where the stop lengthens
+    /// the party's current plan least within the limit of `offer` (without one,
+    /// `JoinOffer.defaultMaxDetourPercent`) for the ride and every rider aboard; the party's
+    /// drop-off order is then fixed (`Party.stopOrder`). With `offer`, the offer the match gives
+    /// now for the live party (the same computation) must be it: else `offerChanged`, with the
+    /// new offer when there is one. Without an offer and no place within the limit:
+    /// `detourTooLong`. A party whose ride has no road route takes the rider by
+    /// `Party.joining(_:)` (an offer for it is refused: the match offers none).
+    @Sendable public func placeJoin(_ party: Party, _ rider: PartyRider, accepting offer: JoinOffer?) throws(PartyWriteError) -> Party {
+        let limit = offer?.maxDetourPercent ?? JoinOffer.defaultMaxDetourPercent
+        func refuse(_ reason: String, _ now: JoinOffer?) -> PartyWriteError {
+            offer == nil ? .detourTooLong(id: party.id, riderID: rider.id, reason: reason)
+                : .offerChanged(id: party.id, riderID: rider.id, reason: reason, offer: now)
+        }
+        guard let planned = planner.planned(party) else {
+            if offer != nil { throw refuse("the party's ride has no road route", nil) }
+            return party.joining(rider)
+        }
+        let point = rider.dropOff ?? party.destination
+        let insertion: Insertion
+        if let atStop = planned.plan.joiningStop(point) {
+            insertion = atStop
+        } else {
+            let legs = planner.times.insertionLegs([planned.prepared], point: point, departAt: party.departAt)[0]
+            switch planned.plan.cheapestInsertion(maxDetourPercent: limit, toNew: { legs.toNew[$0] }, fromNew: { legs.fromNew[$0] }) {
+            case .success(let found): insertion = found
+            case .failure(let reason):
+                let why = switch reason {
+                case .riderDelay: "every place for the drop-off delays a rider aboard by more than \(limit)% of their arrival time"
+                case .partyDetour: "every place for the drop-off lengthens the ride by more than \(limit)%"
+                default: "no road route to and from the drop-off"
+                }
+                throw refuse(why, nil)
+            }
+        }
+        let joined = planned.plan.joining(party, rider, at: insertion)
+        guard let offer else { return joined.party }
+        let routes = pricer.quotes.routes
+        let stop = insertion.joinsStop ? nil : routes.snap(point).map { RiderStop($0, hour: SeoulTime.hour(party.departAt), routes: routes) }
+        guard let pooled = pooledShare(joined.ride, planned: planned, insertion: insertion, stop: stop) else {
+            throw refuse("the ride with the rider in it has no route or price", nil)
+        }
+        let now = JoinOffer(dropOffOrder: joined.ride.dropOffOrder, pooledKrw: pooled, maxDetourPercent: limit)
+        guard now == offer else { throw refuse("the offer is now drop_off_order \(now.dropOffOrder) at \(now.pooledKrw) won", now) }
+        return joined.party
+    }
+
     /// Why `party`'s ride cannot take a rider to `dropOff` (no road within the snapping limit, or
     /// none from the party's origin), or nil when it can: a join is refused then.
     @Sendable public func dropOffProblem(_ party: Party, _ dropOff: Coordinate) -> String? {

@@ -33,7 +33,7 @@ public struct MatchRequest: Sendable {
     public var allowEstimate = false
 
     public init(origin: Coordinate, destination: Coordinate, departAt: Double, windowMinutes: Double = 30, walkMeters: Double = 800,
-                seats: Int = 1, maxDetourPercent: Double = 25, limit: Int = 10, riderID: String = "you")
+                seats: Int = 1, maxDetourPercent: Double = JoinOffer.defaultMaxDetourPercent, limit: Int = 10, riderID: String = "you")
     {
         self.origin = origin
         self.destination = destination
@@ -125,8 +125,13 @@ public struct PartyMatch: Sendable {
     /// The rider's `by_leg` share of the party's metered ride with the rider in it.
     public var pooledKrw: Int
     public var savingKrw: Int { soloKrw - pooledKrw }
-    /// The party's ride with the rider in it.
+    /// The party's ride with the rider in it: the ride of the party the join writes.
     public var ride: PartyRide
+    /// The request's limit (`MatchRequest.maxDetourPercent`).
+    public var maxDetourPercent: Double
+
+    /// What a join accepting this match hands back (`PartyMatcher.placeJoin`).
+    public var offer: JoinOffer { JoinOffer(dropOffOrder: dropOffOrder, pooledKrw: pooledKrw, maxDetourPercent: maxDetourPercent) }
 
     // `soloEstimate` is not part of the JSON form.
 }
@@ -149,12 +154,14 @@ public struct RiderDelay: Sendable, Codable, Equatable {
     enum CodingKeys: String, CodingKey { case riderID = "rider_id", addedSeconds = "added_seconds", percent }
 }
 
-/// Where a rider's drop-off goes in a planned ride: before `stops[position]`.
+/// Where a rider's drop-off goes in a planned ride: before `stops[position]`, or (`joinsStop`)
+/// at `stops[position]` itself, a stop of the ride already (the ride is unchanged).
 struct Insertion {
     var position: Int
     var added: TravelCell
     /// The leg from the stop before (the origin, or `stops[position - 1]`) to the new point.
     var toStop: TravelCell
+    var joinsStop = false
 }
 
 /// `part` as a percentage of `whole`: infinite when `whole` is zero and `part` is not.
@@ -163,6 +170,12 @@ func percent(_ part: Double, of whole: Double) -> Double {
 }
 
 extension RidePlan {
+    /// The rider getting off at `point` when it is one of the ride's stops (a drop-off or the
+    /// destination): they get off there with the riders of that stop, delaying nobody.
+    func joiningStop(_ point: Coordinate) -> Insertion? {
+        stops.firstIndex(of: point).map { Insertion(position: $0, added: TravelCell(duration: 0, distance: 0), toStop: legs[$0], joinsStop: true) }
+    }
+
     /// The position that lengthens the ride least (in time, to the millisecond that route
     /// durations carry; the earliest of equals) among those within `maxDetourPercent`, given the
     /// cells from each stop-before (the origin, then `stops[i]`) to the new point and from the
@@ -197,18 +210,20 @@ extension RidePlan {
         let arrivals = self.arrivals, j = insertion.position
         return ride.riders.dropLast().map { r in
             // Riders of stops at or after the new one's moved one stop on.
-            let delayed = r.stop > j, stop = delayed ? r.stop - 1 : r.stop
+            let delayed = !insertion.joinsStop && r.stop > j, stop = delayed ? r.stop - 1 : r.stop
             let added = delayed ? insertion.added.duration : 0
             return RiderDelay(riderID: r.id, addedSeconds: added, percent: percent(added, of: arrivals[stop]))
         }
     }
 
-    /// The ride of `party` (planned as `self`) with a rider of `seats` getting off at `point`
-    /// inserted before `stops[position]`.
-    func ride(_ party: Party, inserting id: String, seats: Int, at point: Coordinate, position: Int) -> PartyRide {
-        var ride = PartyRide(party: party, order: order, avoiding: id)
-        ride.stops.insert(point, at: position)
-        ride.riders = ride.riders.map { ($0.id, $0.seats, $0.stop >= position ? $0.stop + 1 : $0.stop) } + [(id, seats, position)]
-        return ride
+    /// `party` (planned as `self`) with `rider` in it as `insertion` places them: the party a
+    /// join writes (`Party.joining`, its drop-offs in this plan's order with the rider's new
+    /// stop, if any, at `insertion.position`) and its ride, priced as its quote prices it (the
+    /// rider last among its riders; the host implied only if nobody then rides to the destination).
+    func joining(_ party: Party, _ rider: PartyRider, at insertion: Insertion) -> (party: Party, ride: PartyRide) {
+        var order = self.order
+        if !insertion.joinsStop { order.insert(party.intermediateDropOffs.count + 1, at: insertion.position) }
+        let joined = party.joining(rider, stopOrder: order)
+        return (joined, PartyRide(party: joined, order: order))
     }
 }

@@ -127,7 +127,7 @@ public struct RidePricer: Sendable {
                     start = end
                 }
                 return .success(RoutedRide(segments: route.segments, legRanges: ranges, legMeters: route.legs.map(\.distanceMeters),
-                                           region: region, schedule: schedule, legKrw: fare.legKrw))
+                                           region: region, schedule: schedule, legKrw: fare.legKrw, totalKrw: fare.totalKrw))
             } catch {
                 return .failure(error)
             }
@@ -235,6 +235,17 @@ public struct RidePricer: Sendable {
         if fare.legKrw.count < ride.stops.count { fare.legKrw += Array(repeating: 0, count: ride.stops.count - fare.legKrw.count) }
         let riders = ride.riders.map { SplitRider(count: $0.seats, lastLeg: $0.stop) }
         return (try? FareSplit.split(totalKrw: fare.totalKrw, riders: riders, policy: .byLeg, roundingKrw: roundingKrw, legKrw: fare.legKrw))?.last
+    }
+
+    /// The by-leg share of the last rider of `ride`: `planned`'s ride unchanged, the rider
+    /// getting off at one of its stops (`RidePlan.joiningStop`), as `price(ride, split: .byLeg)`
+    /// gives it: the party's own metered route split once more. Nil when it has no route.
+    func sharedStopShare(_ ride: PartyRide, planned: PlannedRide, roundingKrw: Int = 10) -> Int? {
+        guard let own = routed(planned, origin: ride.origin, departure: ride.departure), own.legKrw.count == ride.stops.count else {
+            return (try? price(ride, split: .byLeg, roundingKrw: roundingKrw))?.shares.last?.krw
+        }
+        let riders = ride.riders.map { SplitRider(count: $0.seats, lastLeg: $0.stop) }
+        return (try? FareSplit.split(totalKrw: own.totalKrw, riders: riders, policy: .byLeg, roundingKrw: roundingKrw, legKrw: own.legKrw))?.last
     }
 
     /// The route from the ride's point `j` (`points`: the ride's snapped points) to the rider's

@@ -73,33 +73,38 @@ final class RoutedRide: Sendable {
     let legMeters: [Double]
     let region: String
     let schedule: FareSchedule
-    /// What the meter adds on each leg (`FareBreakdown.legKrw`, one per leg).
+    /// What the meter adds on each leg (`FareBreakdown.legKrw`, one per leg), and its total.
     let legKrw: [Int]
+    let totalKrw: Int
 
-    init(segments: [RouteSegment], legRanges: [Range<Int>], legMeters: [Double], region: String, schedule: FareSchedule, legKrw: [Int]) {
+    init(segments: [RouteSegment], legRanges: [Range<Int>], legMeters: [Double], region: String, schedule: FareSchedule, legKrw: [Int],
+         totalKrw: Int) {
         self.segments = segments
         self.legRanges = legRanges
         self.legMeters = legMeters
         self.region = region
         self.schedule = schedule
         self.legKrw = legKrw
+        self.totalKrw = totalKrw
     }
 }
 
 /// What a party's ride plan depends on, and nothing else: its origin, its distinct drop-offs
-/// before the destination (in rider order: `Party.intermediateDropOffs`), its destination and
-/// its departure instant. Riders' ids and seats, the title and the version are left out, so a
+/// before the destination (in rider order: `Party.intermediateDropOffs`), the order the joins
+/// fixed (`Party.stopOrder`), its destination and its departure instant. Riders' ids and seats, the title and the version are left out, so a
 /// join or leave without a drop-off of its own keeps the party's plan; a change of any point or
 /// of the departure is another shape, planned anew.
 struct RideShape: Hashable {
     let origin: Coordinate
     let dropOffs: [Coordinate]
+    let order: [Int]?
     let destination: Coordinate
     let departAt: Double
 
     init(_ party: Party) {
         origin = party.origin
         dropOffs = party.intermediateDropOffs
+        order = party.stopOrder
         destination = party.destination
         departAt = party.departAt
     }
@@ -184,8 +189,9 @@ public final class RidePlanner: @unchecked Sendable {
     /// Plans kept now (both generations).
     public var keptCount: Int { shards.reduce(0) { $0 + $1.entries.count } }
 
-    /// The plan of `party`'s ride (exact order for up to `StopOrder.exactLimit` drop-offs); nil
-    /// when some stop cannot be reached by road (or lies off the road graph).
+    /// The plan of `party`'s ride: in the order the joins fixed (`Party.stopOrder`), else the
+    /// shortest in time (exact for up to `StopOrder.exactLimit` drop-offs); nil when some stop
+    /// cannot be reached by road (or lies off the road graph).
     public func plan(_ party: Party) -> RidePlan? { planned(party)?.plan }
 
     /// The plan of `party`'s ride with its prepared points (see `plan`): the kept one of its
@@ -214,14 +220,20 @@ public final class RidePlanner: @unchecked Sendable {
         for i in 0..<(n - 1) {
             for j in 1..<n where i != j { cost[i][j] = t[i][j - 1]?.duration }
         }
-        guard let best = StopOrder.best(cost) else { return nil }
+        let order: [Int]
+        if let stored = party.stopOrder, stored.sorted() == Array(1...drops.count) {
+            order = stored
+        } else {
+            guard let best = StopOrder.best(cost) else { return nil }
+            order = best.order
+        }
         var legs: [TravelCell] = []
         var prev = 0
-        for s in best.order + [n - 1] {
+        for s in order + [n - 1] {
             guard let cell = t[prev][s - 1] else { return nil }
             legs.append(cell)
             prev = s
         }
-        return RidePlan(order: best.order, stops: best.order.map { points[$0] } + [party.destination], legs: legs)
+        return RidePlan(order: order, stops: order.map { points[$0] } + [party.destination], legs: legs)
     }
 }

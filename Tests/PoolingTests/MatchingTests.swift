@@ -115,6 +115,20 @@ final class MatchingTests: XCTestCase {
         guard let base else { return nil }
         let stopsBefore = base.order.map { drops[$0] }
         let before = riders(p, stopsBefore: stopsBefore, newRider: r.riderID)
+        if (stopsBefore + [p.destination]).contains(r.destination) {
+            // A drop-off at a stop of the ride: the rider gets off there, the ride unchanged (and
+            // the host implied only when nobody, the rider included, rides to the destination).
+            var joined = p
+            joined.riders = p.seatedRiders + [PartyRider(id: r.riderID, seats: r.seats, dropOff: r.destination)]
+            let all = riders(joined, stopsBefore: stopsBefore, newRider: r.riderID)
+            var fare = try referenceFare(w, base.route, origin: p.origin, at: p.departAt)
+            if fare.legKrw.count < stopsBefore.count + 1 { fare.legKrw += Array(repeating: 0, count: stopsBefore.count + 1 - fare.legKrw.count) }
+            let shares = try FareSplit.split(totalKrw: fare.totalKrw, riders: all.map { SplitRider(count: $0.1, lastLeg: $0.2) },
+                                             policy: .byLeg, roundingKrw: 10, legKrw: fare.legKrw)
+            let order = all.enumerated().sorted { ($0.element.2, $0.offset) < ($1.element.2, $1.offset) }.map(\.element.0)
+            return Reference(id: p.id, added: 0, addedM: 0, pct: 0, pooled: shares.last!, order: order,
+                             delays: all.dropLast().map { RiderDelay(riderID: $0.0, addedSeconds: 0, percent: 0) })
+        }
         let baseArrivals = arrivals(base.route)
         var best: (j: Int, route: RouteResult, delays: [RiderDelay])?
         for j in 0...drops.count {

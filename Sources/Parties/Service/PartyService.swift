@@ -134,6 +134,12 @@ public enum PartyWriteError: Error, Sendable, Equatable, CustomStringConvertible
     case dropOffNotServed(id: String, riderID: String, reason: String)
     /// The party's fare was settled: it takes no more riders, loses none and cannot be replaced.
     case settled(id: String)
+    /// The offer the rider accepted (`JoinOffer`) no longer holds for the live party: `offer` is
+    /// the one it gives now (nil: none within the offer's limit), `reason` says what changed.
+    case offerChanged(id: String, riderID: String, reason: String, offer: JoinOffer?)
+    /// A join without an offer: no place for the rider's drop-off delays the ride and every
+    /// rider aboard within the default limit (`reason` says which).
+    case detourTooLong(id: String, riderID: String, reason: String)
 
     public var description: String {
         switch self {
@@ -148,6 +154,9 @@ public enum PartyWriteError: Error, Sendable, Equatable, CustomStringConvertible
         case let .seatsConflict(id, message): "party '\(id)': \(message)"
         case let .dropOffNotServed(id, rider, reason): "party '\(id)' cannot take rider '\(rider)' to their drop-off: \(reason)"
         case let .settled(id): "party '\(id)' is settled: it takes no more riders (and its riders and values are fixed)"
+        case let .offerChanged(id, rider, reason, offer):
+            "party '\(id)' changed since rider '\(rider)''s offer: \(reason); " + (offer.map { "it offers now drop_off_order \($0.dropOffOrder) at \($0.pooledKrw) won (join with that offer to accept it)" } ?? "it has no offer for the rider now")
+        case let .detourTooLong(id, rider, reason): "party '\(id)' cannot take rider '\(rider)': \(reason)"
         }
     }
 }
@@ -398,6 +407,8 @@ public final class PartyService: @unchecked Sendable {
                     try stored.validate()
                 }
             }
+            // The order the joins fixed holds while no drop-off is added (docs/FARES.md).
+            if stored.stopOrder == nil, let old { stored.stopOrder = old.stopOrder(carriedTo: stored) }
             stored.version = (old?.version ?? 0) + 1
             guard try commit(stored, replacing: old, at: t) else { return nil }
             return (stored, old == nil ? .created : .replaced)
@@ -415,9 +426,13 @@ public final class PartyService: @unchecked Sendable {
     /// `PartyStoreError` or `PartyStoreUnavailableError`.
     ///
     /// `dropOffProblem`, when given, is asked about a rider's drop-off with the live party, under
-    /// the lock: a reason it answers refuses the join (`dropOffNotServed`).
+    /// the lock: a reason it answers refuses the join (`dropOffNotServed`). `placement`, when
+    /// given, makes the party with the rider in it from the live party (where the rider's stop
+    /// goes: `Party.joining` with its new `stopOrder`), or refuses (`offerChanged`,
+    /// `detourTooLong`); without it the rider is added by `Party.joining(_:)`.
     public func join(partyID: String, rider: PartyRider, precondition: PartyPrecondition = .none,
-                     dropOffProblem: ((Party, Coordinate) -> String?)? = nil) throws -> Party {
+                     dropOffProblem: ((Party, Coordinate) -> String?)? = nil,
+                     placement: ((Party, PartyRider) throws -> Party)? = nil) throws -> Party {
         try rider.validate(field: "rider")
         let t = now()
         return try writing(id: partyID) { _ in
@@ -434,9 +449,7 @@ public final class PartyService: @unchecked Sendable {
             if let d = rider.dropOff, let reason = dropOffProblem?(old, d) {
                 throw PartyWriteError.dropOffNotServed(id: partyID, riderID: rider.id, reason: reason)
             }
-            var p = old
-            p.riders = riders + [rider]
-            p.seatsTaken += rider.seats
+            var p = try placement?(old, rider) ?? old.joining(rider)
             p.version = old.version + 1
             try p.validate()
             guard try commit(p, replacing: old, at: t) else { return nil }
@@ -463,6 +476,7 @@ public final class PartyService: @unchecked Sendable {
             var p = old
             p.seatsTaken -= riders.remove(at: i).seats
             p.riders = riders
+            p.stopOrder = old.stopOrder(carriedTo: p)
             p.version = old.version + 1
             guard try commit(p, replacing: old, at: t) else { return nil }
             return p

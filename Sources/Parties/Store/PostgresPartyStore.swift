@@ -170,7 +170,7 @@ public final class PostgresPartyStore: PartyStore, @unchecked Sendable {
     /// The values of `p` for the fourteen columns above, in order.
     static func values(_ p: Party) -> [String?] {
         [p.id, "\(p.origin.lon)", "\(p.origin.lat)", "\(p.destination.lon)", "\(p.destination.lat)", "\(p.departAt)",
-         String(p.seatsTotal), String(p.seatsTaken), p.title, p.riders.isEmpty ? nil : SQLitePartyDatabase.encode(p.riders),
+         String(p.seatsTotal), String(p.seatsTaken), p.title, SQLitePartyDatabase.riderColumn(p),
          String(p.version), String(SQLitePartyDatabase.rowSum(p)), p.settlement?.key, p.settlement?.answer]
     }
 
@@ -186,10 +186,9 @@ public final class PostgresPartyStore: PartyStore, @unchecked Sendable {
         var p = Party(id: id, origin: Coordinate(lon: olon, lat: olat), destination: Coordinate(lon: dlon, lat: dlat), departAt: at,
                       seatsTotal: total, seatsTaken: taken, title: row[i + 8], version: version)
         if let text = row[i + 9] {
-            guard let riders = SQLitePartyDatabase.decodeRiders(text) else {
+            guard SQLitePartyDatabase.read(riderColumn: text, into: &p) else {
                 return .failure(PartyStoreError(message: "\(location): party '\(shown)' refused: its riders column is not a rider list this store wrote"))
             }
-            p.riders = riders
         }
         switch (row[i + 12], row[i + 13]) {
         case (nil, nil): break

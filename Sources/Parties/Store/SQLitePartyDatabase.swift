@@ -222,7 +222,7 @@ public final class SQLitePartyDatabase {
         id.withUTF8 { c.add(UnsafeRawBufferPointer($0)) }
         if var title = p.title { title.withUTF8 { c.add(UnsafeRawBufferPointer($0)) } }
         if !p.riders.isEmpty || p.version != 1 {
-            var riders = encode(p.riders)
+            var riders = riderColumn(p) ?? ""
             withUnsafeBytes(of: (UInt64(riders.utf8.count), UInt64(bitPattern: Int64(p.version)))) { c.add($0) }
             riders.withUTF8 { c.add(UnsafeRawBufferPointer($0)) }
         }
@@ -244,8 +244,7 @@ public final class SQLitePartyDatabase {
                       destination: Coordinate(lon: s.double(3), lat: s.double(4)), departAt: s.double(5),
                       seatsTotal: Int(s.int(6)), seatsTaken: Int(s.int(7)), title: s.optionalText(8), version: Int(s.int(10)))
         if let text = s.optionalText(9) {
-            guard let riders = decodeRiders(text) else { return nil }
-            p.riders = riders
+            guard read(riderColumn: text, into: &p) else { return nil }
         }
         switch (s.optionalText(12), s.optionalText(13)) {
         case (nil, nil): break
@@ -263,6 +262,28 @@ public final class SQLitePartyDatabase {
             if let d = r.dropOff { s += ",\(d.lon),\(d.lat)" }
             return s
         }.joined(separator: ";")
+    }
+
+    /// The `riders` column of `p`: its rider list (`encode`), then, when the joins fixed its
+    /// drop-off order, `|` and that order (`Party.stopOrder`, comma-separated); nil without
+    /// riders. A party without an order writes the column as before orders existed.
+    static func riderColumn(_ p: Party) -> String? {
+        guard !p.riders.isEmpty else { return nil }
+        return encode(p.riders) + (p.stopOrder.map { "|" + $0.map(String.init).joined(separator: ",") } ?? "")
+    }
+
+    /// Reads a `riders` column (`riderColumn`) into `p`; false when the text is not one.
+    static func read(riderColumn text: String, into p: inout Party) -> Bool {
+        let parts = text.split(separator: "|", maxSplits: 1, omittingEmptySubsequences: false)
+        guard let riders = decodeRiders(String(parts[0])) else { return false }
+        p.riders = riders
+        if parts.count == 2 {
+            let fields = parts[1].split(separator: ",", omittingEmptySubsequences: false)
+            let order = fields.compactMap { Int($0) }
+            guard order.count == fields.count, order.count >= 2 else { return false }
+            p.stopOrder = order
+        }
+        return true
     }
 
     /// The rider list `encode` wrote; nil when the text is not one.
@@ -302,7 +323,7 @@ public final class SQLitePartyDatabase {
                 s.bind(8, p.seatsTaken)
                 s.bind(9, p.title)
                 s.bind(10, SQLitePartyDatabase.rowSum(p))
-                s.bind(11, p.riders.isEmpty ? nil : SQLitePartyDatabase.encode(p.riders))
+                s.bind(11, SQLitePartyDatabase.riderColumn(p))
                 s.bind(12, p.version)
                 s.bind(13, p.settlement?.key)
                 s.bind(14, p.settlement?.answer)
