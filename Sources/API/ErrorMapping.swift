@@ -287,6 +287,7 @@ public enum ErrorMapping {
             case .dropOffNotServed: .unprocessable("outside_coverage", e.description)
             case .versionMismatch: HTTPError(status: 412, code: "version_mismatch", message: e.description)
             case .settled: HTTPError(status: 409, code: "party_settled", message: e.description)
+            case .quarantined: HTTPError(status: 409, code: "party_quarantined", message: e.description)
             }
         case let e as PartyValidationError: PartiesJSON.invalid(e.field, e.message)
         case let e as PartyExpiredError: .unprocessable("party_expired", e.description)
