@@ -2,6 +2,7 @@ import XCTest
 import Foundation
 import Geo
 import SQLiteKit
+import TaxiPot
 import TestSupport
 
 /// kill -9 of the server during continuous party writes over HTTP: every write it
@@ -105,9 +106,10 @@ final class CrashSafetyTests: XCTestCase {
         let body = Array(#"{"origin":{"lon":126.97,"lat":37.56},"destination":{"lon":127.02,"lat":37.50},"depart_at":"\#(depart)","seats_total":4,"seats_taken":1,"title":"손님 q1 여정"}"#.utf8)
         let auth = ["Authorization": "Bearer q-token"]
         do {
-            let server = try ServerProcess(data: data, state: state, token: "q-token")
-            XCTAssertEqual(try RawHTTPClient(port: server.port).request("PUT", "/v1/parties/q1", headers: auth, body: body).status, 201)
-            server.stop()
+            let store = try SQLitePartyDatabase(stateDirectory: state)
+            try store.put(Party(id: "q1", origin: Coordinate(lon: 126.97, lat: 37.56), destination: Coordinate(lon: 127.02, lat: 37.50),
+                                departAt: Date().timeIntervalSince1970 + 7200, seatsTotal: 4, seatsTaken: 1, title: "손님 q1 여정"))
+            try store.close()
         }
         var bytes = try Array(Data(contentsOf: URL(fileURLWithPath: state + "/parties.db")))
         let needle = Array("q1 여정".utf8)

@@ -12,18 +12,14 @@ import Geo
 final class StoreLock {
     /// The lock file's suffix after the store's path.
     static let suffix = ".lock"
-    /// A lock file's identity (device, inode).
-    private struct Key: Hashable {
-        let device: UInt64
-        let inode: UInt64
-    }
-    /// The locks this process holds: their descriptor and how many holders share it.
+    /// The locks this process holds, by the lock file's identity: their descriptor and how many
+    /// holders share it.
     private final class Held: @unchecked Sendable {
         let lock = NSLock()
-        var files: [Key: (fd: Int32, holders: Int)] = [:]
+        var files: [FileIdentity: (fd: Int32, holders: Int)] = [:]
     }
     private static let held = Held()
-    private let key: Key
+    private let key: FileIdentity
     private var released = false
 
     /// Takes the lock of the store at `storePath`; throws `PartyStoreError` naming the holder
@@ -34,9 +30,7 @@ final class StoreLock {
         guard fd >= 0 else {
             throw PartyStoreError(message: "\(path): cannot open the store's lock file: \(String(cString: strerror(errno)))")
         }
-        var st = stat()
-        fstat(fd, &st)
-        key = Key(device: UInt64(st.st_dev), inode: UInt64(st.st_ino))
+        key = FileIdentity(fd: fd)
         let held = StoreLock.held
         held.lock.lock()
         defer { held.lock.unlock() }
@@ -81,7 +75,7 @@ final class StoreLock {
 
 /// A file's identity (device and inode), to notice a file moved away or replaced under an open
 /// store.
-struct FileIdentity: Equatable {
+struct FileIdentity: Hashable {
     let device: UInt64
     let inode: UInt64
 
@@ -89,6 +83,14 @@ struct FileIdentity: Equatable {
     init?(path: String) {
         var st = stat()
         guard stat(path, &st) == 0 else { return nil }
+        device = UInt64(st.st_dev)
+        inode = UInt64(st.st_ino)
+    }
+
+    /// The identity of the open file `fd`.
+    init(fd: Int32) {
+        var st = stat()
+        fstat(fd, &st)
         device = UInt64(st.st_dev)
         inode = UInt64(st.st_ino)
     }
