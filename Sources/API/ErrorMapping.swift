@@ -289,6 +289,7 @@ public enum ErrorMapping {
             case .settled: HTTPError(status: 409, code: "party_settled", message: e.description)
             case .offerChanged: HTTPError(status: 409, code: "offer_changed", message: e.description)
             case .detourTooLong: HTTPError(status: 409, code: "detour_too_long", message: e.description)
+            case .quarantined: HTTPError(status: 409, code: "party_quarantined", message: e.description)
             }
         case let e as PartyValidationError: PartiesJSON.invalid(e.field, e.message)
         case let e as PartyExpiredError: .unprocessable("party_expired", e.description)

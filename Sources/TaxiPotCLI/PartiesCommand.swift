@@ -12,7 +12,11 @@ struct PartiesCommand: Command {
                taxipot parties recover [--state-dir DIR]
 
         Loads parties from CSV into DIR/parties.db (the store 'taxipot serve' uses), creating
-        or replacing them by id. Columns, in order (a first row whose first field is 'id' is a header):
+        or replacing them by id. Refused while another process (a running 'taxipot serve')
+        holds the store: stop it first. A replaced party keeps its riders who joined (as a PUT
+        without riders does) and goes on from its stored version (stored + 1); a settled
+        party, or one whose stored row was refused as damaged, is never replaced (the row is
+        reported and skipped). Columns, in order (a first row whose first field is 'id' is a header):
           id,origin_lon,origin_lat,dest_lon,dest_lat,depart_at,seats_total,seats_taken[,title]
         depart_at is ISO 8601 (no offset means Asia/Seoul) or Unix seconds; fields may be quoted
         (RFC 4180). UTF-8 with or without BOM (Excel's "CSV UTF-8"), or CP949 told from the bytes.
@@ -27,9 +31,11 @@ struct PartiesCommand: Command {
         Bad rows are reported on standard error by line number and skipped.
         Exit: 0 all rows stored, 1 fatal (file or store), 2 some rows refused.
 
-        'recover' is for a store that 'taxipot serve' refused as damaged (stop the service
-        first). It moves the damaged files aside (DIR/parties.db.damaged-<unix time>, never
-        deleted), then restores the backup copy saved at the last clean shutdown
+        'recover' is for a store that 'taxipot serve' refused as damaged (refused while a
+        service holds the store). It moves the damaged files aside (DIR/parties.db.damaged-<unix
+        time>, never deleted). A store whose log is damaged mid-way keeps the store file and
+        the log's intact transactions before the damage (those after it are lost, and named).
+        Otherwise it restores the backup copy saved at the last clean shutdown
         (DIR/parties.db.bak; writes after it are lost) when it passes every check, or else
         copies every row that can still be read and matches its checksum into a new store.
         A store whose log was cut or deleted after a crash: keeps the log and its index aside
@@ -67,18 +73,26 @@ struct PartiesCommand: Command {
         let now = Date().timeIntervalSince1970
 
         var batch = [Party]()
+        var lines = [Int]()
         batch.reserveCapacity(batchSize)
         var stored = 0, refused = 0
         func flush() throws {
             guard !batch.isEmpty else { return }
-            try store.put(batch)
-            stored += batch.count
+            let kept = try store.putImported(batch)
+            var skip = Set<Int>()
+            for (i, reason) in kept {
+                printError("\(path):\(lines[i]): \(reason)")
+                skip.insert(i)
+            }
+            refused += skip.count
+            stored += batch.count - skip.count
             if echo {
                 var out = ""
-                for p in batch { out += p.id + "\n" }
+                for (i, p) in batch.enumerated() where !skip.contains(i) { out += p.id + "\n" }
                 FileHandle.standardOutput.write(Data(out.utf8))
             }
             batch.removeAll(keepingCapacity: true)
+            lines.removeAll(keepingCapacity: true)
         }
 
         var first = true
@@ -101,6 +115,7 @@ struct PartiesCommand: Command {
                         continue
                     }
                     batch.append(p)
+                    lines.append(record.line)
                     if batch.count >= batchSize { try flush() }
                 case .failure(let e):
                     printError("\(path):\(record.line): \(e.description)")

@@ -145,7 +145,8 @@ struct ServeCommand: Command {
         for note in context.parties.storeNotes { printError("taxipot: \(note)") }
         for refusal in context.parties.rejectedOnLoad { printError("taxipot: \(refusal)") }
         if !context.parties.rejectedOnLoad.isEmpty {
-            printError("taxipot: \(context.parties.rejectedOnLoad.count) stored parties refused at load (listed above); serving the other \(context.parties.count)")
+            printError("taxipot: \(context.parties.rejectedOnLoad.count) stored parties refused at load (listed above); serving the other \(context.parties.count); "
+                + "writes to the refused ones answer 409 party_quarantined until they are restored")
             if !context.parties.isShared { printError("taxipot: " + PartyStoreRecovery.adviceForRefusedRows(stateDirectory: stateDir)) }
         }
         // Settlements of an earlier build (record files in the state folder) move into the party store.

@@ -2,6 +2,7 @@ import XCTest
 import Foundation
 import Geo
 import SQLiteKit
+import TaxiPot
 import TestSupport
 
 /// kill -9 of the server during continuous party writes over HTTP: every write it
@@ -65,5 +66,64 @@ final class CrashSafetyTests: XCTestCase {
         for id in acked where try client.request("GET", "/v1/parties/\(id)").status != 200 { missing.append(id) }
         XCTAssertEqual(missing, [], "\(missing.count) of \(acked.count) acknowledged parties lost")
         print("crash safety: kill -9 after \(acked.count) acknowledged writes; \(acked.count - missing.count) found after restart; integrity_check ok")
+    }
+
+    /// Issue 43: the state folder moved away under a running server. Writes are no longer
+    /// acknowledged (a 201 would land in files the next start never reads) and `/health` says
+    /// why; with the folder back, writes go on.
+    func testStoreMovedUnderTheServerRefusesWritesAndDegradesHealth() throws {
+        let data = try TestDataset.directory()
+        let root = TestPaths.temporaryDirectory("moved-state").path
+        let state = root + "/state"
+        let server = try ServerProcess(data: data, state: state, token: "moved-token")
+        defer { server.stop() }
+        let client = try RawHTTPClient(port: server.port)
+        let depart = SeoulTime.format(Date().timeIntervalSince1970 + 7200)
+        let body = Array(#"{"origin":{"lon":126.97,"lat":37.56},"destination":{"lon":127.02,"lat":37.50},"depart_at":"\#(depart)","seats_total":4,"seats_taken":1}"#.utf8)
+        let auth = ["Authorization": "Bearer moved-token"]
+        XCTAssertEqual(try client.request("PUT", "/v1/parties/before", headers: auth, body: body).status, 201)
+        XCTAssertTrue(try client.request("GET", "/health").text.contains(#""status":"ok""#))
+
+        XCTAssertEqual(rename(state, root + "/moved"), 0)
+        let refused = try client.request("PUT", "/v1/parties/while-moved", headers: auth, body: body)
+        XCTAssertEqual(refused.status, 503, refused.text)
+        XCTAssertTrue(refused.text.contains("storage_unavailable") && refused.text.contains("parties.db is gone"), refused.text)
+        let health = try client.request("GET", "/health")
+        XCTAssertEqual(health.status, 200)
+        XCTAssertTrue(health.text.contains(#""status":"degraded""#) && health.text.contains("moved or deleted"), health.text)
+
+        XCTAssertEqual(rename(root + "/moved", state), 0)
+        XCTAssertEqual(try client.request("PUT", "/v1/parties/after", headers: auth, body: body).status, 201)
+        XCTAssertTrue(try client.request("GET", "/health").text.contains(#""status":"ok""#))
+    }
+
+    /// Issue 43: a party whose row was refused at load answers 409 `party_quarantined` to a PUT
+    /// (which would create a new party over the row `taxipot parties recover` restores).
+    func testPutOntoARowRefusedAtLoadIsRefused() throws {
+        let data = try TestDataset.directory()
+        let state = TestPaths.temporaryDirectory("quarantine-state").path
+        let depart = SeoulTime.format(Date().timeIntervalSince1970 + 7200)
+        let body = Array(#"{"origin":{"lon":126.97,"lat":37.56},"destination":{"lon":127.02,"lat":37.50},"depart_at":"\#(depart)","seats_total":4,"seats_taken":1,"title":"손님 q1 여정"}"#.utf8)
+        let auth = ["Authorization": "Bearer q-token"]
+        do {
+            let store = try SQLitePartyDatabase(stateDirectory: state)
+            try store.put(Party(id: "q1", origin: Coordinate(lon: 126.97, lat: 37.56), destination: Coordinate(lon: 127.02, lat: 37.50),
+                                departAt: Date().timeIntervalSince1970 + 7200, seatsTotal: 4, seatsTaken: 1, title: "손님 q1 여정"))
+            try store.close()
+        }
+        var bytes = try Array(Data(contentsOf: URL(fileURLWithPath: state + "/parties.db")))
+        let needle = Array("q1 여정".utf8)
+        let hits = (0..<bytes.count - needle.count).filter { bytes[$0..<$0 + needle.count].elementsEqual(needle) }
+        XCTAssertFalse(hits.isEmpty)
+        for hit in hits { bytes[hit + needle.count - 1] ^= 0x01 }
+        try Data(bytes).write(to: URL(fileURLWithPath: state + "/parties.db"))
+
+        let server = try ServerProcess(data: data, state: state, token: "q-token")
+        defer { server.stop() }
+        let client = try RawHTTPClient(port: server.port)
+        let put = try client.request("PUT", "/v1/parties/q1", headers: auth, body: body)
+        XCTAssertEqual(put.status, 409, put.text)
+        XCTAssertTrue(put.text.contains("party_quarantined") && put.text.contains("taxipot parties recover"), put.text)
+        XCTAssertEqual(try client.request("PUT", "/v1/parties/q2", headers: auth, body: body).status, 201)
     }
 }

@@ -162,6 +162,31 @@ final class StoreLossTests: XCTestCase {
         }
     }
 
+    /// Issue 43: a log deleted after a kill, then the store opened by another SQLite program
+    /// (as the sqlite3 tool does), which rebuilds and removes the `-shm` evidence: still refused,
+    /// from the commit record, until recover accepts the loss.
+    func testLostLogIsRefusedAfterAnotherProgramOpenedTheStore() throws {
+        let run = try killedImport("lost-log-sqlite3", count: 120, seed: 3230)
+        XCTAssertEqual(unlink(run.dir + "/parties.db-wal"), 0)
+        let other = try SQLiteDatabase(path: run.dir + "/parties.db")
+        let left = try XCTUnwrap(Int(try other.scalarText("SELECT count(*) FROM parties")))
+        XCTAssertLessThan(left, run.acknowledged.count, "the last parties were only in the log")
+        try other.close()
+        XCTAssertFalse(FileManager.default.fileExists(atPath: run.dir + "/parties.db-shm"), "the other program removed the index")
+        XCTAssertNil(LostLogCheck.problem(storePath: run.dir + "/parties.db"), "the -shm witness is gone")
+        XCTAssertThrowsError(try SQLitePartyDatabase(stateDirectory: run.dir)) { error in
+            let message = "\(error)"
+            XCTAssertTrue(message.contains("lost acknowledged writes") && message.contains("parties.db.commits counts"), message)
+            XCTAssertTrue(message.contains("taxipot parties recover --state-dir \(run.dir)"), message)
+        }
+        let recovered = try TaxipotCLI.run(["parties", "recover", "--state-dir", run.dir])
+        XCTAssertEqual(recovered.status, 0, recovered.stderr)
+        XCTAssertTrue(recovered.stderr.contains("accepting the loss"), recovered.stderr)
+        let store = try SQLitePartyDatabase(stateDirectory: run.dir)
+        XCTAssertEqual(try store.storedCount(), left)
+        try store.close(backup: false)
+    }
+
     /// The check leaves normal crash recovery alone: an intact log after kill -9 opens with
     /// every acknowledged party.
     func testIntactLogAfterKillStillOpensWithEveryAcknowledgedParty() throws {

@@ -140,6 +140,9 @@ public enum PartyWriteError: Error, Sendable, Equatable, CustomStringConvertible
     /// A join without an offer: no place for the rider's drop-off delays the ride and every
     /// rider aboard within the default limit (`reason` says which).
     case detourTooLong(id: String, riderID: String, reason: String)
+    /// The party's stored row was refused at load (damaged or invalid): writes to it wait until
+    /// the operator restores it (`taxipot parties recover`), since one would replace the row.
+    case quarantined(id: String)
 
     public var description: String {
         switch self {
@@ -157,6 +160,9 @@ public enum PartyWriteError: Error, Sendable, Equatable, CustomStringConvertible
         case let .offerChanged(id, rider, reason, offer):
             "party '\(id)' changed since rider '\(rider)''s offer: \(reason); " + (offer.map { "it offers now drop_off_order \($0.dropOffOrder) at \($0.pooledKrw) won (join with that offer to accept it)" } ?? "it has no offer for the rider now")
         case let .detourTooLong(id, rider, reason): "party '\(id)' cannot take rider '\(rider)': \(reason)"
+        case let .quarantined(id):
+            "party '\(id)' is quarantined: its stored row was refused at load (damaged on disk or edited outside taxipot), and a write "
+                + "would replace it and lose what it holds; writes to it are refused until the operator restores it ('taxipot parties recover')"
         }
     }
 }
@@ -203,6 +209,10 @@ public final class PartyService: @unchecked Sendable {
 
     private let store: any PartyStore
     private var rejected: [String]
+    /// The ids whose stored rows were refused at load (under `indexLock`): writes to them are
+    /// refused (`PartyWriteError.quarantined`), since they would replace the row that
+    /// `taxipot parties recover` may still restore.
+    private var quarantined: Set<String>
     /// Set while a shared store that was unreachable at start has not been loaded yet: why
     /// (under `indexLock`). The parties are then unknown, and `requireLoaded()` refuses.
     private var notLoaded: String?
@@ -256,6 +266,7 @@ public final class PartyService: @unchecked Sendable {
         }
         lastPurge = t
         rejected = loaded.rejected
+        quarantined = Set(loaded.refusedIDs)
         storeNotes = store.notes
         index = PartyIndex(parties: loaded.parties.map(Self.listingCopy), radius: options.radius)
         appliedChange = loaded.change
@@ -297,6 +308,7 @@ public final class PartyService: @unchecked Sendable {
         expiry = ExpiryQueue()
         for p in loaded.parties { expiry.push(p.departAt + options.grace, p.id) }
         rejected = loaded.rejected
+        quarantined = Set(loaded.refusedIDs)
         notLoaded = nil
         indexLock.unlock()
         startFollowing()
@@ -310,7 +322,7 @@ public final class PartyService: @unchecked Sendable {
         let pending = notLoaded
         indexLock.unlock()
         if let pending { return "the parties are not loaded yet: the store has not answered since the start (\(pending))" }
-        return store.health.map { "\(store.location): the party database cannot be reached: \($0)" }
+        return store.health.map { store.isShared ? "\(store.location): the party database cannot be reached: \($0)" : $0 }
     }
 
     /// Throws `PartyStoreUnavailableError` while the parties of a store unreachable at start
@@ -391,22 +403,7 @@ public final class PartyService: @unchecked Sendable {
             if old == nil, try kept(id: party.id, at: t)?.isSettled == true { throw PartyWriteError.settled(id: party.id) }
             var stored = party
             stored.settlement = nil
-            if keepingRiders, party.riders.isEmpty, let old, !old.riders.isEmpty {
-                let others = old.riders.dropFirst()
-                let otherSeats = others.reduce(0) { $0 + $1.seats }
-                if others.isEmpty && party.seatsTaken == 0 {
-                    stored.riders = []
-                } else {
-                    guard party.seatsTaken > otherSeats else {
-                        throw PartyWriteError.seatsConflict(id: party.id, message:
-                            "seats_taken \(party.seatsTaken) does not cover the \(otherSeats) seats of the riders who joined (\(others.map(\.id).joined(separator: ", "))) plus the organiser's; send the riders list, or leave them out and count their seats")
-                    }
-                    var organiser = old.riders[0]
-                    organiser.seats = party.seatsTaken - otherSeats
-                    stored.riders = [organiser] + others
-                    try stored.validate()
-                }
-            }
+            if keepingRiders, let old { stored = try stored.keepingRiders(of: old) }
             // The order the joins fixed holds while no drop-off is added (docs/FARES.md).
             if stored.stopOrder == nil, let old { stored.stopOrder = old.stopOrder(carriedTo: stored) }
             stored.version = (old?.version ?? 0) + 1
@@ -514,6 +511,14 @@ public final class PartyService: @unchecked Sendable {
         }
     }
 
+    /// Throws `PartyWriteError.quarantined` when the stored row of `id` was refused at load.
+    private func requireNotQuarantined(_ id: String) throws {
+        indexLock.lock()
+        let refused = quarantined.contains(id)
+        indexLock.unlock()
+        if refused { throw PartyWriteError.quarantined(id: id) }
+    }
+
     /// Runs a write decision under `writeLock` (a shared store: the lock of party `id`):
     /// `decide` reads the index, checks, and commits;
     /// it answers nil when the store found the party changed (a shared store: another replica
@@ -523,6 +528,7 @@ public final class PartyService: @unchecked Sendable {
     /// store stands, not as its index last heard. `decide`'s argument: caught up already.
     private func writing<T>(id: String, _ decide: (_ caughtUp: Bool) throws -> T?) throws -> T {
         try requireLoaded()
+        try requireNotQuarantined(id)
         let lock = store.isShared ? partyLocks[Int(UInt(bitPattern: id.hashValue) % UInt(partyLocks.count))] : writeLock
         lock.lock()
         defer { lock.unlock() }
@@ -737,6 +743,32 @@ public final class PartyService: @unchecked Sendable {
         purgeLock.unlock()
         guard due else { return }
         _ = try store.purge(departingAtOrBefore: t - options.keptSeconds(settled: false), settledDepartingAtOrBefore: t - options.keptSeconds(settled: true))
+    }
+}
+
+extension Party {
+    /// This party, written without a rider list over `old`, keeping the riders who joined
+    /// `old`: the organiser (its first rider) is given `seatsTaken` less the other riders'
+    /// seats. Throws `PartyWriteError.seatsConflict` when `seatsTaken` does not cover them
+    /// (rather than dropping a rider who joined). A party with a rider list is itself.
+    func keepingRiders(of old: Party) throws -> Party {
+        guard riders.isEmpty, !old.riders.isEmpty else { return self }
+        var stored = self
+        let others = old.riders.dropFirst()
+        let otherSeats = others.reduce(0) { $0 + $1.seats }
+        if others.isEmpty && seatsTaken == 0 {
+            stored.riders = []
+            return stored
+        }
+        guard seatsTaken > otherSeats else {
+            throw PartyWriteError.seatsConflict(id: id, message:
+                "seats_taken \(seatsTaken) does not cover the \(otherSeats) seats of the riders who joined (\(others.map(\.id).joined(separator: ", "))) plus the organiser's; send the riders list, or leave them out and count their seats")
+        }
+        var organiser = old.riders[0]
+        organiser.seats = seatsTaken - otherSeats
+        stored.riders = [organiser] + others
+        try stored.validate()
+        return stored
     }
 }
 

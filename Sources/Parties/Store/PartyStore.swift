@@ -59,11 +59,14 @@ public struct PartyStoreSnapshot: Sendable {
     public var rejected: [String]
     /// The last change number the parties include (0: no change sequence).
     public var change: Int64
+    /// The ids of the refused rows (writes to them are refused until they are restored).
+    public var refusedIDs: [String]
 
-    public init(parties: [Party], rejected: [String], change: Int64) {
+    public init(parties: [Party], rejected: [String], change: Int64, refusedIDs: [String] = []) {
         self.parties = parties
         self.rejected = rejected
         self.change = change
+        self.refusedIDs = refusedIDs
     }
 }
 

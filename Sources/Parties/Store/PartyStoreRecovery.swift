@@ -31,13 +31,25 @@ public enum PartyStoreRecovery {
         var report = Report()
         let fm = FileManager.default
         let stamp = Int(now.timeIntervalSince1970)
+        // Never under a running service: it would go on serving (and writing) the files moved away.
+        let lock = try StoreLock(storePath: path)
+        defer { lock.release() }
         if fm.fileExists(atPath: path), let lost = LostLogCheck.problem(storePath: path) {
             try acceptLostLog(path, lost, stamp: stamp, into: &report)
+        }
+        if fm.fileExists(atPath: path), case .damaged(let intact?, let problem) = WALCheck.read(walPath: path + "-wal"),
+           try salvageLog(path, intact, problem, stamp: stamp, into: &report)
+        {
+            return report
         }
         if fm.fileExists(atPath: path) {
             // A sound store is left alone, but for rows refused at load that the backup holds.
             do {
-                let store = try SQLitePartyDatabase(path: path)
+                let store = try SQLitePartyDatabase(path: path, owner: true, acceptingLostCommits: true)
+                for note in store.notes where note.hasSuffix("accepting the loss") {
+                    report.steps.append(note)
+                    report.changed = true
+                }
                 let loaded: (parties: [Party], rejected: [String])
                 do {
                     loaded = try store.load()
@@ -58,16 +70,7 @@ public enum PartyStoreRecovery {
             }
         }
         report.changed = true
-        let aside = path + ".damaged-\(stamp)"
-        var movedMain = false
-        for suffix in ["", "-wal", "-shm", "-journal"] where fm.fileExists(atPath: path + suffix) {
-            guard rename(path + suffix, aside + suffix) == 0 else {
-                throw PartyStoreError(message: "\(path + suffix): cannot move it aside to \(aside + suffix): \(String(cString: strerror(errno)))")
-            }
-            movedMain = movedMain || suffix.isEmpty
-            report.steps.append("moved \(path + suffix) aside to \(aside + suffix)")
-        }
-        StoreCheck.syncDirectory(of: path)
+        let (aside, movedMain) = try moveAside(path, stamp: stamp, into: &report)
 
         let backup = path + SQLitePartyDatabase.backupSuffix
         let temporary = path + ".recovering-\(getpid())"
@@ -108,6 +111,62 @@ public enum PartyStoreRecovery {
         report.parties = rows.count
         report.steps.append("wrote the \(rows.count) salvaged parties to a new store \(path)")
         return report
+    }
+
+    /// Moves the store's files aside (`parties.db.damaged-<time>` and its `-wal`, `-shm`,
+    /// `-journal`); returns the new name and whether the store file itself was there.
+    private static func moveAside(_ path: String, stamp: Int, into report: inout Report) throws -> (aside: String, movedMain: Bool) {
+        let aside = path + ".damaged-\(stamp)"
+        var movedMain = false
+        for suffix in ["", "-wal", "-shm", "-journal"] where FileManager.default.fileExists(atPath: path + suffix) {
+            guard rename(path + suffix, aside + suffix) == 0 else {
+                throw PartyStoreError(message: "\(path + suffix): cannot move it aside to \(aside + suffix): \(String(cString: strerror(errno)))")
+            }
+            movedMain = movedMain || suffix.isEmpty
+            report.steps.append("moved \(path + suffix) aside to \(aside + suffix)")
+        }
+        StoreCheck.syncDirectory(of: path)
+        return (aside, movedMain)
+    }
+
+    /// A store whose log is damaged at a frame (`WALCheck`): the store file with the log's
+    /// frames up to the last commit before the damage (a copy, which SQLite replays as it
+    /// would have) becomes the store when it passes every check; the transactions committed
+    /// after the damage are lost, and the report says how many. False, with nothing changed,
+    /// when that copy is not usable.
+    private static func salvageLog(_ path: String, _ intact: WALCheck.IntactPrefix, _ problem: String, stamp: Int,
+                                   into report: inout Report) throws -> Bool
+    {
+        let temporary = path + ".recovering-\(getpid())"
+        func clean() { for suffix in ["", "-wal", "-shm", "-journal"] { unlink(temporary + suffix) } }
+        clean()
+        let loaded: (parties: [Party], rejected: [String])
+        do {
+            try FileManager.default.copyItem(atPath: path, toPath: temporary)
+            if intact.transactions > 0 {
+                let log = try FileHandle(forReadingFrom: URL(fileURLWithPath: path + "-wal"))
+                let bytes = try log.read(upToCount: intact.bytes) ?? Data()
+                try log.close()
+                try bytes.write(to: URL(fileURLWithPath: temporary + "-wal"))
+            }
+            let store = try SQLitePartyDatabase(path: temporary)
+            loaded = try store.load()
+            try store.close(backup: false)
+        } catch {
+            clean()
+            report.steps.append("\(path): \(problem); the store file with the log's intact frames is not usable either (\(error))")
+            return false
+        }
+        report.changed = true
+        report.steps.append("\(path): \(problem)")
+        _ = try moveAside(path, stamp: stamp, into: &report)
+        try install(temporary, at: path)
+        report.parties = loaded.parties.count
+        report.refused = loaded.rejected
+        report.steps.append("salvaged the log: kept the store file and the \(intact.transactions) transactions committed in the log before "
+            + "its damaged frame \(intact.damagedFrame) (\(loaded.parties.count) parties); lost the \(intact.lostTransactions) transactions "
+            + "committed after it (frames \(intact.damagedFrame)–\(intact.lastFrame)): compare with the clients' records")
+        return true
     }
 
     /// What `serve` logs when rows of the store in `stateDirectory` were refused at load: how
@@ -197,11 +256,13 @@ public enum PartyStoreRecovery {
         }
     }
 
-    /// Renames a checked store into place.
+    /// Renames a checked store into place; its commit record starts again from its own count
+    /// (the loss it accepts was reported).
     private static func install(_ temporary: String, at path: String) throws {
         guard rename(temporary, path) == 0 else {
             throw PartyStoreError(message: "\(path): cannot install the recovered store: \(String(cString: strerror(errno)))")
         }
+        CommitRecord.reset(storePath: path)
         for suffix in ["-wal", "-shm"] { unlink(temporary + suffix) }
         StoreCheck.syncDirectory(of: path)
     }

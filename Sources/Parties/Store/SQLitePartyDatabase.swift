@@ -37,6 +37,16 @@ public final class SQLitePartyDatabase {
     private let upsertStatement: SQLiteStatement
     private let deleteStatement: SQLiteStatement
     private let purgeStatement: SQLiteStatement
+    private let lookupStatement: SQLiteStatement
+    private let countStatement: SQLiteStatement
+    /// The store's count of committed write transactions (`store_meta`'s `commits`).
+    private var commits: Int64
+    /// The owner's lock and commit record (nil for a plain open of a file: see `init(path:)`).
+    private let lock: StoreLock?
+    private let record: CommitRecord?
+    /// The store file and its log as opened, to notice them moved or replaced (`fileProblem`).
+    private let identity: FileIdentity?
+    private let logIdentity: FileIdentity?
     /// Set when SQLite reported the file damaged during use: later writes are refused.
     private var damage: String?
     /// The ids of the rows the last `load` refused (damaged or invalid). While there are any,
@@ -46,20 +56,31 @@ public final class SQLitePartyDatabase {
     private var closed = false
 
     /// Opens (creating it in a new folder) `parties.db` in `stateDirectory`, creating the
-    /// directory too.
-    public convenience init(stateDirectory: String) throws {
+    /// directory too, as its owner: takes the store's lock (`StoreLock`: refused while another
+    /// process holds the store) and checks and keeps its commit record (`CommitRecord`: a store
+    /// that lost acknowledged transactions is refused, unless `acceptingLostCommits`, which
+    /// `taxipot parties recover` uses and which says so in `notes`).
+    public convenience init(stateDirectory: String, acceptingLostCommits: Bool = false) throws {
         do {
             try FileManager.default.createDirectory(atPath: stateDirectory, withIntermediateDirectories: true)
         } catch {
             throw PartyStoreError(message: "cannot create the state directory \(stateDirectory): \(error.localizedDescription)")
         }
-        try self.init(path: (stateDirectory as NSString).appendingPathComponent(SQLitePartyDatabase.fileName))
+        try self.init(path: (stateDirectory as NSString).appendingPathComponent(SQLitePartyDatabase.fileName), owner: true,
+                      acceptingLostCommits: acceptingLostCommits)
     }
 
-    /// Opens the store at `path` after checking it (see the type's documentation); creates it
-    /// when absent and nothing of an earlier store lies next to it.
-    public init(path: String) throws {
+    /// Opens the store file at `path` after checking it (see the type's documentation); creates
+    /// it when absent and nothing of an earlier store lies next to it. A plain open (copies,
+    /// tests): no lock, no commit record.
+    public convenience init(path: String) throws {
+        try self.init(path: path, owner: false, acceptingLostCommits: false)
+    }
+
+    /// Opens the store at `path`; `owner`: as `init(stateDirectory:)` does.
+    init(path: String, owner: Bool, acceptingLostCommits: Bool) throws {
         self.path = path
+        lock = owner ? try StoreLock(storePath: path) : nil
         var notes: [String] = []
         do {
             switch try StoreCheck.inspectFiles(path) {
@@ -93,6 +114,24 @@ public final class SQLitePartyDatabase {
                 try SQLitePartyDatabase.addSettlementColumns(db)
                 notes.append("\(path): upgraded the party store: added the settlement columns (rows as they were: not settled)")
             }
+            if try db.scalarText("SELECT count(*) FROM sqlite_schema WHERE name = 'store_meta'") != "1" {
+                try SQLitePartyDatabase.addCommitCounter(db)
+            }
+            commits = Int64(try db.scalarText("SELECT value FROM store_meta WHERE name = 'commits'")) ?? 0
+            if owner {
+                if let recorded = CommitRecord.read(storePath: path), recorded > commits {
+                    let problem = "its commit record \(path)\(CommitRecord.suffix) counts \(recorded) acknowledged write transactions, but the store "
+                        + "holds \(commits): the last \(recorded - commits) were lost with its log (deleted, cut or replaced after a crash, "
+                        + "also when another program such as the sqlite3 tool opened the store in between and removed the evidence)"
+                    guard acceptingLostCommits else { throw StoreCheck.lostLog(path, problem) }
+                    notes.append("\(path): \(problem); accepting the loss")
+                }
+                let record = try CommitRecord(storePath: path)
+                record.write(commits)
+                self.record = record
+            } else {
+                record = nil
+            }
             upsertStatement = try db.prepare("""
                 INSERT INTO parties(id, origin_lon, origin_lat, dest_lon, dest_lat, depart_at, seats_total, seats_taken, title, row_sum, riders, version,
                     settled_key, settlement)
@@ -103,11 +142,48 @@ public final class SQLitePartyDatabase {
                 """)
             deleteStatement = try db.prepare("DELETE FROM parties WHERE id = ?1")
             purgeStatement = try db.prepare("DELETE FROM parties WHERE depart_at <= ?1 AND (settled_key IS NULL OR depart_at <= ?2)")
+            lookupStatement = try db.prepare("SELECT \(SQLitePartyDatabase.selectColumns) FROM parties WHERE id = ?1")
+            countStatement = try db.prepare("UPDATE store_meta SET value = value + 1 WHERE name = 'commits'")
         } catch let e as SQLiteError {
             // Damage, or a schema SQLite cannot use (SQLITE_ERROR) in a file that passed its checks.
             throw e.isDamage || e.code == 1 ? StoreCheck.damaged(path, e.message) : PartyStoreError(message: e.message)
         }
         self.notes = notes
+        identity = FileIdentity(path: path)
+        logIdentity = FileIdentity(path: path + "-wal")
+    }
+
+    /// The SELECT list `party(_:)` and `verified(_:)` read: a party's values, `row_sum` and
+    /// the settlement columns.
+    static let selectColumns = "id, origin_lon, origin_lat, dest_lon, dest_lat, depart_at, seats_total, seats_taken, title, riders, version, row_sum, "
+        + "settled_key, settlement"
+
+    /// Adds the commit counter (`store_meta`, see `CommitRecord`) to a store without one; it
+    /// counts from 0. Needs no schema version: a store without the table simply gets it.
+    static func addCommitCounter(_ db: SQLiteDatabase) throws {
+        try db.transaction {
+            try db.execute("""
+                CREATE TABLE IF NOT EXISTS store_meta(name TEXT PRIMARY KEY NOT NULL, value INTEGER NOT NULL) WITHOUT ROWID;
+                INSERT OR IGNORE INTO store_meta VALUES('commits', 0);
+                """)
+        }
+    }
+
+    /// Why the files at the store's path are no longer the ones this store opened (the file or
+    /// its log moved away, deleted or replaced while open: writes would land in files no longer
+    /// at that path, which the next start does not see), or nil. Reads only what `init` set,
+    /// so any thread may ask.
+    public func fileProblem() -> String? {
+        guard let identity else { return nil }
+        let advice = "refusing writes; stop the service, put the store's files back (or point --state-dir at them) and start again"
+        guard let current = FileIdentity(path: path) else {
+            return "\(path) is gone: the store file was moved or deleted while this process had it open; \(advice)"
+        }
+        guard current == identity else { return "\(path) is no longer the file this process opened (replaced while open); \(advice)" }
+        if let logIdentity, FileIdentity(path: path + "-wal") != logIdentity {
+            return "\(path)-wal, the store's log, was moved, deleted or replaced while this process had it open; \(advice)"
+        }
+        return nil
     }
 
     static let columns = """
@@ -133,6 +209,7 @@ public final class SQLitePartyDatabase {
                 CREATE INDEX parties_by_departure ON parties(depart_at);
                 PRAGMA user_version=\(schemaVersion);
                 """)
+            try addCommitCounter(db)
             try db.close()
         } catch {
             throw PartyStoreError(message: "\(path): cannot create the party store: \(error)")
@@ -310,27 +387,75 @@ public final class SQLitePartyDatabase {
     /// Saves `parties` in one durable transaction: all or none.
     public func put<C: Collection>(_ parties: C) throws where C.Element == Party {
         try write {
-            for var p in parties {
-                p.version = max(1, p.version)
-                let s = upsertStatement
-                s.bind(1, p.id)
-                s.bind(2, p.origin.lon)
-                s.bind(3, p.origin.lat)
-                s.bind(4, p.destination.lon)
-                s.bind(5, p.destination.lat)
-                s.bind(6, p.departAt)
-                s.bind(7, p.seatsTotal)
-                s.bind(8, p.seatsTaken)
-                s.bind(9, p.title)
-                s.bind(10, SQLitePartyDatabase.rowSum(p))
-                s.bind(11, SQLitePartyDatabase.riderColumn(p))
-                s.bind(12, p.version)
-                s.bind(13, p.settlement?.key)
-                s.bind(14, p.settlement?.answer)
-                try s.run()
-                s.reset()
-            }
+            for p in parties { try upsert(p) }
         }
+    }
+
+    /// Saves imported parties (`taxipot parties import`) in one durable transaction, each over
+    /// the stored party of its id, if any, by the import rules: a settled party is never
+    /// replaced (its settlement would be lost), nor a row refused at load (its good copy may
+    /// still be restored); the riders who joined are kept as a PUT without a rider list keeps
+    /// them (`Party.keepingRiders(of:)`); and the version goes on from the stored one (stored
+    /// + 1, so an entity tag of the old party never matches the new one). Returns the parties
+    /// not stored, by their index in `parties`, with why.
+    public func putImported(_ parties: [Party]) throws -> [(index: Int, reason: String)] {
+        try write {
+            var refused: [(index: Int, reason: String)] = []
+            for (i, var p) in parties.enumerated() {
+                let s = lookupStatement
+                s.bind(1, p.id)
+                defer { s.reset() }
+                let shown = Escaped.excerpt(p.id, limit: 80)
+                if try s.step() {
+                    switch SQLitePartyDatabase.verified(s) {
+                    case .failure(let refusal):
+                        refused.append((i, "party '\(shown)' is stored in a row refused at load (\(refusal.reason)): import does not "
+                            + "replace it; run 'taxipot parties recover' first, which restores it from the backup copy"))
+                        continue
+                    case .success(let old):
+                        if let settled = old.settlement {
+                            refused.append((i, "party '\(shown)' is settled (key '\(Escaped.excerpt(settled.key, limit: 80))'): import never "
+                                + "replaces a settled party, whose settlement would be lost"))
+                            continue
+                        }
+                        do {
+                            p = try p.keepingRiders(of: old)
+                        } catch {
+                            refused.append((i, "\(error)"))
+                            continue
+                        }
+                        p.version = old.version + 1
+                    }
+                } else {
+                    p.version = 1
+                }
+                try upsert(p)
+            }
+            return refused
+        }
+    }
+
+    /// Inserts or replaces the row of `p` (inside a transaction of `write`).
+    private func upsert(_ party: Party) throws {
+        var p = party
+        p.version = max(1, p.version)
+        let s = upsertStatement
+        s.bind(1, p.id)
+        s.bind(2, p.origin.lon)
+        s.bind(3, p.origin.lat)
+        s.bind(4, p.destination.lon)
+        s.bind(5, p.destination.lat)
+        s.bind(6, p.departAt)
+        s.bind(7, p.seatsTotal)
+        s.bind(8, p.seatsTaken)
+        s.bind(9, p.title)
+        s.bind(10, SQLitePartyDatabase.rowSum(p))
+        s.bind(11, SQLitePartyDatabase.riderColumn(p))
+        s.bind(12, p.version)
+        s.bind(13, p.settlement?.key)
+        s.bind(14, p.settlement?.answer)
+        defer { s.reset() }
+        try s.run()
     }
 
     /// Deletes the party `id`; true when there was one.
@@ -387,11 +512,7 @@ public final class SQLitePartyDatabase {
     public func load(departingAfter instant: Double? = nil) throws -> (parties: [Party], rejected: [String]) {
         // A plain scan of the table in id order, every row (the index check needs them all).
         let s = try sqlite { () throws(SQLiteError) in
-            try db.prepare("""
-                SELECT id, origin_lon, origin_lat, dest_lon, dest_lat, depart_at, seats_total, seats_taken, title, riders, version, row_sum,
-                    settled_key, settlement
-                FROM parties NOT INDEXED ORDER BY id
-                """)
+            try db.prepare("SELECT \(SQLitePartyDatabase.selectColumns) FROM parties NOT INDEXED ORDER BY id")
         }
         defer { s.finalize() }
         let after = instant ?? -Double.infinity
@@ -403,31 +524,41 @@ public final class SQLitePartyDatabase {
             let departAt = s.double(5)
             s.withTextBytes(0) { tableEntries.add(departAt, $0) }
             guard departAt > after else { continue }
-            let shownID = Escaped.excerpt(s.text(0), limit: 80)
-            guard let p = SQLitePartyDatabase.party(s) else {
-                rejected.append("\(path): party '\(shownID)' refused: its riders column is not a rider list this store wrote, or it has half a settlement")
+            switch SQLitePartyDatabase.verified(s) {
+            case .success(let p): out.append(p)
+            case .failure(let refusal):
+                rejected.append("\(path): party '\(Escaped.excerpt(s.text(0), limit: 80))' refused: \(refusal.reason)")
                 refusedIDs.append(s.text(0))
-                continue
-            }
-            guard !s.isNull(11), s.int(11) == SQLitePartyDatabase.rowSum(p) else {
-                refusedIDs.append(p.id)
-                rejected.append("\(path): party '\(shownID)' refused: "
-                    + (s.isNull(11) ? "its row has no checksum" : "its row does not match its checksum")
-                    + " (damaged on disk, or edited outside taxipot)")
-                continue
-            }
-            do throws(PartyValidationError) {
-                guard p.version >= 1 else { throw PartyValidationError(field: "version", message: "must be at least 1, got \(p.version)") }
-                try p.validate()
-                out.append(p)
-            } catch {
-                rejected.append("\(path): party '\(shownID)' refused: \(error.description)")
-                refusedIDs.append(p.id)
             }
         }
         try checkIndex(against: tableEntries)
         refusedAtLoad = refusedIDs
         return (out, rejected)
+    }
+
+    /// Why a row is not served.
+    struct RowRefusal: Error {
+        let reason: String
+    }
+
+    /// The party in the current row of a `SELECT selectColumns` statement when it is one this
+    /// store wrote: its rider and settlement columns readable, its checksum matching, its
+    /// values valid.
+    static func verified(_ s: SQLiteStatement) -> Result<Party, RowRefusal> {
+        guard let p = party(s) else {
+            return .failure(RowRefusal(reason: "its riders column is not a rider list this store wrote, or it has half a settlement"))
+        }
+        guard !s.isNull(11), s.int(11) == rowSum(p) else {
+            return .failure(RowRefusal(reason: (s.isNull(11) ? "its row has no checksum" : "its row does not match its checksum")
+                + " (damaged on disk, or edited outside taxipot)"))
+        }
+        do throws(PartyValidationError) {
+            guard p.version >= 1 else { throw PartyValidationError(field: "version", message: "must be at least 1, got \(p.version)") }
+            try p.validate()
+            return .success(p)
+        } catch {
+            return .failure(RowRefusal(reason: error.description))
+        }
     }
 
     /// Compares the departure index's entries with the table's (depart_at, id) pairs.
@@ -472,6 +603,9 @@ public final class SQLitePartyDatabase {
         upsertStatement.finalize()
         deleteStatement.finalize()
         purgeStatement.finalize()
+        lookupStatement.finalize()
+        countStatement.finalize()
+        defer { lock?.release() }
         do {
             if damage == nil {
                 _ = try db.scalarText("PRAGMA wal_checkpoint(TRUNCATE)")
@@ -522,8 +656,17 @@ public final class SQLitePartyDatabase {
                 + "stop the service and run 'taxipot parties recover'")
         }
         guard !closed else { throw PartyStoreError(message: "\(path): the store is closed") }
+        if let problem = fileProblem() { throw PartyStoreError(message: problem) }
         do {
-            return try db.transaction(body)
+            let answer = try db.transaction {
+                let answer = try body()
+                defer { countStatement.reset() }
+                try countStatement.run()
+                return answer
+            }
+            commits += 1
+            record?.write(commits)
+            return answer
         } catch let e as SQLiteError {
             if e.isDamage { damage = e.message }
             throw PartyStoreError(message: e.message)

@@ -19,11 +19,13 @@ public final class SQLitePartyStore: PartyStore, @unchecked Sendable {
     public var location: String { store.path }
     public var notes: [String] { store.notes }
     public var isShared: Bool { false }
+    /// The store's files moved away or replaced under this process (writes are then refused).
+    public var health: String? { store.fileProblem() }
 
     public func load(departingAfter instant: Double) throws -> PartyStoreSnapshot {
         try locked {
             let loaded = try store.load(departingAfter: instant)
-            return PartyStoreSnapshot(parties: loaded.parties, rejected: loaded.rejected, change: 0)
+            return PartyStoreSnapshot(parties: loaded.parties, rejected: loaded.rejected, change: 0, refusedIDs: store.refusedAtLoad)
         }
     }
 

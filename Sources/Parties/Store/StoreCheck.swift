@@ -36,7 +36,7 @@ enum StoreCheck {
             throw damaged(path, "the store file is empty (0 bytes), but a store is never created empty: its parties are lost "
                 + "(if this folder never held parties, delete the empty file to start afresh)")
         }
-        if let problem = WALCheck.problem(walPath: path + "-wal") { throw damaged(path, problem) }
+        if case .damaged(let intact, let problem) = WALCheck.read(walPath: path + "-wal") { throw damaged(path, problem, logPrefix: intact != nil) }
         if let problem = LostLogCheck.problem(storePath: path) { throw lostLog(path, problem) }
         return .present
     }
@@ -112,12 +112,16 @@ enum StoreCheck {
         }
     }
 
-    /// The refusal for a damaged store: what is wrong and how to recover.
-    static func damaged(_ path: String, _ reason: String) -> PartyStoreError {
+    /// The refusal for a damaged store: what is wrong and how to recover (`logPrefix`: only
+    /// its log is damaged, after intact frames that recovery keeps).
+    static func damaged(_ path: String, _ reason: String, logPrefix: Bool = false) -> PartyStoreError {
         let directory = (path as NSString).deletingLastPathComponent
         let backup = path + SQLitePartyDatabase.backupSuffix
         var recovery = "To recover, stop anything using it and run 'taxipot parties recover --state-dir \(directory.isEmpty ? "." : directory)': "
-        if let attributes = try? FileManager.default.attributesOfItem(atPath: backup), let date = attributes[.modificationDate] as? Date {
+        if logPrefix {
+            recovery += "it moves the damaged files aside (parties.db.damaged-*) and keeps the store file with the log's transactions "
+                + "committed before the damaged frame; those after it are lost (it names how many)."
+        } else if let attributes = try? FileManager.default.attributesOfItem(atPath: backup), let date = attributes[.modificationDate] as? Date {
             recovery += "it moves the damaged files aside (parties.db.damaged-*) and restores the backup copy \(backup) "
                 + "saved at the last clean shutdown (\(ISO8601DateFormatter().string(from: date))); writes after it are lost."
         } else {

@@ -12,7 +12,7 @@ import Foundation
 enum WALCheck {
     /// nil when the log is sound (or absent or empty), else what is wrong.
     static func problem(walPath: String) -> String? {
-        if case .damaged(let problem) = read(walPath: walPath) { return problem }
+        if case .damaged(_, let problem) = read(walPath: walPath) { return problem }
         return nil
     }
 
@@ -23,8 +23,24 @@ enum WALCheck {
         /// A log SQLite replays: its salts (the header's bytes 16..<24, as the `-shm` index
         /// keeps them; nil for an empty or zeroed log) and the last commit frame it replays (0: none).
         case sound(salts: [UInt8]?, lastCommit: Int)
-        /// A damaged log: what is wrong.
-        case damaged(String)
+        /// A damaged log: what SQLite would still replay of it (nil: nothing, its header is
+        /// damaged), and what is wrong.
+        case damaged(intact: IntactPrefix?, String)
+    }
+
+    /// The part of a log damaged at a frame that SQLite replays: the transactions committed
+    /// before the damage.
+    struct IntactPrefix: Equatable {
+        /// The log's bytes up to the last intact commit frame before the damage (its header
+        /// only when there is none).
+        var bytes: Int
+        /// Transactions committed in those bytes.
+        var transactions: Int
+        /// The first frame SQLite would not replay.
+        var damagedFrame: Int
+        /// Transactions committed after it (lost), and the last frame holding one.
+        var lostTransactions: Int
+        var lastFrame: Int
     }
 
     /// Reads the log at `walPath` frame by frame, checking each against SQLite's checksums.
@@ -34,24 +50,24 @@ enum WALCheck {
         var header = [UInt8](repeating: 0, count: 32)
         let n = fread(&header, 1, 32, f)
         if n == 0 { return .sound(salts: nil, lastCommit: 0) }
-        guard n == 32 else { return .damaged("its log \(walPath) is cut short inside its 32-byte header") }
+        guard n == 32 else { return .damaged(intact: nil, "its log \(walPath) is cut short inside its 32-byte header") }
         let magic = be32(header, 0)
         guard magic == 0x377F_0682 || magic == 0x377F_0683 else {
-            return header.allSatisfy({ $0 == 0 }) ? .sound(salts: nil, lastCommit: 0) : .damaged("its log \(walPath) does not start with SQLite's log header")
+            return header.allSatisfy({ $0 == 0 }) ? .sound(salts: nil, lastCommit: 0) : .damaged(intact: nil, "its log \(walPath) does not start with SQLite's log header")
         }
         let bigEndian = magic & 1 == 1
         let pageSize = Int(be32(header, 8))
         guard pageSize >= 512, pageSize <= 65536, pageSize & (pageSize - 1) == 0 else {
-            return .damaged("its log \(walPath) gives an impossible page size (\(pageSize))")
+            return .damaged(intact: nil, "its log \(walPath) gives an impossible page size (\(pageSize))")
         }
         var (s0, s1) = checksum(header[0..<24], bigEndian: bigEndian, 0, 0)
         guard s0 == be32(header, 24), s1 == be32(header, 28) else {
-            return .damaged("its log \(walPath) has a header that fails its checksum")
+            return .damaged(intact: nil, "its log \(walPath) has a header that fails its checksum")
         }
         let salt1 = be32(header, 16), salt2 = be32(header, 20)
         var frame = [UInt8](repeating: 0, count: 24 + pageSize)
         var index = 0
-        var lastCommit = 0
+        var lastCommit = 0, transactions = 0, lost = 0, lastLost = 0
         var broken: Int?  // the first frame SQLite would not replay
         while fread(&frame, 1, frame.count, f) == frame.count {
             index += 1
@@ -62,14 +78,18 @@ enum WALCheck {
                 let (c, d) = checksum(frame[24...], bigEndian: bigEndian, a, b)
                 if current && c == be32(frame, 16) && d == be32(frame, 20) {
                     (s0, s1) = (c, d)
-                    if commit { lastCommit = index }
+                    if commit { (lastCommit, transactions) = (index, transactions + 1) }
                     continue
                 }
                 broken = index
             }
-            if current && commit, let first = broken {
-                return .damaged("its log \(walPath) is damaged at frame \(first): SQLite would silently drop the transactions committed after it (up to frame \(index))")
-            }
+            if current && commit { (lost, lastLost) = (lost + 1, index) }
+        }
+        if lost > 0, let first = broken {
+            return .damaged(intact: IntactPrefix(bytes: 32 + lastCommit * frame.count, transactions: transactions, damagedFrame: first,
+                                                 lostTransactions: lost, lastFrame: lastLost),
+                            "its log \(walPath) is damaged at frame \(first): SQLite would silently drop the \(lost) transactions committed "
+                                + "after it (up to frame \(lastLost))")
         }
         return .sound(salts: Array(header[16..<24]), lastCommit: lastCommit)
     }
