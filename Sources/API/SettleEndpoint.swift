@@ -168,7 +168,8 @@ func registerSettleEndpoint(_ router: Router, _ context: ServiceContext) {
             return .json(bytes: Array(done.answer.utf8))
         }
         for _ in 0..<3 {
-            guard let party = context.parties.party(id: id) else { throw notFound(id) }
+            // Caught up with a shared store before a 404: the party may be a moment old.
+            guard let party = try storeCall({ try context.parties.partyCaughtUp(id: id) }) else { throw notFound(id) }
             if let done = party.settlement { return try stored(done) }
             let s: Settlement
             do throws(SettlementError) { s = try settler.settle(party, input) } catch {

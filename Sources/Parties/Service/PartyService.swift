@@ -618,6 +618,19 @@ public final class PartyService: @unchecked Sendable {
     /// The live party `id`.
     public func party(id: String) -> Party? { read { $0.party(id: id) } }
 
+    /// The live party `id` as the store stands, for a write computed from it (a settle): with a
+    /// shared store, a party this replica's index does not hold is looked for in the store's
+    /// change log first (another replica may have created it a moment ago, before the follower
+    /// brought it here), so a write answers "not found" only for a party the store lacks too.
+    /// Throws `PartyStoreError` or `PartyStoreUnavailableError`.
+    public func partyCaughtUp(id: String) throws -> Party? {
+        if let p = party(id: id) { return p }
+        guard store.isShared else { return nil }
+        try requireLoaded()
+        try catchUp()
+        return party(id: id)
+    }
+
     /// Clusters and lone parties in view; see `PartyIndex.clusters(in:zoom:filter:)`.
     public func clusters(in box: BoundingBox, zoom: Int, filter: PartyFilter = PartyFilter()) -> [ClusterFeature] {
         read { $0.clusters(in: box, zoom: zoom, filter: filter, scratch: &scratch) }
