@@ -65,22 +65,48 @@ enum KakaoLocalFace {
 
     static func coordinateText(_ v: Double) -> JSONValue { .string(String(format: "%.7f", v).replacingOccurrences(of: #"\.?0+$"#, with: "", options: .regularExpression)) }
 
-    /// The page `page` of `size` hits of `query`, following the search's cursors; whether more follow.
-    static func page(_ index: PlaceIndex, _ query: PlaceQuery, page: Int, size: Int) throws(KakaoError) -> (hits: [PlaceHit], end: Bool) {
+    /// Every hit of `query` the search pages through (at most `PlaceIndex.maximumResults`), in
+    /// its order: the Kakao pages are slices of it, and its count is `total_count`.
+    static func allHits(_ index: PlaceIndex, _ query: PlaceQuery) throws(KakaoError) -> [PlaceHit] {
         var q = query
-        q.limit = size
-        for p in 1...page {
+        q.limit = PlaceQuery.maximumLimit
+        q.cursor = nil
+        var all: [PlaceHit] = []
+        while true {
             let r: PlaceSearchResult
-            do { r = try index.search(q) } catch { throw KakaoError(type: "InvalidArgument", message: error.message) }
-            if p == page || r.nextCursor == nil { return (p == page ? r.places : [], r.nextCursor == nil) }
-            q.cursor = r.nextCursor
+            do { r = try index.search(q) } catch { throw kakaoError(error) }
+            all += r.places
+            guard let next = r.nextCursor else { return all }
+            q.cursor = next
         }
-        return ([], true)
     }
 
-    static func meta(_ hits: Int, page: Int, size: Int, end: Bool) -> JSONValue {
-        let seen = (page - 1) * size + hits + (end ? 0 : 1)
-        return ["total_count": .number(Double(seen)), "pageable_count": .number(Double(min(seen, maxPage * size))), "is_end": .bool(end)]
+    /// The page `page` of `size` of `all`.
+    static func slice(_ all: [PlaceHit], page: Int, size: Int) -> ArraySlice<PlaceHit> {
+        all.dropFirst((page - 1) * size).prefix(size)
+    }
+
+    /// Kakao's `meta` for any page of `total` hits: `pageable_count` the hits the 45 pages of
+    /// `size` reach, `is_end` whether this page reaches the last of them.
+    static func meta(total: Int, page: Int, size: Int) -> JSONValue {
+        let pageable = min(total, maxPage * size)
+        return ["total_count": .number(Double(total)), "pageable_count": .number(Double(pageable)), "is_end": .bool(page * size >= pageable)]
+    }
+
+    /// A search refusal in Kakao's words: its parameter names (`query`, not the `q` of `/v1/places`).
+    static func kakaoError(_ error: PlaceSearchError) -> KakaoError {
+        switch error {
+        case .emptyQuery: KakaoError(type: "InvalidArgument", message: "query must contain a letter or digit")
+        case .queryTooLong(let n): KakaoError(type: "InvalidArgument", message: "query is \(n) Unicode code points long; the maximum is \(PlaceQuery.maximumLength)")
+        case .invalidRect(let t): .invalid("rect", t, "left_x,left_y,right_x,right_y in WGS84 degrees")
+        case .invalidRadius(let why): KakaoError(type: "InvalidArgument", message: "radius \(why)")
+        case .invalidNear(let t): .invalid("x/y", t, "WGS84 longitude and latitude")
+        case .invalidSort(let why): KakaoError(type: "InvalidArgument", message: "sort \(why)")
+        case .unknownCategory(let c, _): .invalid("category_group_code", c, groups.map(\.code).joined(separator: ", "))
+        // Set by this face, never by the client: named as the page they stand for.
+        case .invalidLimit(let t): .invalid("size", t, "an integer 1–\(maxSize)")
+        case .invalidCursor(let t): .invalid("page", t, "an integer 1–\(maxPage)")
+        }
     }
 
     /// `GET /v2/local/search/keyword.json`.
@@ -115,7 +141,8 @@ enum KakaoLocalFace {
             if query.near != nil { query.sort = sort }
         }
         let pageNumber = try integer(o, "page", 1...maxPage, default: 1), size = try integer(o, "size", 1...maxSize, default: maxSize)
-        let (hits, end) = try page(index, query, page: pageNumber, size: size)
+        let all = try allHits(index, query)
+        let hits = slice(all, page: pageNumber, size: size)
         let documents: [JSONValue] = hits.map { h in
             let p = h.place, g = groups.first { $0.category == p.category }
             return .object([
@@ -125,7 +152,7 @@ enum KakaoLocalFace {
                 ("place_url", ""), ("distance", .string(h.distanceMeters.map { String(Int($0.rounded())) } ?? "")),
             ])
         }
-        var meta = meta(hits.count, page: pageNumber, size: size, end: end)
+        var meta = meta(total: all.count, page: pageNumber, size: size)
         if case .object(var m) = meta {
             m.append(("same_name", ["region": [], "keyword": .string(text), "selected_region": ""]))
             meta = .object(m)
@@ -150,17 +177,11 @@ enum KakaoLocalFace {
         guard let text = o["query"], !text.isEmpty else { throw .missing("query") }
         if let a = o["analyze_type"], a != "similar", a != "exact" { throw .invalid("analyze_type", a, "similar or exact") }
         let pageNumber = try integer(o, "page", 1...maxPage, default: 1), size = try integer(o, "size", 1...30, default: 10)
-        // Up to the search's page limit, address kinds kept, then paged here.
-        var query = PlaceQuery(text: text)
-        query.limit = PlaceQuery.maximumLimit
-        let all: [PlaceHit]
-        do { all = try index.search(query).places.filter { addressCategories.contains($0.place.category) } } catch {
-            throw KakaoError(type: "InvalidArgument", message: error.message)
-        }
+        // Every hit the search pages through, address kinds kept, then paged here.
+        let all = try allHits(index, PlaceQuery(text: text)).filter { addressCategories.contains($0.place.category) }
         let exact = o["analyze_type"] == "exact"
         let matching = exact ? all.filter { $0.place.name == text || $0.place.address == text } : all
-        let slice = matching.dropFirst((pageNumber - 1) * size).prefix(size)
-        let documents: [JSONValue] = slice.map { h in
+        let documents: [JSONValue] = slice(matching, page: pageNumber, size: size).map { h in
             let p = h.place, road = p.category == "road_address"
             let name = p.address.isEmpty ? p.name : p.address
             return .object([
@@ -170,8 +191,7 @@ enum KakaoLocalFace {
                 ("road_address", road ? ["address_name": .string(name)] : .null),
             ])
         }
-        return .json(["meta": meta(slice.count, page: pageNumber, size: size, end: (pageNumber - 1) * size + slice.count >= matching.count),
-                      "documents": .array(documents)])
+        return .json(["meta": meta(total: matching.count, page: pageNumber, size: size), "documents": .array(documents)])
     }
 
     /// `GET /v2/local/geo/coord2address.json`: the 시도/시군구/동 at `x`,`y` (WGS84 only).
@@ -192,8 +212,8 @@ func registerKakaoLocalEndpoints(_ router: Router, _ context: ServiceContext) {
     let page = ParameterDoc("page", type: "integer", "page, 1–45 (default 1)", schema: APISchemas.integer(1...KakaoLocalFace.maxPage))
     func doc(_ summary: String, _ parameters: [ParameterDoc], _ schema: JSONValue) -> OperationDoc {
         OperationDoc(summary, parameters: parameters + [auth],
-                     responses: [(200, "Kakao Local's answer: {\"meta\",\"documents\"}"),
-                                 (400, "Kakao's error: {\"errorType\",\"message\"} with MissingParameter or InvalidArgument")],
+                     responses: [(200, "Kakao Local's answer: {\"meta\",\"documents\"}; meta.total_count is every hit the search pages through (at most \(PlaceIndex.maximumResults)), the same on every page, pageable_count the part 45 pages of size reach"),
+                                 (400, "Kakao's error: {\"errorType\",\"message\"} with MissingParameter or InvalidArgument, naming Kakao's parameter")],
                      responseSchema: schema, errorSchema: KakaoSchemas.error,
                      errorExample: ["errorType": "MissingParameter", "message": "query parameter required"])
     }

@@ -110,8 +110,16 @@ enum OSRMFace {
     static func checkUnsupported(_ o: [String: String]) throws(OSRMError) {
         if o["bearings"].map({ !$0.isEmpty }) == true { throw OSRMError("NotImplemented", "bearings are not supported") }
         if let e = o["exclude"], !e.isEmpty { throw OSRMError("NotImplemented", "exclude classes are not supported") }
-        if let a = o["approaches"], a.split(separator: ";").contains(where: { $0 != "unrestricted" }) {
-            throw OSRMError("NotImplemented", "approaches other than unrestricted are not supported")
+        if let a = o["approaches"] {
+            // OSRM's grammar knows unrestricted, curb and opposite (or nothing) per coordinate:
+            // another word is a malformed query; curb and opposite are not served here.
+            let each = a.split(separator: ";", omittingEmptySubsequences: false)
+            guard each.allSatisfy({ ["", "unrestricted", "curb", "opposite"].contains($0) }) else {
+                throw invalid("approaches", a, "unrestricted, curb or opposite per coordinate")
+            }
+            if each.contains(where: { $0 == "curb" || $0 == "opposite" }) {
+                throw OSRMError("NotImplemented", "approaches other than unrestricted are not supported")
+            }
         }
         if let s = o["snapping"], s != "default", s != "any" { throw invalid("snapping", s, "default or any") }
     }
@@ -164,7 +172,10 @@ enum OSRMFace {
         let o = try options(query)
         guard points.count >= 2 else { throw OSRMError("InvalidOptions", "Number of coordinates needs to be at least two.") }
         try checkUnsupported(o)
-        if let a = o["alternatives"], a != "false", a != "true", Int(a) == nil { throw invalid("alternatives", a, "true, false or a number") }
+        // OSRM reads a count of alternatives as an unsigned number: `-1` is malformed.
+        if let a = o["alternatives"], a != "false", a != "true", !(a.utf8.allSatisfy { (0x30...0x39).contains($0) } && UInt32(a) != nil) {
+            throw invalid("alternatives", a, "true, false or a number from 0")
+        }
         if try bool(o, "steps", default: false) { throw OSRMError("NotImplemented", "steps=true is not supported (turn-by-turn instructions are not made)") }
         if let w = o["waypoints"], w != (0..<points.count).map(String.init).joined(separator: ";") {
             throw OSRMError("NotImplemented", "waypoints other than every coordinate are not supported")
@@ -316,7 +327,7 @@ func registerOSRMEndpoints(_ router: Router, _ context: ServiceContext) {
         option("hints", "accepted and ignored (points are snapped again)"),
         option("generate_hints", "true (default) or false", APISchemas.oneOf(["true", "false"])),
         option("skip_waypoints", "true: no waypoints in the answer", APISchemas.oneOf(["true", "false"])),
-        option("approaches", "unrestricted only"), option("bearings", "not supported (empty only)"),
+        option("approaches", "unrestricted (or empty) per coordinate; curb and opposite answer NotImplemented, another word InvalidQuery"), option("bearings", "not supported (empty only)"),
         option("exclude", "not supported (empty only)"), option("snapping", "default or any", APISchemas.oneOf(["default", "any"])),
     ]
     let errors: [(Int, String)] = [(400, "OSRM's error: {\"code\",\"message\"} with code \(OSRMError.codes.joined(separator: ", "))")]
@@ -331,7 +342,7 @@ func registerOSRMEndpoints(_ router: Router, _ context: ServiceContext) {
          option("overview", "simplified (default), full or false", APISchemas.oneOf(OSRMOverview.allCases.map(\.rawValue))),
          option("steps", "false only", APISchemas.oneOf(["false"])),
          option("annotations", "true, false or duration,distance,weight,speed,datasources (one entry per road segment)"),
-         option("alternatives", "accepted; one route is answered"), option("continue_straight", "accepted", APISchemas.oneOf(["true", "false", "default"])),
+         option("alternatives", "true, false or a count from 0 (InvalidQuery otherwise, as OSRM's grammar); one route is answered"), option("continue_straight", "accepted", APISchemas.oneOf(["true", "false", "default"])),
          option("waypoints", "every coordinate's index only")],
         OSRMSchemas.route), cost: .light) { req, query in
         do throws(OSRMError) { return try OSRMFace.route(req, query, context.routeEngine) } catch { return error.response }

@@ -136,7 +136,8 @@ private final class RunnerHandOff: @unchecked Sendable {
 
 /// An NDJSON body as batch's input: each object becomes a CSV row of the batch columns; a line
 /// that is not an object is `bad_json` (a member that is no batch column `unknown_column`),
-/// kept by its index among the non-blank lines to be answered in its place.
+/// kept by its index among the non-blank lines to be answered in its place. A leading UTF-8
+/// byte-order mark is skipped.
 struct NDJSONTrips {
     var csv: [UInt8] = []
     var broken: [Int: (code: String, message: String)] = [:]
@@ -145,7 +146,9 @@ struct NDJSONTrips {
         let columns = BatchSchema.knownColumns
         let writer = CSVWriter(crlf: false)
         var index = 0
-        for (n, line) in body.split(separator: 0x0A, omittingEmptySubsequences: false).enumerated() {
+        // A UTF-8 byte-order mark before the first line is no part of it (as batch reads a CSV).
+        let text = body.starts(with: [0xEF, 0xBB, 0xBF]) ? body.dropFirst(3) : body[...]
+        for (n, line) in text.split(separator: 0x0A, omittingEmptySubsequences: false).enumerated() {
             let trimmed = line.last == 0x0D ? line.dropLast() : line
             if trimmed.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
             defer { index += 1 }

@@ -24,7 +24,9 @@ public struct BatchResume: Sendable, Equatable {
 /// Each row must start with the exact bytes this run writes for the input row at its place
 /// (`OutputLayout.appendInput`), then hold the result columns in this run's form (CSV fields
 /// quoted only where the writer quotes, JSON values of the writer's kinds; numbers where the
-/// column is numeric; valid UTF-8) and end with this run's line end. The output may stop
+/// column is numeric; valid UTF-8), its `row_check` the check of its bytes when the run writes
+/// one (so a result changed after it was written, even one bit, is found), and end with this
+/// run's line end. The output may stop
 /// anywhere inside its last row (the run was killed while writing it).
 struct ResumeCheck {
     let bytes: [UInt8]
@@ -62,7 +64,7 @@ struct ResumeCheck {
                 throw BatchError("line \(line): the row's input columns are not those of input row \(rows + 1) (line \(record.line) of the input): "
                     + "the row is damaged, or the output of another input")
             }
-            var reader = FieldReader(bytes: bytes, position: pos + expected.count)
+            var reader = FieldReader(bytes: bytes, position: pos + expected.count, rowStart: pos)
             let outcome: FieldReader.Outcome
             switch layout.format {
             case .csv: outcome = reader.csvResults(layout, lineEnd: lineEnd())
@@ -92,6 +94,10 @@ struct ResumeCheck {
             return BatchError("line 1: the header has this run's columns, written with another line end or byte-order mark: "
                 + "it is not the output of this input with these options")
         }
+        if layout.rowCheck, found == Array(layout.columns.dropLast()) {
+            return BatchError("line 1: the header has no '\(BatchSchema.rowCheckColumn)' (written to standard output, or by an older version): "
+                + "its rows cannot be verified; run it again")
+        }
         return BatchError("line 1: the header is \(found.prefix(12).map { RowParser.excerpt($0) }.joined(separator: ",")), "
             + "not this run's \(layout.columns.prefix(12).joined(separator: ",")): is it the output of this input with these options?")
     }
@@ -101,6 +107,8 @@ struct ResumeCheck {
 struct FieldReader {
     let bytes: [UInt8]
     var position: Int
+    /// Where the row starts (what its `row_check` covers from).
+    let rowStart: Int
 
     enum Outcome {
         /// The row is whole; `hasError`: its `error` is set.
@@ -131,6 +139,13 @@ struct FieldReader {
             throw Stop(outcome: .damaged("column '\(column)' holds bytes that are not UTF-8"))
         }
         return s
+    }
+
+    /// Checks a row's `row_check` (`value`), which covers the bytes from `rowStart` to `end`.
+    private func verify(rowCheck value: String, coveringTo end: Int) throws {
+        guard Array(value.utf8) == OutputLayout.rowCheck(bytes[rowStart..<end]) else {
+            throw Stop(outcome: .damaged("column 'row_check' is not the check of the row's bytes: the row was changed after it was written"))
+        }
     }
 
     /// Checks a result's value against its column.
@@ -177,10 +192,10 @@ struct FieldReader {
                     return .damaged("column '\(column)' is not written as this tool writes it (quotes)")
                 }
                 try Self.check(value, column: column, numeric: layout.numeric[k])
+                if k == layout.errorIndex { error = value }
+                if layout.rowCheck, k == layout.columns.count - 1 { try verify(rowCheck: value, coveringTo: start) }
                 if k < layout.columns.count - 1 {
                     try expect([0x2C], "the row has \(k + 1) fields, the header \(layout.columns.count)")
-                } else {
-                    error = value
                 }
             }
             if try byte(position) == 0x2C { return .damaged("the row has more fields than the header's \(layout.columns.count)") }
@@ -203,6 +218,7 @@ struct FieldReader {
             for k in layout.inputCount..<layout.columns.count {
                 let column = layout.columns[k]
                 try expect(layout.jsonKeys[k], "the key '\(RowParser.excerpt(column))' is missing where this run writes it")
+                let valueStart = position
                 let isString = try byte(position) == 0x22
                 let value: String?
                 switch try byte(position) {
@@ -219,10 +235,13 @@ struct FieldReader {
                     position = i
                 }
                 if layout.numeric[k], isString { return .damaged("column '\(column)' holds a string, not a number") }
+                if k == layout.errorIndex { hasError = value != nil }
+                if layout.rowCheck, k == layout.columns.count - 1 {
+                    guard isString, let value else { return .damaged("column 'row_check' holds no check") }
+                    try verify(rowCheck: value, coveringTo: valueStart)
+                }
                 if k < layout.columns.count - 1 {
                     try expect([0x2C], "the object has fewer keys than this output's \(layout.columns.count)")
-                } else {
-                    hasError = value != nil
                 }
             }
             try expect([0x7D], "the object has more keys than this output's \(layout.columns.count)")

@@ -29,6 +29,9 @@ public struct BatchOptions: Sendable {
     public var format = BatchOutputFormat.csv
     /// The input's field separator (a comma by default); the output is always comma-separated.
     public var delimiter: UInt8 = 0x2C
+    /// End each row with `row_check`, a checksum of the row's bytes before it
+    /// (`OutputLayout.rowCheck`), so `--resume` can tell a kept row from a damaged one.
+    public var rowCheck = false
 
     public init(workers: Int = ProcessInfo.processInfo.activeProcessorCount, chunkRows: Int = 256,
                 chunkBytes: Int = 1 << 20, maxChunksInFlight: Int? = nil, maxRecordBytes: Int = 1 << 20,
@@ -116,6 +119,7 @@ public final class BatchRunner {
     /// The output header (CSV) or the keys of each object (JSON Lines).
     public var outputColumns: [String] {
         schema.outputColumns(withEstimates: options.estimateColumns, withPlaces: options.placeColumns)
+            + (options.rowCheck ? [BatchSchema.rowCheckColumn] : [])
     }
 
     var layout: OutputLayout { OutputLayout(format: options.format, columns: outputColumns, inputCount: schema.inputColumns.count) }
@@ -310,7 +314,7 @@ private final class RowJob: Sendable {
         columnCount = schema.inputColumns.count
         estimateColumns = options.estimateColumns
         placeColumns = options.placeColumns ? (schema.originPlace != nil, schema.destinationPlace != nil) : nil
-        resultCount = layout.columns.count - columnCount - BatchSchema.errorColumns.count
+        resultCount = layout.columns.count - columnCount - BatchSchema.errorColumns.count - (layout.rowCheck ? 1 : 0)
     }
 
     func run(_ pipeline: ChunkPipeline) {
@@ -356,18 +360,24 @@ private final class RowJob: Sendable {
                            inputOffset: chunk.inputOffset, bytes: out, okRows: ok, failures: failures)
     }
 
-    /// The input fields (`OutputLayout.appendInput`), the results, the error columns.
+    /// The input fields (`OutputLayout.appendInput`), the results, the error columns, the row check.
     private func appendCSV(_ record: CSVRecord, _ results: [String], _ errorFields: [String], to out: inout [UInt8]) {
+        let start = out.count
         layout.appendInput(record, to: &out)
         for (i, c) in (results + errorFields).enumerated() {
             if i > 0 { out.append(0x2C) }
             CSVWriter.appendField(c, to: &out)
+        }
+        if layout.rowCheck {
+            out.append(0x2C)
+            out.append(contentsOf: OutputLayout.rowCheck(out[start...]))
         }
         out.append(contentsOf: writer.lineEnd)
     }
 
     /// One JSON object: input fields as strings, numeric results as numbers, empty results as null.
     private func appendJSON(_ record: CSVRecord, _ results: [String], _ errorFields: [String], to out: inout [UInt8]) {
+        let start = out.count
         layout.appendInput(record, to: &out)
         var k = columnCount
         func value(_ text: String) {
@@ -384,6 +394,14 @@ private final class RowJob: Sendable {
         for (i, c) in (results + errorFields).enumerated() {
             if i > 0 { out.append(0x2C) }
             value(c)
+        }
+        if layout.rowCheck {
+            out.append(0x2C)
+            out.append(contentsOf: layout.jsonKeys[k])
+            let check = OutputLayout.rowCheck(out[start...])
+            out.append(0x22)
+            out.append(contentsOf: check)
+            out.append(0x22)
         }
         out.append(0x7D)
         out.append(0x0A)

@@ -33,6 +33,8 @@ public struct BatchSchema: Sendable, Equatable {
     /// The last columns: a failed row's code and message apart (for filtering in pandas or a
     /// spreadsheet), then both as `code: message` in `error` (the column older readers know).
     public static let errorColumns = ["error_code", "error_message", "error"]
+    /// The column `taxipot batch` ends each row with (`BatchOptions.rowCheck`).
+    public static let rowCheckColumn = "row_check"
 
     /// The known columns, by their English name.
     public static let knownColumns = ["origin_lon", "origin_lat", "dest_lon", "dest_lat", "origin", "destination",

@@ -24,6 +24,14 @@ public struct HTTPServerOptions: Sendable {
     public var maxBodyBytes = 1 << 20
     /// Longest request target accepted (414 beyond it).
     public var maxURLBytes = 8 << 10
+    /// Most bytes of header lines accepted in one request head (431 beyond it), whatever
+    /// `maxURLBytes` is: raising the target's limit does not raise this one.
+    public var maxHeaderBytes = 64 << 10
+    /// The most a connection buffers (libmicrohttpd's memory pool: the head while it arrives,
+    /// then the answer's head): room for a target and header lines each at their limit and 64 KiB
+    /// more (at least 128 KiB), so an over-long one gets our JSON 414 or 431; a head past it gets
+    /// libmicrohttpd's own 414 or 431.
+    public var connectionMemoryLimit: Int { max(128 << 10, maxURLBytes + maxHeaderBytes + (64 << 10)) }
     /// Write one access-log line per request on stderr.
     public var accessLog = true
     /// Run `.light` handlers on the I/O thread when at most `workerThreads` connections are open
@@ -179,8 +187,9 @@ public final class HTTPServer: @unchecked Sendable {
             // libmicrohttpd never refuses a connection itself: `acceptConnections` does, with a 503.
             MHD_OptionItem(option: MHD_OPTION.CONNECTION_LIMIT, value: effectiveConnectionLimit + 64, ptr_value: nil),
             MHD_OptionItem(option: MHD_OPTION.CONNECTION_TIMEOUT, value: options.connectionTimeoutSeconds, ptr_value: nil),
-            // Room for a request line well past maxURLBytes, so an over-long URL gets our JSON 414.
-            MHD_OptionItem(option: MHD_OPTION.CONNECTION_MEMORY_LIMIT, value: max(128 << 10, options.maxURLBytes * 8), ptr_value: nil),
+            // Room for a request line well past maxURLBytes and header lines past maxHeaderBytes, so
+            // an over-long one gets our JSON 414 or 431 (`connectionMemoryLimit`).
+            MHD_OptionItem(option: MHD_OPTION.CONNECTION_MEMORY_LIMIT, value: options.connectionMemoryLimit, ptr_value: nil),
             MHD_OptionItem(option: MHD_OPTION.URI_LOG_CALLBACK, value: unsafeBitCast(uriLog, to: Int.self), ptr_value: me),
             MHD_OptionItem(option: MHD_OPTION.NOTIFY_COMPLETED, value: unsafeBitCast(completed, to: Int.self), ptr_value: me),
             MHD_OptionItem(option: MHD_OPTION.NOTIFY_CONNECTION, value: unsafeBitCast(notify, to: Int.self), ptr_value: me),
@@ -333,7 +342,8 @@ public final class HTTPServer: @unchecked Sendable {
             state.record?.inRequest = true
             state.method = method.map { String(cString: $0) } ?? "GET"
             state.started = DispatchTime.now().uptimeNanoseconds
-            switch RequestHead.read(connection, method: method, url: url, version: version, targetBytes: state.targetBytes) {
+            switch RequestHead.read(connection, method: method, url: url, version: version, targetBytes: state.targetBytes,
+                                     maxHeaderBytes: options.maxHeaderBytes) {
             case .success(let headers):
                 state.headers = headers
                 state.requestID = RequestID.resolve(headers["x-request-id"])

@@ -30,9 +30,11 @@ enum RequestHead {
     }
 
     /// The head's headers, lower-cased names (the last of a repeated name wins), or the error
-    /// answer for a head that must be refused (with `Connection: close` among its headers).
+    /// answer for a head that must be refused (with `Connection: close` among its headers):
+    /// header lines longer than `maxHeaderBytes` in all (431, whatever the target's limit), or
+    /// a header that must be given once given more than once.
     static func read(_ connection: OpaquePointer, method: UnsafePointer<CChar>?, url: UnsafePointer<CChar>?,
-                     version: UnsafePointer<CChar>?, targetBytes: Int) -> Result<[String: String], HTTPError>
+                     version: UnsafePointer<CChar>?, targetBytes: Int, maxHeaderBytes: Int) -> Result<[String: String], HTTPError>
     {
         final class Box { var fields: [Field] = [] }
         let box = Box()
@@ -45,21 +47,26 @@ enum RequestHead {
             return MHD_Result.YES
         }
         _ = MHD_get_connection_values_n(connection, MHD_ValueKind.HEADER_KIND, iterator, Unmanaged.passUnretained(box).toOpaque())
-        if let error = check(connection, method: method, url: url, version: version, targetBytes: targetBytes, fields: box.fields) {
+        if let error = check(connection, method: method, url: url, version: version, targetBytes: targetBytes,
+                             maxHeaderBytes: maxHeaderBytes, fields: box.fields) {
             return .failure(error)
         }
         var headers: [String: String] = [:]
         headers.reserveCapacity(box.fields.count)
-        var contentLengths = 0, encodings = 0, authorizations = 0, hosts = 0
+        var contentLengths = 0, encodings = 0
+        /// Headers that must come at most once: their names as written in messages, by lower-cased name.
+        let once = ["authorization": "Authorization", "host": "Host", "idempotency-key": "Idempotency-Key"]
+        var seen: Set<String> = []
         for f in box.fields {
             let name = String(decoding: UnsafeBufferPointer(start: f.name, count: f.nameCount), as: UTF8.self).lowercased()
             let value = String(decoding: UnsafeBufferPointer(start: f.value, count: f.valueCount), as: UTF8.self)
             switch name {
             case "content-length": contentLengths += 1
             case "transfer-encoding": encodings += 1
-            case "authorization": authorizations += 1
-            case "host": hosts += 1
             default: break
+            }
+            if let written = once[name], !seen.insert(name).inserted {
+                return .failure(refusal(400, "repeated_header", "the request has more than one \(written) header"))
             }
             headers[name] = value
         }
@@ -75,12 +82,6 @@ enum RequestHead {
                 return .failure(refusal(501, "unsupported_transfer_encoding",
                     "the only transfer coding accepted is a single 'chunked', got '\(escaped(headers["transfer-encoding"]!))'"))
             }
-        }
-        if authorizations > 1 {
-            return .failure(refusal(400, "repeated_header", "the request has more than one Authorization header"))
-        }
-        if hosts > 1 {
-            return .failure(refusal(400, "repeated_header", "the request has more than one Host header"))
         }
         return .success(headers)
     }
@@ -132,7 +133,7 @@ enum RequestHead {
 
     /// The error for a head that must be refused, or nil. See the type's documentation.
     private static func check(_ connection: OpaquePointer, method: UnsafePointer<CChar>?, url: UnsafePointer<CChar>?,
-                              version: UnsafePointer<CChar>?, targetBytes: Int, fields: [Field]) -> HTTPError?
+                              version: UnsafePointer<CChar>?, targetBytes: Int, maxHeaderBytes: Int, fields: [Field]) -> HTTPError?
     {
         guard let method, let url, let version, version.pointee != 0 else { return malformed("line is incomplete") }
         let m = UnsafeRawPointer(method).assumingMemoryBound(to: UInt8.self)
@@ -142,6 +143,11 @@ enum RequestHead {
         guard headSize > 0 else { return malformed("head could not be measured") }
         let headEnd = m + headSize
         guard m < u, u < v, v < headEnd else { return malformed("line is malformed") }
+        // The header lines (after the request line), their own limit whatever the target's.
+        let headerBytes = headEnd - (v + strlen(version))
+        if headerBytes > maxHeaderBytes {
+            return refusal(431, "headers_too_large", "the request's header lines are \(headerBytes) bytes; at most \(maxHeaderBytes) are accepted")
+        }
         // The method: token bytes, then libmicrohttpd's NUL (the space), then spaces up to the target.
         let methodCount = strlen(method)
         guard methodCount > 0, m + methodCount < u else { return malformed("line is malformed") }

@@ -14,16 +14,23 @@ public enum TraceFile {
         public var description: String { message }
     }
 
-    /// The fixes of the file at `path` (GPX when it ends in `.gpx` or starts with `<`).
-    public static func read(path: String) throws(ReadError) -> [TraceFix] {
+    /// The fixes of the file at `path` (GPX when it ends in `.gpx` or starts with `<`); a
+    /// file of more than `maxFixes` is refused, naming the limit (a GPX file as soon as its
+    /// fix `maxFixes + 1` is found: the rest is not read).
+    public static func read(path: String, maxFixes: Int = MatchOptions.maxFixes) throws(ReadError) -> [TraceFix] {
         guard let data = FileManager.default.contents(atPath: path) else { throw ReadError(message: "\(path): cannot be read") }
-        return try read(bytes: [UInt8](data), path: path)
+        return try read(bytes: [UInt8](data), path: path, maxFixes: maxFixes)
     }
 
-    public static func read(bytes: [UInt8], path: String) throws(ReadError) -> [TraceFix] {
+    public static func read(bytes: [UInt8], path: String, maxFixes: Int = MatchOptions.maxFixes) throws(ReadError) -> [TraceFix] {
         let firstByte = bytes.first { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 && $0 != 0xEF && $0 != 0xBB && $0 != 0xBF }
-        if path.lowercased().hasSuffix(".gpx") || firstByte == UInt8(ascii: "<") { return try gpx(bytes, path: path) }
-        return try csv(bytes, path: path)
+        if path.lowercased().hasSuffix(".gpx") || firstByte == UInt8(ascii: "<") { return try gpx(bytes, path: path, maxFixes: maxFixes) }
+        return try csv(bytes, path: path, maxFixes: maxFixes)
+    }
+
+    /// The refusal of a trace with more than `limit` fixes, at `place` (`path:line`).
+    static func tooMany(_ place: String, limit: Int) -> ReadError {
+        ReadError(message: "\(place): the trace has more than \(limit) fixes, the most one may hold; split it")
     }
 
     static func time(_ text: String) -> Double? {
@@ -31,12 +38,13 @@ public enum TraceFile {
         return SeoulTime.parse(text)
     }
 
-    static func csv(_ bytes: [UInt8], path: String) throws(ReadError) -> [TraceFix] {
+    static func csv(_ bytes: [UInt8], path: String, maxFixes: Int) throws(ReadError) -> [TraceFix] {
         let table: CSVTable
         do throws(CSVTable.ReadError) { table = try CSVTable(bytes: bytes, path: path) } catch { throw ReadError(message: error.message) }
         let lon: Int, lat: Int
         do throws(CSVTable.ReadError) { lon = try table.column("lon"); lat = try table.column("lat") } catch { throw ReadError(message: error.message) }
         let t = table.optionalColumn("time"), acc = table.optionalColumn("accuracy")
+        if table.rows.count > maxFixes { throw tooMany("\(path):\(table.rows[maxFixes].line)", limit: maxFixes) }
         var out: [TraceFix] = []
         for row in table.rows {
             func field(_ i: Int) -> String { i < row.fields.count ? row.fields[i].trimmingCharacters(in: .whitespaces) : "" }
@@ -59,42 +67,67 @@ public enum TraceFile {
 
     /// The `trkpt` elements in document order: `lat` and `lon` attributes required, `<time>`
     /// and `<hdop>`-free. Anything that is not well-formed around them is an error naming the line.
-    static func gpx(_ bytes: [UInt8], path: String) throws(ReadError) -> [TraceFix] {
-        let text = String(decoding: bytes, as: UTF8.self)
-        guard text.contains("<gpx") else { throw ReadError(message: "\(path): not a GPX document (no <gpx> element)") }
+    /// One pass over the bytes (each search starts where the last one ended); lines are counted
+    /// only for an error.
+    static func gpx(_ bytes: [UInt8], path: String, maxFixes: Int) throws(ReadError) -> [TraceFix] {
+        let scan = ByteScan(bytes)
+        guard scan.find("<gpx", from: 0, to: bytes.count) != nil else { throw ReadError(message: "\(path): not a GPX document (no <gpx> element)") }
+        func place(_ at: Int) -> String { "\(path):\(bytes[..<at].reduce(1) { $1 == 0x0A ? $0 + 1 : $0 })" }
         var out: [TraceFix] = []
-        var rest = text[...]
-        func line(_ at: Substring.Index) -> Int { text[..<at].reduce(1) { $1 == "\n" ? $0 + 1 : $0 } }
-        while let open = rest.range(of: "<trkpt") {
-            guard let tagEnd = rest[open.upperBound...].firstIndex(of: ">") else { throw ReadError(message: "\(path):\(line(open.lowerBound)): <trkpt> not closed") }
-            let attributes = rest[open.upperBound..<tagEnd]
+        var pos = 0
+        while let open = scan.find("<trkpt", from: pos, to: bytes.count) {
+            if out.count == maxFixes { throw tooMany(place(open), limit: maxFixes) }
+            let afterName = open + 6
+            guard let tagEnd = bytes[afterName...].firstIndex(of: UInt8(ascii: ">")) else { throw ReadError(message: "\(place(open)): <trkpt> not closed") }
             func attribute(_ name: String) -> Double? {
                 for quote in ["\"", "'"] {
-                    if let r = attributes.range(of: " \(name)=\(quote)"), let end = attributes[r.upperBound...].range(of: quote) {
-                        return NumberParsing.finiteDouble(String(attributes[r.upperBound..<end.lowerBound]))
+                    if let r = scan.find(" \(name)=\(quote)", from: afterName, to: tagEnd) {
+                        let valueStart = r + name.utf8.count + 3
+                        if let end = scan.find(quote, from: valueStart, to: tagEnd) {
+                            return NumberParsing.finiteDouble(String(decoding: bytes[valueStart..<end], as: UTF8.self))
+                        }
                     }
                 }
                 return nil
             }
             guard let lat = attribute("lat"), let lon = attribute("lon") else {
-                throw ReadError(message: "\(path):\(line(open.lowerBound)): <trkpt> needs numeric lat and lon attributes")
+                throw ReadError(message: "\(place(open)): <trkpt> needs numeric lat and lon attributes")
             }
             var fix = TraceFix(Coordinate(lon: lon, lat: lat))
-            var next = rest.index(after: tagEnd)
-            if attributes.last != "/" {
-                guard let close = rest[next...].range(of: "</trkpt>") else { throw ReadError(message: "\(path):\(line(open.lowerBound)): <trkpt> has no </trkpt>") }
-                let body = rest[next..<close.lowerBound]
-                if let t0 = body.range(of: "<time>") {
-                    guard let t1 = body[t0.upperBound...].range(of: "</time>"), let t = time(String(body[t0.upperBound..<t1.lowerBound]).trimmingCharacters(in: .whitespacesAndNewlines)) else {
-                        throw ReadError(message: "\(path):\(line(t0.lowerBound)): <time> must be ISO 8601")
+            var next = tagEnd + 1
+            if bytes[tagEnd - 1] != UInt8(ascii: "/") || tagEnd == afterName {
+                guard let close = scan.find("</trkpt>", from: next, to: bytes.count) else { throw ReadError(message: "\(place(open)): <trkpt> has no </trkpt>") }
+                if let t0 = scan.find("<time>", from: next, to: close) {
+                    guard let t1 = scan.find("</time>", from: t0 + 6, to: close),
+                          let t = time(String(decoding: bytes[(t0 + 6)..<t1], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) else {
+                        throw ReadError(message: "\(place(t0)): <time> must be ISO 8601")
                     }
                     fix.time = t
                 }
-                next = close.upperBound
+                next = close + 8
             }
             out.append(fix)
-            rest = rest[next...]
+            pos = next
         }
         return out
+    }
+}
+
+/// Finds ASCII needles in a byte buffer, between two offsets.
+private struct ByteScan {
+    let bytes: [UInt8]
+    init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+    /// The offset of the first `needle` starting in `from..<to` and ending by `to`, or nil.
+    func find(_ needle: String, from: Int, to: Int) -> Int? {
+        let n = Array(needle.utf8)
+        guard let first = n.first, to - from >= n.count else { return nil }
+        var i = from
+        let last = to - n.count
+        while i <= last {
+            if bytes[i] == first, bytes[(i + 1)..<(i + n.count)].elementsEqual(n[1...]) { return i }
+            i += 1
+        }
+        return nil
     }
 }

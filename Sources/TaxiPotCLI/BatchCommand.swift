@@ -13,7 +13,9 @@ struct BatchCommand: Command {
 
         Reads IN.csv (standard input when omitted or '-') and writes OUT.csv (standard output
         when omitted or '-'): the input columns unchanged, then
-          distance_m, duration_s, fare_krw, per_person_krw, night_krw, schedule, error.
+          distance_m, duration_s, fare_krw, per_person_krw, night_krw, schedule,
+          error_code, error_message, error, and in an output file (-o) row_check (a checksum of
+          the row's bytes before it, which --resume checks).
         Input columns, by header name (any case), or by the usual Korean header, or named by option:
           origin_lon, origin_lat   출발지 경도, 출발지 위도 (출발 경도 …)   --origin-lon-col, --origin-lat-col
           dest_lon, dest_lat       도착지 경도, 도착지 위도 (목적지 …)      --dest-lon-col, --dest-lat-col
@@ -38,7 +40,8 @@ struct BatchCommand: Command {
                               skip as many input rows, append the rest (same bytes as one run);
                               refused (exit 1, naming the line) when a kept row is not this run's
                               for the input row at its place (other input columns, damaged bytes,
-                              other line ends, more rows than the input)
+                              a row_check that does not match the row, other line ends, more rows
+                              than the input)
           --no-place-columns  leave out the place columns; by default, for each trip end read
                               from place text, the place taken is added:
                               origin_place, origin_place_lon, origin_place_lat, dest_place, … (before
@@ -128,6 +131,9 @@ struct BatchCommand: Command {
         options.estimateColumns = a.has("estimate")
         options.placeColumns = !a.has("no-place-columns")  // --place-columns (the default) is kept for old scripts
         options.format = format
+        // An output file (the one --resume continues) gets row_check, so a resume can verify the
+        // rows it keeps; standard output (pipes, Spark) keeps the columns without it.
+        options.rowCheck = outputPath != nil
         options.delimiter = try CSVOptions.delimiter(a)
         let runner: BatchRunner
         do {

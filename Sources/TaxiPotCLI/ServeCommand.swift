@@ -44,7 +44,9 @@ struct ServeCommand: Command {
                             so other requests never wait behind it
           --max-url-kb N    longest request target accepted, in KiB (default 8, at most 1024;
                             414 beyond it): OSRM clients send long GPS traces to /match/v1 as
-                            GET URLs (a 30-minute 1 Hz trace takes about 60 KiB)
+                            GET URLs (a 30-minute 1 Hz trace takes about 60 KiB). Header
+                            lines keep their own limit, 64 KiB in all (431 beyond it), whatever
+                            N is; a connection buffers at most N KiB + 128 KiB while a head arrives
           --no-inline       run every handler on a worker; by default light read-only endpoints
                             (route, places, fare, clusters, …) run on the I/O thread when no
                             request waits, which saves two thread hand-offs per request

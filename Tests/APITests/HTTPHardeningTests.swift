@@ -159,6 +159,30 @@ final class HTTPHardeningTests: XCTestCase {
         XCTAssertNil(Self.server.1.party(id: "two-auth"))
     }
 
+    /// Issue 43: a settle's Idempotency-Key given twice was read as the last one.
+    func testTwoIdempotencyKeyHeadersAre400NamingTheHeader() throws {
+        let raw = "GET /health HTTP/1.1\r\nHost: a\r\nIdempotency-Key: ride-1\r\nIdempotency-Key: ride-2\r\n\r\n"
+        try assertOneRefusal(raw, status: 400)
+        let text = try exchange(Array(raw.utf8)).text
+        XCTAssertTrue(text.contains("\"repeated_header\"") && text.contains("more than one Idempotency-Key header"), text)
+    }
+
+    /// Issue 43: `--max-url-kb 1024` raised the room for header lines with the target's. Header
+    /// lines keep their own limit (431 naming it), while the long target is still accepted.
+    func testHeaderLinesKeepTheirOwnLimitWhenTheTargetLimitIsRaised() throws {
+        let server = try pingServer { $0.maxURLBytes = 1 << 20 }
+        defer { server.stop() }
+        let limit = HTTPServerOptions().maxHeaderBytes
+        let pad = (0..<(limit / 4096 + 2)).map { "X-Pad-\($0): \(String(repeating: "p", count: 4096))\r\n" }.joined()
+        let r = try exchange(Array("GET /ping HTTP/1.1\r\nHost: a\r\n\(pad)\r\n".utf8), port: server.port)
+        XCTAssertTrue(r.text.hasPrefix("HTTP/1.1 431 "), String(r.text.prefix(300)))
+        XCTAssertTrue(r.text.contains("\"headers_too_large\"") && r.text.contains("at most \(limit) are accepted"), String(r.text.prefix(300)))
+        XCTAssertTrue(r.closed)
+        let long = "/ping?trace=" + String(repeating: "1", count: 900 << 10)
+        XCTAssertEqual(try RawHTTPClient(port: server.port).request("GET", long).status, 200)
+        XCTAssertEqual(try RawHTTPClient(port: server.port).request("GET", "/ping", headers: ["X-Pad": String(repeating: "p", count: limit - 100)]).status, 200)
+    }
+
     func testOrdinaryHeadsStillPass() throws {
         // Tabs and trailing spaces in values, bare LF line ends, raw UTF-8 in the target,
         // pipelined requests on one connection.

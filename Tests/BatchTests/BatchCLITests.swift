@@ -64,18 +64,20 @@ final class BatchCLITests: XCTestCase {
         XCTAssertEqual(r.status, 2, r.stderr)
         let text = try String(contentsOfFile: output, encoding: .utf8)
         let rows = try parseCSV(text)
+        let error = try XCTUnwrap(rows[0].firstIndex(of: "error"), "an output file ends with row_check, after error")
+        XCTAssertEqual(rows[0].last, "row_check")
         XCTAssertEqual(rows.map { $0.first ?? "" }, ["id", "A", "", "C", "D", "E", "F"], "one row per record, the long one included")
-        XCTAssertEqual(rows[2].last, "record_too_long: the record starting on line 3 is longer than 1048576 bytes (the limit for one record); it was skipped")
-        XCTAssertEqual(rows[1].last, "")
-        XCTAssertEqual(rows[3].last, "", "the row after the long one is estimated")
-        XCTAssertEqual(rows[6].last, "")
-        let latitude = try XCTUnwrap(rows[4].last)
+        XCTAssertEqual(rows[2][error], "record_too_long: the record starting on line 3 is longer than 1048576 bytes (the limit for one record); it was skipped")
+        XCTAssertEqual(rows[1][error], "")
+        XCTAssertEqual(rows[3][error], "", "the row after the long one is estimated")
+        XCTAssertEqual(rows[6][error], "")
+        let latitude = rows[4][error]
         XCTAssertTrue(latitude.hasPrefix("not_a_number: origin_lat '\\u{1b}[31mred\\u{7}\\u{0}"), latitude)
-        let extra = try XCTUnwrap(rows[5].last)
+        let extra = rows[5][error]
         XCTAssertTrue(extra.hasPrefix("bad_field_count: the row has 48 fields, the header has 7; extra fields: '\\u{1b}[2J', ''"), extra)
         XCTAssertTrue(extra.hasSuffix("(41 in all)"), extra)
         // The input columns are passed through as data; the messages never carry a control byte.
-        for message in rows.dropFirst().compactMap(\.last) + [r.stderr] {
+        for message in rows.dropFirst().map({ $0[error] }) + [r.stderr] {
             XCTAssertFalse(message.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" }, "a control character in: \(message)")
             XCTAssertLessThan(message.utf8.count, 1000, "a short excerpt, not the row: \(message.prefix(200))")
         }

@@ -108,6 +108,27 @@ final class ResumeRefusalTests: XCTestCase {
         try assertRefused(other, input: input, extra: ["--format", "jsonl"], line: 1, saying: "fare_krw")
     }
 
+    /// Issue 43: one bit flipped in a kept row's `fare_krw` (still a number) was kept. The row's
+    /// `row_check` no longer matches its bytes: refused, naming the line.
+    func testAFlippedBitInAResultIsRefused() throws {
+        let input = try write(Array(Self.inputText().utf8), "in.csv")
+        var out = try whole(input)
+        let header = String(decoding: out[..<(lineStart(2, out) - 1)], as: UTF8.self).split(separator: ",")
+        XCTAssertEqual(header.last, "row_check")
+        let fareColumn = try XCTUnwrap(header.firstIndex(of: "fare_krw"))
+        let row = lineStart(4, out)  // input row 2, no quoted field
+        var at = row
+        for _ in 0..<fareColumn { at = try XCTUnwrap(out[at...].firstIndex(of: 0x2C)) + 1 }
+        XCTAssertTrue((0x30...0x39).contains(out[at]))
+        out[at] ^= 1  // a digit stays a digit
+        try assertRefused(out, input: input, line: 4, saying: "row_check")
+
+        var lines = try whole(input, ["--format", "jsonl"])
+        let fare = try XCTUnwrap(lines[lineStart(3, lines)...].firstRange(of: Array(#""fare_krw":"#.utf8)))
+        lines[fare.upperBound] ^= 1
+        try assertRefused(lines, input: input, extra: ["--format", "jsonl"], line: 3, saying: "row_check")
+    }
+
     /// One row ends with CRLF in an output whose rows end with LF.
     func testMixedLineEndsAreRefused() throws {
         let input = try write(Array(Self.inputText().utf8), "in.csv")

@@ -17,9 +17,10 @@ final class ResumeTests: XCTestCase {
         return text
     }()
 
-    func runner(_ format: BatchOutputFormat) throws -> BatchRunner {
+    func runner(_ format: BatchOutputFormat, rowCheck: Bool = false) throws -> BatchRunner {
         var options = BatchOptions(workers: 2, chunkRows: 3, defaultDepartAt: 1_700_000_000)
         options.format = format
+        options.rowCheck = rowCheck
         return try BatchRunner(source: MemorySource(input, chunkSize: 17), options: options)
     }
 
@@ -31,28 +32,32 @@ final class ResumeTests: XCTestCase {
 
     func testEveryCutResumesToTheSameBytes() throws {
         for format in BatchOutputFormat.allCases {
-            let whole = try output(runner(format))
-            var checked = 0
-            var tails: [Int: [UInt8]] = [:]  // the resumed run's output after n rows (one run per n)
-            for cut in 0...whole.count {
-                let prefix = Array(whole[..<cut])
-                let resuming = try runner(format)
-                let scan = try resuming.resume(after: prefix)
-                XCTAssertLessThanOrEqual(scan.keptBytes, cut)
-                // Only complete rows are kept: the kept bytes are a prefix that ends a row.
-                if scan.keptBytes > 0, tails[scan.rows] == nil { tails[scan.rows] = try output(resuming) }
-                let resumed = scan.keptBytes == 0 ? whole : Array(prefix[..<scan.keptBytes]) + tails[scan.rows]!
-                if resumed != whole {
-                    XCTFail("\(format): cut at \(cut) of \(whole.count) (kept \(scan.keptBytes), \(scan.rows) rows) resumes to other bytes")
-                    break
-                }
-                checked += 1
-            }
-            XCTAssertEqual(checked, whole.count + 1)
-            let all = try runner(format).resume(after: whole)
-            XCTAssertEqual(all.rows, 25)
-            XCTAssertEqual(all.failedRows, 3, "rows 0, 11, 22 have no number")
-            XCTAssertEqual(all.keptBytes, whole.count)
+            for rowCheck in [false, true] { try everyCutResumes(format, rowCheck: rowCheck) }
         }
+    }
+
+    func everyCutResumes(_ format: BatchOutputFormat, rowCheck: Bool) throws {
+        let whole = try output(runner(format, rowCheck: rowCheck))
+        var checked = 0
+        var tails: [Int: [UInt8]] = [:]  // the resumed run's output after n rows (one run per n)
+        for cut in 0...whole.count {
+            let prefix = Array(whole[..<cut])
+            let resuming = try runner(format, rowCheck: rowCheck)
+            let scan = try resuming.resume(after: prefix)
+            XCTAssertLessThanOrEqual(scan.keptBytes, cut)
+            // Only complete rows are kept: the kept bytes are a prefix that ends a row.
+            if scan.keptBytes > 0, tails[scan.rows] == nil { tails[scan.rows] = try output(resuming) }
+            let resumed = scan.keptBytes == 0 ? whole : Array(prefix[..<scan.keptBytes]) + tails[scan.rows]!
+            if resumed != whole {
+                XCTFail("\(format), row_check \(rowCheck): cut at \(cut) of \(whole.count) (kept \(scan.keptBytes), \(scan.rows) rows) resumes to other bytes")
+                break
+            }
+            checked += 1
+        }
+        XCTAssertEqual(checked, whole.count + 1)
+        let all = try runner(format, rowCheck: rowCheck).resume(after: whole)
+        XCTAssertEqual(all.rows, 25)
+        XCTAssertEqual(all.failedRows, 3, "rows 0, 11, 22 have no number")
+        XCTAssertEqual(all.keptBytes, whole.count)
     }
 }
