@@ -33,7 +33,7 @@ NODELINK_SHP := $(BUILD)/nodelink/MOCT_LINK.shp
 PLACES := $(BUILD)/places.db
 PLACE_SOURCES := $(wildcard data/places/*.csv data/places/*.geojson data/nodelink/*.csv)
 
-.PHONY: run test test-tools deps build release data derived graph bench fuzz browser-test clients-test load contract spark-test pg-test clean
+.PHONY: run test test-heavy test-tools deps build release data derived graph bench fuzz browser-test clients-test load contract spark-test pg-test clean
 
 deps:
 	@bash tools/install-deps
@@ -93,14 +93,29 @@ run: release
 # also serve the later steps; their own counts go to .build/profraw/ instead of the working folder.
 COVERAGE_RUNS := LLVM_PROFILE_FILE=$(CURDIR)/.build/profraw/taxipot-%p.profraw
 
+# The tests load the derived data built here (data/build: the road graph and the place DB,
+# through Tests/TestSupport's TestDataset; `swift test` alone builds them in-process when absent).
+# The equivalence checks sized for a release build (HEAVY_TESTS) keep their size in their own
+# tier, `make test-heavy`, which .ci/run runs after `make test`. Serial: `swift test --parallel`
+# (a process per test case, each loading its own dataset) measured no faster on 2 cores.
 test: deps
 	@python3 tools/touch-dependents debug
 	swift build --build-tests --enable-code-coverage
 	@$(COVERAGE_RUNS) $(MAKE) --no-print-directory derived BIN=$(DEBUG_BIN) NETWORK=osm
-	swift test --skip-build --enable-code-coverage
+	swift test --skip-build --enable-code-coverage --skip '$(HEAVY_TESTS)'
 	@echo "Line coverage by module (the XCTest suite; no threshold):"
 	@python3 tools/coverage/table "$$(swift test --show-codecov-path)"
 	@export $(COVERAGE_RUNS) && $(MAKE) --no-print-directory test-tools
+
+# The XCTest cases sized for a release build (1,200 and 1,000 Seoul route pairs against
+# Dijkstra, 3,000-party matching against brute force, 100,000- and 200,000-line CSVs): the
+# `make test` build and data, these cases only.
+HEAVY_TESTS := SeoulExactnessTests.testAStarCostEqualsDijkstraOnRandomPairs|HierarchyQueryTests.testHierarchyRoutesEqualDijkstraOnSeoul|HierarchyQueryTests.testCustomizedHierarchyDistancesAndPathsEqualDijkstraOnSeoul|MatchingTests.testMatchingEqualsBruteForceReference|ProjWorkerPoolTests.testRoundingTiesUseOneWorker|MemoryBoundTests.testHundredThousandRowsKeepBufferedRowsBounded
+test-heavy: deps
+	@python3 tools/touch-dependents debug
+	swift build --build-tests --enable-code-coverage
+	@$(COVERAGE_RUNS) $(MAKE) --no-print-directory derived BIN=$(DEBUG_BIN) NETWORK=osm
+	swift test --skip-build --enable-code-coverage --filter '$(HEAVY_TESTS)'
 
 # The checks of `make test` after the XCTest suite (on the debug binary).
 test-tools:

@@ -107,7 +107,13 @@ public final class ServiceContext: Sendable {
     /// Party quotes and matching riders to the live parties.
     public let pooling: PartyMatcher
 
-    public init(configuration: ServiceConfiguration, metrics: ServerMetrics = ServerMetrics()) throws {
+    public convenience init(configuration: ServiceConfiguration, metrics: ServerMetrics = ServerMetrics()) throws {
+        try self.init(configuration: configuration, metrics: metrics, dataset: nil)
+    }
+
+    /// A context serving `dataset` when given (loaded from `configuration.dataDir` already, and
+    /// shared: the tests load it once for every context), else the one it loads.
+    package init(configuration: ServiceConfiguration, metrics: ServerMetrics = ServerMetrics(), dataset: Dataset?) throws {
         self.configuration = configuration
         self.metrics = metrics
         info = try DatasetInfo.load(dataDir: configuration.dataDir)
@@ -116,8 +122,10 @@ public final class ServiceContext: Sendable {
             ?? SQLitePartyStore(stateDirectory: configuration.stateDir)
         parties = try PartyService(storage: storage, options: PartyServiceOptions(radius: configuration.clusterRadius, settleWindow: configuration.settleWindow,
                                                                                  settledRetention: configuration.settledRetention))
-        do { data = try Dataset(directory: configuration.dataDir, hierarchyCacheBytes: configuration.hierarchyCacheBytes) } catch {
-            throw ServiceError(error.description)
+        if let dataset { data = dataset } else {
+            do { data = try Dataset(directory: configuration.dataDir, hierarchyCacheBytes: configuration.hierarchyCacheBytes) } catch {
+                throw ServiceError(error.description)
+            }
         }
         roadLayer = RoadMapLayer(graph: data.graph)
         pooling = PartyMatcher(quotes: data.quotes, parties: parties)

@@ -94,13 +94,10 @@ final class FaresEndpointTests: XCTestCase {
         }
     }
 
-    /// `POST /v1/quote` over the central-Seoul graph imported in-process and the real region locator.
+    /// `POST /v1/quote` over the shared test dataset's route engine and the real region locator.
     static let quoteRouter: Result<Router, Error> = Result {
-        let profile = try TrafficProfile.load(path: TestPaths.dataDir.appendingPathComponent("traffic/profile.csv").path)
-        let path = TestPaths.temporaryDirectory("quote-endpoint").appendingPathComponent("seoul.graph").path
-        _ = try OSMImporter.importFile(TestPaths.dataDir.appendingPathComponent("osm/seoul-central.osm.pbf").path, to: path, profile: profile)
         let fares = try FareEstimator.load(dataDir: TestPaths.dataDir.path)
-        let quotes = RideQuoter(routes: RouteEngine(graph: try RoadGraph.load(path: path), profile: profile), fares: fares,
+        let quotes = RideQuoter(routes: try TestDataset.loaded.get().routes, fares: fares,
                                  regions: try RegionLocator(dataDirectory: TestPaths.dataDir.path))
         let router = Router()
         registerQuoteEndpoint(router, quotes: quotes)

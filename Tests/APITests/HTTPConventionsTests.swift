@@ -15,7 +15,7 @@ final class HTTPConventionsTests: XCTestCase {
 
     static let server: Result<HTTPServer, Error> = Result {
         let metrics = ServerMetrics()
-        let context = try ServiceContext(configuration: ServiceConfiguration(
+        let context = try TestDataset.context(ServiceConfiguration(
             dataDir: try TestDataset.directory(), stateDir: TestPaths.temporaryDirectory("conventions").path, writeToken: token), metrics: metrics)
         var options = HTTPServerOptions()
         options.accessLog = false

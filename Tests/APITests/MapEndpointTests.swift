@@ -11,7 +11,7 @@ final class MapEndpointTests: XCTestCase {
     static let context: Result<ServiceContext, Error> = Result {
         let configuration = ServiceConfiguration(dataDir: try TestDataset.directory(), stateDir: TestPaths.temporaryDirectory("state").path,
                                                  webDir: webDir)
-        return try ServiceContext(configuration: configuration)
+        return try TestDataset.context(configuration)
     }
     static let router: Result<Router, Error> = Result { makeRouter(context: try context.get()) }
 

@@ -18,7 +18,7 @@ final class MatchEndpointTests: XCTestCase {
 
     /// A clean 10 s trace of City Hall → Gwanghwamun → Jongno 3-ga and its route.
     func trace() throws -> (coordinates: String, timestamps: String, route: RouteResult) {
-        let engine = try TestDataset.context().routeEngine
+        let engine = try TestDataset.loaded.get().routes
         let route = try engine.route(RouteRequest(from: Coordinate(lon: 126.9780, lat: 37.5665), to: Coordinate(lon: 126.9882, lat: 37.5701),
                                                   via: [Coordinate(lon: 126.9769, lat: 37.5759)], departAt: Self.start))
         let fixes = SyntheticTrace.make(route, intervalSeconds: 10, noiseMeters: 0, start: Self.start, seed: 1)

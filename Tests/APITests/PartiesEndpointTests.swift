@@ -293,7 +293,7 @@ final class PartiesEndpointTests: XCTestCase {
         let state = TestPaths.temporaryDirectory("parties-state").path
         let config = ServiceConfiguration(dataDir: try TestDataset.directory(), stateDir: state + "/nested", writeToken: token)
         do {
-            let router = API.makeRouter(context: try ServiceContext(configuration: config))
+            let router = API.makeRouter(context: try TestDataset.context(config))
             // On the tests' network: the service refuses a party it cannot serve.
             let served = body(lon: 126.978, lat: 37.5665).replacingOccurrences(of: "127.1,37.6", with: "126.9882,37.5701")
             XCTAssertEqual(call(router, "PUT", "/v1/parties/kept", body: served, auth: "Bearer \(token)").status, 201)
@@ -301,11 +301,11 @@ final class PartiesEndpointTests: XCTestCase {
             XCTAssertNotNil(doc.json?["paths"]?["/v1/clusters/{cluster_id}/leaves"])
         }
         XCTAssertTrue(FileManager.default.fileExists(atPath: state + "/nested/parties.db"))
-        let router = API.makeRouter(context: try ServiceContext(configuration: config))
+        let router = API.makeRouter(context: try TestDataset.context(config))
         XCTAssertEqual(call(router, "GET", "/v1/parties/kept").json?["id"]?.stringValue, "kept")
         var closed = config
         closed.writeToken = nil
-        XCTAssertEqual(call(API.makeRouter(context: try ServiceContext(configuration: closed)), "DELETE", "/v1/parties/kept").status, 403)
+        XCTAssertEqual(call(API.makeRouter(context: try TestDataset.context(closed)), "DELETE", "/v1/parties/kept").status, 403)
     }
 
     /// The bytes of cluster answers are the GeoJSON of their features, exactly: the same text as

@@ -29,7 +29,7 @@ final class PartyStoreOutageTests: XCTestCase {
         try writer.close()
         try pg.pause()
 
-        let router = API.makeRouter(context: try ServiceContext(configuration: config))
+        let router = API.makeRouter(context: try TestDataset.context(config))
         let health = call(router, "GET", "/health")
         XCTAssertEqual(health.status, 200)
         XCTAssertEqual(health.json?["status"]?.stringValue, "degraded")

@@ -10,7 +10,7 @@ final class SettleEndpointTests: XCTestCase {
     let state = TestPaths.temporaryDirectory("settle-state").path
 
     func context() throws -> ServiceContext {
-        try ServiceContext(configuration: ServiceConfiguration(dataDir: TestDataset.directory(), stateDir: state, writeToken: "settle-token"),
+        try TestDataset.context(ServiceConfiguration(dataDir: TestDataset.directory(), stateDir: state, writeToken: "settle-token"),
                            metrics: ServerMetrics())
     }
 
@@ -73,7 +73,7 @@ final class SettleEndpointTests: XCTestCase {
     func testSettlementOnOneReplicaClosesThePartyOnTheOther() throws {
         let url = try TemporaryPostgres.shared().createDatabase("settle_api")
         func replica(_ name: String) throws -> (ServiceContext, Router) {
-            let ctx = try ServiceContext(configuration: ServiceConfiguration(
+            let ctx = try TestDataset.context(ServiceConfiguration(
                 dataDir: TestDataset.directory(), stateDir: TestPaths.temporaryDirectory("settle-\(name)").path,
                 writeToken: "settle-token", partyStore: url), metrics: ServerMetrics())
             return (ctx, makeRouter(context: ctx))

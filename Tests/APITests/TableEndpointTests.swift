@@ -81,7 +81,7 @@ final class TableEndpointTests: XCTestCase {
     /// POST takes more points than GET: 250 random road points to 3.
     func testPostBeyondTheGetLimit() throws {
         var rng = SplitMix64(seed: 4)
-        let graph = try RoadGraph.load(path: try TestDataset.built.get().graphPath)
+        let graph = try TestDataset.loaded.get().graph
         // Points of the central area: cells between areas no road joins would be null.
         var counts: [Int: Int] = [:]
         for i in 0..<graph.nodeCount { counts[graph.area(ofNode: i), default: 0] += 1 }

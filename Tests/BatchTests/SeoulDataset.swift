@@ -8,7 +8,7 @@ import XCTest
 enum SeoulDataset {
     static let loaded: Result<(directory: String, dataset: Dataset), Error> = Result {
         let dir = try TestDataset.directory()
-        return (dir, try Dataset(directory: dir))
+        return (dir, try TestDataset.loaded.get())
     }
 
     static func dataset() throws -> Dataset { try loaded.get().dataset }

@@ -47,10 +47,10 @@ final class IntersectionSearchTests: XCTestCase {
     /// the same name (the stop or station it is named after) is that place, which keeps its
     /// category and details: no bus stop or station is lost to an intersection.
     func testIntersectionsDoNotTakeOverSameNamePlaces() throws {
-        let built = try PlacesFixture.get()
+        let built = try PlacesFixture.get(), report = try built.report
         let index = built.index
-        XCTAssertGreaterThan(built.report.placesByCategory[PlaceCategory.intersection] ?? 0, 5_000)
-        XCTAssertGreaterThan(built.report.foldedIntersections, 100)
+        XCTAssertGreaterThan(report.placesByCategory[PlaceCategory.intersection] ?? 0, 5_000)
+        XCTAssertGreaterThan(report.foldedIntersections, 100)
         // Node 1010000300 후암삼거리 lies 49 m from the bus stop 후암삼거리 (ARS 3199).
         XCTAssertNil(index.place(id: "node:1010000300"))
         let stop = try XCTUnwrap(index.place(id: "bus:SEB102000105"))

@@ -7,8 +7,8 @@ import XCTest
 
 final class PlaceDatabaseTests: XCTestCase {
     func testEverySourceIsImported() throws {
-        let built = try PlacesFixture.get()
-        let c = built.report.placesByCategory
+        let built = try PlacesFixture.get(), report = try built.report
+        let c = report.placesByCategory
         XCTAssertEqual(c[PlaceCategory.sido], 17)
         XCTAssertEqual(c[PlaceCategory.sigungu], 253)
         XCTAssertEqual(c[PlaceCategory.emd], 5_026)
@@ -17,11 +17,11 @@ final class PlaceDatabaseTests: XCTestCase {
         XCTAssertGreaterThan(c[PlaceCategory.busStop] ?? 0, 9_000)
         XCTAssertGreaterThan(c[PlaceCategory.tourist] ?? 0, 800)
         XCTAssertGreaterThan(c[PlaceCategory.food] ?? 0, 300)
-        XCTAssertEqual(built.index.count, built.report.placeCount)
+        XCTAssertEqual(built.index.count, report.placeCount)
         // Both sides of the road: bus stops of the same name within 50 m are one place.
-        XCTAssertGreaterThan(built.report.mergedDuplicates, 3_000)
+        XCTAssertGreaterThan(report.mergedDuplicates, 3_000)
         // The source's wrong coordinates are caught, naming the file.
-        XCTAssertTrue(built.report.warnings.contains { $0.contains("urban_rail_stations.csv") && $0.contains("송정") })
+        XCTAssertTrue(report.warnings.contains { $0.contains("urban_rail_stations.csv") && $0.contains("송정") })
     }
 
     func testStationsAreMergedAcrossLinesAndSources() throws {

@@ -5,19 +5,18 @@ import Places
 import TestSupport
 import XCTest
 
-/// The place DB built once per test process from the repository's data/ into a temporary
-/// folder, and its index.
+/// The shared test dataset's place DB (prepared by `make test`) and its index (the shared
+/// dataset's); `report`: the builder's report of building it again from data/ (once per run).
 enum PlacesFixture {
     struct Built: @unchecked Sendable {
         let databasePath: String
-        let report: PlaceDatabaseBuilder.BuildReport
         let index: PlaceIndex
+        var report: PlaceDatabaseBuilder.BuildReport { get throws { try TestDataset.built.get().placesReport } }
     }
 
     static let built: Result<Built, Error> = Result {
         let dataset = try TestDataset.built.get()
-        let index = try PlaceIndex.open(path: dataset.placesPath)
-        return Built(databasePath: dataset.placesPath, report: dataset.placesReport, index: index)
+        return Built(databasePath: dataset.placesPath, index: try TestDataset.loaded.get().places)
     }
 
     static func get() throws -> Built { try built.get() }

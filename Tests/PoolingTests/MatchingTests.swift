@@ -166,7 +166,7 @@ final class MatchingTests: XCTestCase {
     // MARK: - Tests
 
     func testMatchingEqualsBruteForceReference() throws {
-        let graph = try RoadGraph.load(path: try TestDataset.built.get().graphPath)
+        let graph = try TestDataset.loaded.get().graph
         var rng = SplitMix64(seed: 23)
         func node() -> Coordinate { graph.coordinate(ofNode: Int.random(in: 0..<graph.nodeCount, using: &rng)) }
         var all: [Party] = []
@@ -277,7 +277,7 @@ final class MatchingTests: XCTestCase {
     /// of their saving (before routing, then with the leg to the rider's stop routed); the
     /// lists still equal the brute-force reference's first entries.
     func testShortListsOfManyCandidatesEqualBruteForceReference() throws {
-        let graph = try RoadGraph.load(path: try TestDataset.built.get().graphPath)
+        let graph = try TestDataset.loaded.get().graph
         var rng = SplitMix64(seed: 2324)
         // Road nodes of a 2.4 km × 2.2 km box of central Seoul (Jongno/Jung).
         let box = (0..<graph.nodeCount).filter { i in

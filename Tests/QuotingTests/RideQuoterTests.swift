@@ -9,14 +9,9 @@ import Routing
 import TestSupport
 import XCTest
 
-/// The central-Seoul graph imported in-process once per test run, with the real region locator.
+/// The shared test dataset's route engine (the prepared Seoul graph), with the real region locator.
 enum QuoteFixture {
-    static let routes: Result<RouteEngine, Error> = Result {
-        let path = TestPaths.temporaryDirectory("quote-graph").appendingPathComponent("seoul.graph").path
-        _ = try OSMImporter.importFile(TestPaths.dataDir.appendingPathComponent("osm/seoul-central.osm.pbf").path,
-                                       to: path, profile: FareData.profile)
-        return RouteEngine(graph: try RoadGraph.load(path: path), profile: FareData.profile)
-    }
+    static let routes: Result<RouteEngine, Error> = Result { try TestDataset.loaded.get().routes }
     static let regions: Result<RegionLocator, Error> = Result { try RegionLocator(dataDirectory: TestPaths.dataDir.path) }
 
     static func engine(regions custom: (any RegionLookup)? = nil) throws -> RideQuoter {
@@ -44,7 +39,9 @@ final class RideQuoterTests: XCTestCase {
         let locator = try QuoteFixture.regions.get()
         XCTAssertEqual(engine.homeRegion, "seoul")
         XCTAssertTrue(engine.graphInsideHomeRegion, "every node of the central-Seoul graph is in Seoul")
-        let pairs = RandomRoutes.pairs(engine.routes.graph, count: 40, seed: 11)
+        // The prepared graph merges four separate areas, so about a quarter of the pairs have no
+        // route (skipped): 60 pairs keep well over 100 comparisons.
+        let pairs = RandomRoutes.pairs(engine.routes.graph, count: 60, seed: 11)
         var compared = 0
         for departure in [seoul("2024-05-08T14:00"), seoul("2024-05-08T23:40"), seoul("2024-05-09T03:55")] {
             for (a, b) in pairs {
@@ -179,13 +176,13 @@ final class RideQuoterTests: XCTestCase {
             let text = "\(e)"
             XCTAssertTrue(text.contains("build/seoul.graph") && text.contains("make data"), text)
         }
-        _ = try OSMImporter.importFile(TestPaths.dataDir.appendingPathComponent("osm/seoul-central.osm.pbf").path,
-                                       to: build.appendingPathComponent("seoul.graph").path, profile: FareData.profile)
+        let prepared = try TestDataset.built.get()
+        try fm.copyItem(atPath: prepared.graphPath, toPath: build.appendingPathComponent("seoul.graph").path)
         XCTAssertThrowsError(try Dataset(directory: dir.path)) { e in
             let text = "\(e)"
             XCTAssertTrue(text.contains("build/places.db") && text.contains("make data"), text)
         }
-        _ = try PlaceDatabaseBuilder.build(dataDirectory: TestPaths.dataDir.path, outputPath: build.appendingPathComponent("places.db").path)
+        try fm.copyItem(atPath: prepared.placesPath, toPath: build.appendingPathComponent("places.db").path)
         let dataset = try Dataset(directory: dir.path)
         let q = try dataset.quotes.quote(QuoteRequest(origin: QuoteFixture.jonggak, destination: QuoteFixture.itaewon,
                                                       riders: 2, departure: seoul("2024-05-08T09:00")))
