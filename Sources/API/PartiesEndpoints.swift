@@ -47,7 +47,7 @@ public func registerPartiesEndpoints(_ router: Router, parties: PartyService, wr
         requestBody: APISchemas.partyInput,
         responses: [(201, "created: " + partyDoc), (200, "replaced: " + partyDoc),
                     (400, "invalid_id, invalid_json, missing_field, invalid_party (naming the field), unknown_field, id_mismatch"),
-                    (409, "seats_conflict: without riders, seats_taken does not cover the riders who joined; party_settled: the party's fare was settled (it can only be deleted)"),
+                    (409, "seats_conflict: without riders, seats_taken does not cover the riders who joined; party_settled: the party's fare was settled (it can only be deleted); party_quarantined: the party's stored row was refused at load (damaged); writes wait for taxipot parties recover"),
                     (412, "version_mismatch: " + PartyConditionDocs.failure),
                     (422, "party_expired: its departure plus the grace period has passed; id_mismatch; invalid_party: riders whose seats do not add up to seats_taken or exceed seats_total, or a rider listed twice; outside_coverage: the origin, destination or a rider's drop_off (named) is off the served roads or unreachable from the origin"),
                     (503, "storage_unavailable: the party store cannot write")] + authErrors,
@@ -78,6 +78,7 @@ public func registerPartiesEndpoints(_ router: Router, parties: PartyService, wr
     router.add("DELETE", "/v1/parties/{id}", OperationDoc(
         "Delete a party (durable when answered)", parameters: [idParam] + conditions,
         responses: [(204, "deleted"), (400, "invalid_id"), (404, "party_not_found"),
+                     (409, "party_quarantined: the party's stored row was refused at load (damaged); writes wait for taxipot parties recover"),
                      (412, "version_mismatch: " + PartyConditionDocs.failure), (503, "storage_unavailable")] + authErrors
     )) { req in
         try auth.check(req)

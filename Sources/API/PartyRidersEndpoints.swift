@@ -18,7 +18,7 @@ func registerPartyRidersEndpoints(_ router: Router, parties: PartyService, auth:
         requestBody: APISchemas.joinInput,
         responses: [(200, "the party with the rider in it (ETag header: its new version)"),
                     (400, "invalid_id, invalid_json, missing_field, invalid_party (naming the field), unknown_field"),
-                    (404, "party_not_found"), (409, "party_full (not enough seats left), already_joined, party_settled (the party's fare was settled: closed), offer_changed (the offer no longer holds: error.offer is the live one, if any) or detour_too_long (no place for the drop-off within 25%)"),
+                    (404, "party_not_found"), (409, "party_full (not enough seats left), already_joined, party_settled (the party's fare was settled: closed), offer_changed (the offer no longer holds: error.offer is the live one, if any) or detour_too_long (no place for the drop-off within 25%), party_quarantined: the party's stored row was refused at load (damaged), writes wait for taxipot parties recover"),
                     (410, "departed: the party has left"), (412, "version_mismatch: " + PartyConditionDocs.failure),
                     (422, "outside_coverage: the party's ride cannot take the rider to drop_off (off the served roads, or no road from the party's origin)"),
                     (503, "storage_unavailable")] + authErrors,
@@ -49,7 +49,7 @@ func registerPartyRidersEndpoints(_ router: Router, parties: PartyService, auth:
         parameters: [idParam, ParameterDoc("rider_id", in: "path", required: true, "the rider to remove", schema: APISchemas.riderID)]
             + PartyConditionDocs.parameters,
         responses: [(204, "left (ETag header: the party's new version)"), (400, "invalid_id, invalid_rider_id, invalid_if_match, invalid_if_none_match"),
-                    (404, "party_not_found or rider_not_found"), (409, "party_settled: the party's fare was settled (its riders are fixed)"), (410, "departed"),
+                    (404, "party_not_found or rider_not_found"), (409, "party_settled: the party's fare was settled (its riders are fixed); party_quarantined: the party's stored row was refused at load (damaged); writes wait for taxipot parties recover"), (410, "departed"),
                     (412, "version_mismatch: " + PartyConditionDocs.failure), (503, "storage_unavailable")] + authErrors
     )) { req in
         try auth.check(req)

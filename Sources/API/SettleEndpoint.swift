@@ -199,7 +199,7 @@ func registerSettleEndpoint(_ router: Router, _ context: ServiceContext) {
             "idempotency_key": ["type": "string", "minLength": 1, "maxLength": 200],
         ]],
         responses: [(200, "the settlement"), (400, "invalid_json, missing_field, invalid_trace (naming the fix), unknown_field (naming the member)"),
-                    (404, "party_not_found"), (409, "already_settled: settled before under another idempotency key; party_changing: the party kept changing while being settled (retry)"),
+                    (404, "party_not_found"), (409, "already_settled: settled before under another idempotency key; party_changing: the party kept changing while being settled (retry); party_quarantined: the party's stored row was refused at load (damaged); writes wait for taxipot parties recover"),
                     (422, "no_match: no two fixes of the trace can be joined by road; implausible_trace: times, speeds or extent that cannot be a taxi ride (naming the fix and the reason); invalid_trace: times for some fixes only, or going back; invalid_field: a rider the party does not list, a drop-off time with a trace without times, meter_total_krw out of range"), (503, "storage_unavailable; overloaded: the bulk work in flight is at the server's budget (a trace fix counts \(OSRMFace.cellsPerFix) table cells against serve --table-cell-budget), Retry-After says when to retry"),
                     (401, "unauthorized: missing or wrong 'Authorization: Bearer <token>'"),
                     (403, "writes_disabled: the server has no TAXIPOT_WRITE_TOKEN")],
