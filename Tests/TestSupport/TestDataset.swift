@@ -48,7 +48,10 @@ public enum TestDataset {
             let fresh = try placesBuilt.get()
             try fm.copyItem(atPath: fresh.path, toPath: places)
         }
-        return Built(directory: dir.path, graphPath: graph, placesPath: places)
+        // The real files, not the links: a test that copies a prepared file to damage its copy
+        // (FileManager copies a link as a link) must never write through to `data/build`.
+        func real(_ path: String) -> String { URL(fileURLWithPath: path).resolvingSymlinksInPath().path }
+        return Built(directory: dir.path, graphPath: real(graph), placesPath: real(places))
     }
 
     /// The dataset folder; throws when building it failed.
