@@ -79,7 +79,7 @@ final class CrashSafetyTests: XCTestCase {
         defer { server.stop() }
         let client = try RawHTTPClient(port: server.port)
         let depart = SeoulTime.format(Date().timeIntervalSince1970 + 7200)
-        let body = Array(#"{"origin":{"lon":126.97,"lat":37.56},"destination":{"lon":127.02,"lat":37.50},"depart_at":"\#(depart)","seats_total":4,"seats_taken":1}"#.utf8)
+        let body = Array(#"{"origin":{"lon":126.97,"lat":37.56},"destination":{"lon":126.9882,"lat":37.5701},"depart_at":"\#(depart)","seats_total":4,"seats_taken":1}"#.utf8)
         let auth = ["Authorization": "Bearer moved-token"]
         XCTAssertEqual(try client.request("PUT", "/v1/parties/before", headers: auth, body: body).status, 201)
         XCTAssertTrue(try client.request("GET", "/health").text.contains(#""status":"ok""#))
@@ -103,11 +103,11 @@ final class CrashSafetyTests: XCTestCase {
         let data = try TestDataset.directory()
         let state = TestPaths.temporaryDirectory("quarantine-state").path
         let depart = SeoulTime.format(Date().timeIntervalSince1970 + 7200)
-        let body = Array(#"{"origin":{"lon":126.97,"lat":37.56},"destination":{"lon":127.02,"lat":37.50},"depart_at":"\#(depart)","seats_total":4,"seats_taken":1,"title":"손님 q1 여정"}"#.utf8)
+        let body = Array(#"{"origin":{"lon":126.97,"lat":37.56},"destination":{"lon":126.9882,"lat":37.5701},"depart_at":"\#(depart)","seats_total":4,"seats_taken":1,"title":"손님 q1 여정"}"#.utf8)
         let auth = ["Authorization": "Bearer q-token"]
         do {
             let store = try SQLitePartyDatabase(stateDirectory: state)
-            try store.put(Party(id: "q1", origin: Coordinate(lon: 126.97, lat: 37.56), destination: Coordinate(lon: 127.02, lat: 37.50),
+            try store.put(Party(id: "q1", origin: Coordinate(lon: 126.97, lat: 37.56), destination: Coordinate(lon: 126.9882, lat: 37.5701),
                                 departAt: Date().timeIntervalSince1970 + 7200, seatsTotal: 4, seatsTaken: 1, title: "손님 q1 여정"))
             try store.close()
         }
