@@ -46,7 +46,7 @@ final class OperatorPathTests: XCTestCase {
 
         let again = try PartyService(stateDirectory: dir)
         defer { _ = try? again.close() }
-        let kept = try XCTUnwrap(again.party(id: "settled"))
+        let kept = try XCTUnwrap(try again.kept(id: "settled"))  // the settlement's answer is read from the store
         XCTAssertEqual(kept, closed, "the settled party was replaced by the import")
         XCTAssertEqual(kept.version, 2)
         XCTAssertEqual(kept.settlement?.key, "ride-1")

@@ -672,6 +672,11 @@ public final class PartyService: @unchecked Sendable {
         let t = now()
         if let live = read({ $0.party(id: id) }), !live.isSettled { return live }
         try requireLoaded()
+        // A row refused at load is not read back (it answers as missing until `recover`).
+        indexLock.lock()
+        let refused = quarantined.contains(id)
+        indexLock.unlock()
+        if refused { return nil }
         return try kept(id: id, at: t)
     }
 
