@@ -60,12 +60,17 @@ public struct MapMatcher: Sendable {
         var chosen: [[(index: Int, candidate: Candidate)]] = []
         for run in runs {
             for (seq, legMeters) in viterbi(run, trace, options, departAt: departAt, timed: timed) {
-                let (kept, dropped) = pruned(seq, legMeters: legMeters, trace, options, departAt: departAt)
+                let (pruned, dropped) = pruned(seq, legMeters: legMeters, trace, options, departAt: departAt)
+                let kept = turnedAtStops(seq, kept: pruned, trace, options, departAt: departAt)
                 chosen.append(kept)
-                if options.tidy { for i in dropped { unmatched[i] = .tidied } } else { thinned += dropped }
+                for i in dropped where !kept.contains(where: { $0.index == i }) {
+                    if options.tidy { unmatched[i] = .tidied } else { thinned.append(i) }
+                }
             }
         }
-        thinned.sort()
+        let waypoints = Set(chosen.joined().map(\.index))
+        thinned = thinned.filter { !waypoints.contains($0) }.sorted()
+        for i in waypoints { unmatched[i] = nil }
 
         // Routes through each chosen sequence.
         var matchings: [Matching] = []
@@ -272,10 +277,7 @@ public struct MapMatcher: Sendable {
     func pruned(_ seq: [(index: Int, candidate: Candidate)], legMeters: [Double], _ trace: [TraceFix], _ o: MatchOptions,
                 departAt: Double) -> (kept: [(index: Int, candidate: Candidate)], dropped: [Int]) {
         guard seq.count > 2 else { return (seq, []) }
-        func distance(_ a: Coordinate, _ b: Coordinate) -> Double? {
-            let t = try? engine.table(TableRequest(sources: [a], destinations: [b], departAt: departAt, maxSnapMeters: 1))
-            return t?.distanceMeters(source: 0, destination: 0)
-        }
+        func distance(_ a: Coordinate, _ b: Coordinate) -> Double? { routeMeters(a, b, departAt: departAt) }
         var kept = [seq[0]], dropped: [Int] = []
         var toCurrent: Double? = legMeters[0]
         for k in 1..<(seq.count - 1) {
@@ -303,6 +305,53 @@ public struct MapMatcher: Sendable {
         }
         kept.append(seq[seq.count - 1])
         return (kept, dropped)
+    }
+
+    /// The length of the route from `a` to `b` (both on a road), nil when there is none.
+    func routeMeters(_ a: Coordinate, _ b: Coordinate, departAt: Double) -> Double? {
+        let t = try? engine.table(TableRequest(sources: [a], destinations: [b], departAt: departAt, maxSnapMeters: 1))
+        return t?.distanceMeters(source: 0, destination: 0)
+    }
+
+    /// `kept` taken out to each of `o.stops` where the fixes reach it and turn back. A stop is
+    /// where the vehicle is known to have stopped (a rider got off); the fixes seldom fall on the
+    /// very point where it turned, and the pruning drops the waypoints that only make the route
+    /// turn back, so an out-and-back to a stop came out short by up to twice a fix's step.
+    /// The fix nearest the stop around the waypoint of `seq` nearest it becomes a waypoint
+    /// placed at the stop (its nearest road point), when
+    /// - the fixes turn back there: the waypoints before and after it lie on the same side of it
+    ///   (the angle between them under 60°; a drive past has them opposite, a corner at 90°);
+    /// - the stop is within reach: no further from it than 4σ or the farther of those waypoints;
+    /// - the road joins it to the stop both ways: each route no longer than 1.5 × the straight
+    ///   line + 2σ + 5 m (not round a block or across a divided road).
+    /// A stop at the trace's first or last waypoint is left alone (the route starts or ends there).
+    func turnedAtStops(_ seq: [(index: Int, candidate: Candidate)], kept: [(index: Int, candidate: Candidate)], _ trace: [TraceFix],
+                       _ o: MatchOptions, departAt: Double) -> [(index: Int, candidate: Candidate)] {
+        var kept = kept
+        for stop in o.stops where seq.count > 2 {
+            let w = seq.indices.min { seq[$0].candidate.location.distance(to: stop) < seq[$1].candidate.location.distance(to: stop) }!
+            guard w > 0, w < seq.count - 1,
+                  let road = engine.nearestRoads(to: stop, count: 1, maxMeters: o.maxSearchMeters).first?.location else { continue }
+            // The fix that stands for the stop: the one nearest it between the neighbouring
+            // waypoints (thinned fixes too: its time is when the vehicle was there).
+            let i = ((seq[w - 1].index + 1)..<seq[w + 1].index).min { trace[$0].coordinate.distance(to: stop) < trace[$1].coordinate.distance(to: stop) }!
+            let here = trace[i].coordinate, at = seq[w].candidate.location
+            let a = trace[seq[w - 1].index].coordinate, b = trace[seq[w + 1].index].coordinate
+            let sigma = trace[i].accuracyMeters ?? o.defaultAccuracyMeters
+            let (ax, ay) = Self.flat(a, from: here), (bx, by) = Self.flat(b, from: here)
+            let la = (ax * ax + ay * ay).squareRoot(), lb = (bx * bx + by * by).squareRoot()
+            guard la > 0, lb > 0, (ax * bx + ay * by) / (la * lb) > 0.5 else { continue }
+            let straight = at.distance(to: road)
+            guard straight <= max(4 * sigma, la, lb) else { continue }
+            let allowed = 1.5 * straight + 2 * sigma + 5
+            guard let out = routeMeters(at, road, departAt: departAt), out <= allowed,
+                  let back = routeMeters(road, at, departAt: departAt), back <= allowed else { continue }
+            let placed = (index: i, candidate: Candidate(location: road, distance: road.distance(to: here)))
+            if let k = kept.firstIndex(where: { $0.index >= i }) {
+                if kept[k].index == i { kept[k] = placed } else { kept.insert(placed, at: k) }
+            }
+        }
+        return kept
     }
 
     /// The route through `points` in pieces of at most the engine's waypoint limit; nil when a
@@ -341,6 +390,12 @@ public struct MapMatcher: Sendable {
                               matchingIndex: before.matchingIndex, waypointIndex: nil)
         }
         return MatchedFix(index: i, location: best.0, distanceMeters: best.1, matchingIndex: before.matchingIndex, waypointIndex: nil)
+    }
+
+    /// Metres east and north from `origin` to `p` (local flat projection).
+    static func flat(_ p: Coordinate, from origin: Coordinate) -> (Double, Double) {
+        let mLat = earthRadiusMeters * Double.pi / 180, mLon = mLat * cos(origin.lat * Double.pi / 180)
+        return ((p.lon - origin.lon) * mLon, (p.lat - origin.lat) * mLat)
     }
 
     /// The point of segment a–b nearest to p (local flat projection).

@@ -53,6 +53,9 @@ public struct MatchOptions: Sendable {
     public var maxSpeedMps: Double = 70
     /// Departure instant for the speeds when the trace has no times (Unix seconds).
     public var departAt: Double = 0
+    /// Places the vehicle is known to have stopped at (a rider's drop-off): where the fixes
+    /// reach one and turn back, the route is taken out to it (`MapMatcher.turnedAtStops`).
+    public var stops: [Coordinate] = []
 
     /// The most fixes one trace may hold (2.8 hours at 1 Hz).
     public static let maxFixes = 10_000

@@ -121,6 +121,12 @@ public struct Settler: Sendable {
             .check(input.trace, party: party, defaultAccuracyMeters: input.matchOptions.defaultAccuracyMeters)
         var options = input.matchOptions
         options.departAt = party.departAt
+        // Where riders got off (the point given, else the planned drop-off short of the
+        // destination): a route that turns back near one is taken out to it.
+        options.stops += riders.compactMap { r in
+            if case .point(let p) = input.dropOffs[r.id], p.isValid { return p }
+            return party.riders.first { $0.id == r.id }?.dropOff.flatMap { $0 == party.destination ? nil : $0 }
+        }
         let match: MatchResult
         do throws(MatchError) { match = try MapMatcher(engine: pricer.quotes.routes).match(input.trace, options: options) } catch { throw .match(error) }
         let legs = fixLegs(match, input.trace)
