@@ -165,7 +165,7 @@ public func registerPartiesEndpoints(_ router: Router, parties: PartyService, wr
                                   schema: APISchemas.integer(PartiesLimits.leavesLimit)),
                      ParameterDoc("offset", type: "integer", "parties to skip (default 0)", schema: APISchemas.integer(0...Int(Int32.max)))] + filterParams,
         responses: [(200, "FeatureCollection of party points (party_id, depart_at, seats_left, seats_total, destination, title) with \"total\": the cluster's matching parties"),
-                    (400, "invalid_cluster_id or invalid_parameter"), (404, "cluster_not_found: its cells hold no matching party now")],
+                    (400, "invalid_cluster_id or invalid_parameter"), (404, "cluster_not_found: its cells hold no matching party now, or the number is no cluster's feature_id")],
         responseSchema: APISchemas.clusterCollection, responseExample: APISchemas.clusterExample,
         responseContentType: geoJSON
     ), cost: .light) { req, query in
@@ -185,7 +185,7 @@ public func registerPartiesEndpoints(_ router: Router, parties: PartyService, wr
         "The features one zoom deeper that a cluster's parties form, as GeoJSON",
         parameters: [clusterParam] + filterParams,
         responses: [(200, "FeatureCollection like /v1/clusters at the next zoom; the counts add up to the cluster's"),
-                    (400, "invalid_cluster_id or invalid_parameter"), (404, "cluster_not_found: its cells hold no matching party now")],
+                    (400, "invalid_cluster_id or invalid_parameter"), (404, "cluster_not_found: its cells hold no matching party now, or the number is no cluster's feature_id")],
         responseSchema: APISchemas.clusterCollection, responseExample: APISchemas.clusterExample,
         responseContentType: geoJSON
     ), cost: .light) { req, query in
@@ -259,8 +259,10 @@ private func clusterID(_ req: HTTPRequest, _ parties: PartyService, _ filter: Pa
     let text = req.pathParameters["cluster_id"] ?? ""
     if let id = ClusterID(text) { return id }
     if !text.isEmpty, text.utf8.count <= 16, text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }), let number = Int64(text) {
+        // A number of the documented form that no cluster can have (a lone party's feature_id, or
+        // none a /v1/clusters answer gives) names no cluster: 404, as the schema admits it.
         guard let head = FeatureNumber.cluster(number) else {
-            throw HTTPError.badRequest("invalid_cluster_id", "\(number) is not a cluster's feature_id (a party's, or none a /v1/clusters answer gives)")
+            throw HTTPError.notFound("cluster_not_found", "\(number) is not the feature_id of a cluster (a lone party's, or none a /v1/clusters answer gives)")
         }
         guard let c = parties.cluster(zoom: head.zoom, leastCell: head.cell, filter: filter) else {
             throw HTTPError.notFound("cluster_not_found", "no cluster of the matching parties starts at the cell feature_id \(number) names (zoom \(head.zoom)) now")

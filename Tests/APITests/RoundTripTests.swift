@@ -110,7 +110,9 @@ final class RoundTripTests: XCTestCase {
                 XCTAssertEqual(f["properties"]?["feature_id"]?.doubleValue.map { Int64($0) }, number)
                 guard let text = f["properties"]?["cluster_id"]?.stringValue else {
                     kinds.insert("party")
-                    XCTAssertEqual(call(router, "GET", "/v1/clusters/\(number)/children").json?["error"]?["code"]?.stringValue, "invalid_cluster_id")
+                    let asCluster = call(router, "GET", "/v1/clusters/\(number)/children")
+                    XCTAssertEqual(asCluster.status, 404)
+                    XCTAssertEqual(asCluster.json?["error"]?["code"]?.stringValue, "cluster_not_found")
                     continue
                 }
                 kinds.insert(text.split(separator: ".").count > 3 ? "merged" : "one cell")
@@ -126,8 +128,10 @@ final class RoundTripTests: XCTestCase {
         }
         XCTAssertEqual(kinds, ["party", "merged", "one cell"])
         XCTAssertGreaterThan(checked, 20)
-        // A number no answer gives.
-        XCTAssertEqual(call(router, "GET", "/v1/clusters/7/leaves").status, 400)
+        // A number no answer gives: of the documented form, it names no cluster (404); text
+        // that is neither form is refused (400).
+        XCTAssertEqual(call(router, "GET", "/v1/clusters/7/leaves").status, 404)
+        XCTAssertEqual(call(router, "GET", "/v1/clusters/7x/leaves").status, 400)
     }
 
     /// A PUT refuses an origin, destination or rider drop-off the engine cannot serve (the check
