@@ -269,6 +269,11 @@ private func clusterID(_ req: HTTPRequest, _ parties: PartyService, _ filter: Pa
         }
         return c.id
     }
+    // Of the documented form (`APISchemas.clusterID`) but no cluster's (cells out of order,
+    // repeated or off the grid): it names no cluster, 404 as for a number.
+    if hasClusterIDForm(text) {
+        throw HTTPError.notFound("cluster_not_found", "'\(text.prefix(80))' names no cluster: its cells are not a cluster's (the least first, each once, on the grid)")
+    }
     throw HTTPError.badRequest("invalid_cluster_id", "'\(text.prefix(80))' is not a cluster_id (zoom.x.y[.dx.dy…]) or a cluster's numeric feature_id from a /v1/clusters answer")
 }
 
@@ -338,4 +343,23 @@ private func cellCount(_ box: BoundingBox, zoom: Int, radius: Double) -> Double 
     if box.west > box.east { width += 1 }
     let scale = WebMercator.tileSize * Double(1 << zoom) / radius
     return (width * scale + 1) * ((se.y - nw.y) * scale + 1)
+}
+
+/// True when `text` has the text form `APISchemas.clusterID` documents: a zoom of 0–20, x and y
+/// of 1–9 digits, then pairs of a signed and an unsigned offset of 1–3 digits.
+func hasClusterIDForm(_ text: String) -> Bool {
+    let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+    guard parts.count >= 3, parts.count % 2 == 1 else { return false }
+    func digits(_ p: Substring, _ most: Int, signed: Bool = false) -> Bool {
+        let d = signed && p.first == "-" ? p.dropFirst() : p
+        return (1...most).contains(d.utf8.count) && d.utf8.allSatisfy { $0 >= 48 && $0 <= 57 }
+    }
+    guard digits(parts[0], 2), let zoom = Int(parts[0]), (0...20).contains(zoom), parts[0] == String(zoom),
+          digits(parts[1], 9), digits(parts[2], 9) else { return false }
+    var k = 3
+    while k < parts.count {
+        guard digits(parts[k], 3, signed: true), digits(parts[k + 1], 3) else { return false }
+        k += 2
+    }
+    return true
 }

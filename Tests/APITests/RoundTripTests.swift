@@ -1,4 +1,4 @@
-import API
+@testable import API
 import Foundation
 import Geo
 import HTTPServer
@@ -132,6 +132,12 @@ final class RoundTripTests: XCTestCase {
         // that is neither form is refused (400).
         XCTAssertEqual(call(router, "GET", "/v1/clusters/7/leaves").status, 404)
         XCTAssertEqual(call(router, "GET", "/v1/clusters/7x/leaves").status, 400)
+        // Of the documented text form but no cluster's (a cell before the first, a cell twice): 404.
+        let pattern = try NSRegularExpression(pattern: XCTUnwrap(APISchemas.clusterID["pattern"]?.stringValue))
+        for text in ["20.479666028.8.9.76.-1.0", "14.13954.6345.0.1.0.1"] {
+            XCTAssertNotNil(pattern.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)), text)
+            XCTAssertEqual(call(router, "GET", "/v1/clusters/\(text)/leaves").status, 404, text)
+        }
     }
 
     /// A PUT refuses an origin, destination or rider drop-off the engine cannot serve (the check
