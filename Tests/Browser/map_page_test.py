@@ -153,15 +153,24 @@ def run_checks(page, server, checks, shots):
         lat = 37.565 + rng.gauss(0, 0.008)
         depart = (now + timedelta(minutes=30 + rng.randrange(90))).isoformat(timespec="seconds")
         parties.append((f"p{i:03d}", lon, lat, depart))
-    # One party alone by 낙산 (far from the others at zoom 16), to click as a lone party.
-    parties.append(("lone", 127.0075, 37.5805, (now + timedelta(hours=1)).isoformat(timespec="seconds")))
+    # One party alone by 낙산 (far from the others at zoom 16, on a served road), to click as a lone party.
+    parties.append(("lone", 127.0030, 37.5790, (now + timedelta(hours=1)).isoformat(timespec="seconds")))
 
     def put_parties():
-        for pid, lon, lat, depart in parties:
-            status, body = server.request("PUT", f"/v1/parties/{pid}", {
-                "origin": [lon, lat], "destination": [126.9707, 37.5547], "depart_at": depart,
-                "seats_total": 4, "seats_taken": 1, "title": f"팟 {pid}"}, auth=True)
+        # The server refuses a party it cannot serve (422 outside_coverage: no road near the
+        # point); a random point in a park or on the river is drawn again, so every party is
+        # one the server took (the lone party must be taken as placed).
+        for k, (pid, lon, lat, depart) in enumerate(parties):
+            for attempt in range(50):
+                status, body = server.request("PUT", f"/v1/parties/{pid}", {
+                    "origin": [lon, lat], "destination": [126.9707, 37.5547], "depart_at": depart,
+                    "seats_total": 4, "seats_taken": 1, "title": f"팟 {pid}"}, auth=True)
+                if status == 422 and pid != "lone" and body.get("error", {}).get("code") == "outside_coverage":
+                    lon, lat = 126.975 + rng.gauss(0, 0.012), 37.565 + rng.gauss(0, 0.008)
+                    continue
+                break
             assert status in (200, 201), (status, body)
+            parties[k] = (pid, lon, lat, depart)
     checks.run("parties PUT through the API", put_parties)
 
     # --- Search and trip ----------------------------------------------------------------------
@@ -299,7 +308,7 @@ def run_checks(page, server, checks, shots):
     checks.run("a cluster click zooms to its expansion_zoom", cluster_click_zooms)
 
     def party_click():
-        page.evaluate("void window.taxipot.map.setView([37.5805, 127.0075], 16, {animate: false})")
+        page.evaluate("void window.taxipot.map.setView([37.5790, 127.0030], 16, {animate: false})")
         view_counts()
         marker = page.locator(".leaflet-marker-pane .party-marker[data-party-id='lone']")
         marker.click()

@@ -153,7 +153,7 @@ def seoul_time(unix):
 
 
 def party_body(lon, lat, depart_in=3600, seats=4, taken=1, title=None):
-    b = {"origin": [lon, lat], "destination": [127.02, 37.50], "depart_at": seoul_time(time.time() + depart_in),
+    b = {"origin": [lon, lat], "destination": [126.9882, 37.5701], "depart_at": seoul_time(time.time() + depart_in),
          "seats_total": seats, "seats_taken": taken}
     if title:
         b["title"] = title

@@ -64,7 +64,7 @@ def visibility(a, b):
 
 
 def joins(a, b):
-    status, _, _ = a.request("PUT", "/v1/parties/race", party_body(127.0, 37.55, seats=4, taken=1))
+    status, _, _ = a.request("PUT", "/v1/parties/race", party_body(126.985, 37.565, seats=4, taken=1))
     check(status == 201, f"joins: the party is created (status {status})")
     wait_until(lambda: b.request("GET", "/v1/parties/race")[0] == 200, 2.0)
     barrier = threading.Barrier(200)
@@ -154,7 +154,7 @@ def kill9(a, b):
 
 def outage(a, b):
     pg.stop("fast")
-    answers = [r.request("PUT", "/v1/parties/during-outage", party_body(127.01, 37.56)) for r in (a, b)]
+    answers = [r.request("PUT", "/v1/parties/during-outage", party_body(126.992, 37.566)) for r in (a, b)]
     answers += [r.request("POST", "/v1/parties/race/riders", {"rider_id": "late", "seats": 1}) for r in (a, b)]
     check(all(s == 503 and h.get("retry-after", "").isdigit() and j["error"]["code"] == "storage_unavailable" for s, j, h in answers),
           f"outage: writes answer 503 storage_unavailable with Retry-After: {[(s, h.get('retry-after')) for s, _, h in answers]}")
@@ -166,13 +166,13 @@ def outage(a, b):
     back = {}
     for name, r in (("a", a), ("b", b)):
         def writes(r=r, name=name):
-            s = r.request("PUT", f"/v1/parties/after-{name}", party_body(127.012, 37.561))[0]
+            s = r.request("PUT", f"/v1/parties/after-{name}", party_body(126.994, 37.567))[0]
             return s in (200, 201)
         back[name] = wait_until(writes, 20, step=0.1)
     check(all(back.values()), f"outage: both replicas write again by themselves once PostgreSQL is back ({time.time() - t0:.1f} s)")
     # Writes on each side while the other follows: both must end with the same parties.
     for i in range(20):
-        (a, b)[i % 2].request("PUT", f"/v1/parties/post-{i}", party_body(127.013 + 0.0001 * i, 37.562))
+        (a, b)[i % 2].request("PUT", f"/v1/parties/post-{i}", party_body(126.995 + 0.0001 * i, 37.568))
 
     def agree():
         views = []
