@@ -13,7 +13,9 @@ final class SaturatedServer {
     init(metrics: ServerMetrics = ServerMetrics()) throws {
         let router = Router()
         let gate = DispatchSemaphore(value: 0)
+        let entered = DispatchSemaphore(value: 0)
         router.add("GET", "/slow", OperationDoc("blocks until released")) { _ in
+            entered.signal()
             gate.wait()
             return .json(["ok": true])
         }
@@ -27,9 +29,11 @@ final class SaturatedServer {
         first = try RawHTTPClient(port: server.port)
         second = try RawHTTPClient(port: server.port)
         try first.send(Array("GET /slow HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
-        usleep(100_000)
+        // The first holds the one worker before the second is sent (a fixed pause raced on a
+        // loaded machine); the second then waits in the queue of one.
+        _ = entered.wait(timeout: .now() + 30)
         try second.send(Array("GET /slow HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
-        usleep(100_000)
+        usleep(300_000)
     }
 
     /// Lets `count` blocked `/slow` requests (held or still to come) finish.
