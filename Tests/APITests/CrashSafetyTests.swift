@@ -111,12 +111,7 @@ final class CrashSafetyTests: XCTestCase {
                                 departAt: Date().timeIntervalSince1970 + 7200, seatsTotal: 4, seatsTaken: 1, title: "손님 q1 여정"))
             try store.close()
         }
-        var bytes = try Array(Data(contentsOf: URL(fileURLWithPath: state + "/parties.db")))
-        let needle = Array("q1 여정".utf8)
-        let hits = (0..<bytes.count - needle.count).filter { bytes[$0..<$0 + needle.count].elementsEqual(needle) }
-        XCTAssertFalse(hits.isEmpty)
-        for hit in hits { bytes[hit + needle.count - 1] ^= 0x01 }
-        try Data(bytes).write(to: URL(fileURLWithPath: state + "/parties.db"))
+        XCTAssertGreaterThan(try StoreDamage.flipLastBit(of: "q1 여정", inFile: state + "/parties.db"), 0)
 
         let server = try ServerProcess(data: data, state: state, token: "q-token")
         defer { server.stop() }

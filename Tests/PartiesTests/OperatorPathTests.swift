@@ -138,12 +138,7 @@ final class OperatorPathTests: XCTestCase {
             try service.close()
         }
         // One bit of the title flipped on disk (every copy in the file: a rewritten row may leave its old bytes behind).
-        var bytes = try Array(Data(contentsOf: URL(fileURLWithPath: dir + "/parties.db")))
-        let needle = Array("victim 여정".utf8)
-        let hits = (0..<bytes.count - needle.count).filter { bytes[$0..<$0 + needle.count].elementsEqual(needle) }
-        XCTAssertFalse(hits.isEmpty)
-        for hit in hits { bytes[hit + needle.count - 1] ^= 0x01 }
-        try Data(bytes).write(to: URL(fileURLWithPath: dir + "/parties.db"))
+        XCTAssertGreaterThan(try StoreDamage.flipLastBit(of: "victim 여정", inFile: dir + "/parties.db"), 0)
 
         let service = try PartyService(stateDirectory: dir)
         XCTAssertEqual(service.rejectedOnLoad.count, 1)
