@@ -100,21 +100,32 @@ let package = Package(
         .testTarget(name: "PostgresKitTests", dependencies: ["PostgresKit", "TestSupport"]),
         .testTarget(name: "CSVTests", dependencies: ["CSV", "TestSupport"]),
         .testTarget(name: "CoordinatesTests", dependencies: ["Coordinates", "CSV", "Geo"]),
-        .testTarget(name: "PlacesTests", dependencies: ["Places", "Import", "Geo", "TestSupport"]),
-        .testTarget(name: "RoutingTests", dependencies: ["Routing", "Import", "Coordinates", "Geo", "SyntheticCity", "TestSupport"]),
+        .testTarget(name: "PlacesTests", dependencies: ["Places", "Geo", "TestSupport"]),
+        .testTarget(name: "RoutingTests", dependencies: ["Routing", "Import", "Geo", "SyntheticCity", "TestSupport"]),
+        // The import stage: OSM and node-link networks to the graph (one or several files, the
+        // node-link export), the synthetic city, and the place database builder.
+        .testTarget(name: "ImportTests", dependencies: ["Import", "Routing", "Places", "Coordinates", "Geo", "SyntheticCity", "TestSupport"]),
         .testTarget(name: "MapMatchingTests", dependencies: ["MapMatching", "Routing", "Geo", "TestSupport"]),
         .testTarget(name: "FaresTests", dependencies: ["Fares", "FareEstimation", "Quoting", "Geo", "Routing", "TestSupport"]),
         .testTarget(name: "PartiesTests", dependencies: ["Parties", "Geo", "SQLiteKit", "PostgresKit", "TestSupport"]),
         .testTarget(name: "FareEstimationTests", dependencies: ["FareEstimation", "Fares", "Geo", "TestSupport"]),
         .testTarget(name: "QuotingTests", dependencies: ["Quoting", "Import", "Fares", "FareEstimation", "Geo", "Places", "Routing", "TestSupport"]),
-        .testTarget(name: "PoolingTests", dependencies: ["Pooling", "MapMatching", "Quoting", "Fares", "Geo", "Parties", "Routing", "TaxiPot", "TaxiPotServer", "TestSupport"]),
+        .testTarget(name: "PoolingTests", dependencies: ["Pooling", "MapMatching", "TaxiPot", "TaxiPotServer", "TestSupport"]),
         .testTarget(name: "BatchTests", dependencies: ["Batch", "CSV", "Geo", "TaxiPot", "TestSupport"]),
-        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
+        // The HTTP server itself over real sockets (framing, limits, hardening, conventions, streaming,
+        // threads); some of it through the service's router.
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "API", "JSON", "Geo", "Parties", "TaxiPotServer", "TestSupport"]),
         // The bench's own helpers (its latency percentiles leave failed calls out).
         .testTarget(name: "TaxiPotBenchTests", dependencies: ["TaxiPotBench"]),
         .testTarget(name: "APITests", dependencies: ["API", "Import", "Quoting", "Fares", "FareEstimation", "Geo", "HTTPServer", "JSON", "MapMatching", "Parties",
-                                                     "Places", "Pooling", "Routing", "SQLiteKit", "TaxiPot", "TaxiPotServer",
+                                                     "Places", "Routing", "SQLiteKit", "TaxiPot", "TaxiPotServer",
                                                      "TestSupport"]),
-        .target(name: "TestSupport", dependencies: ["TaxiPot", "TaxiPotServer", "Import"], path: "Tests/TestSupport"),
+        // The `taxipot` executable's commands run as child processes (batch, table, transform,
+        // match-trace, settle, parties import, serve's start and stop, help, exit codes).
+        .testTarget(name: "TaxiPotCLITests", dependencies: ["TaxiPot", "TaxiPotServer", "HTTPServer", "MapMatching", "Parties", "SQLiteKit",
+                                                            "Geo", "TestSupport"]),
+        // Helpers shared by several test targets.
+        .target(name: "TestSupport", dependencies: ["TaxiPot", "TaxiPotServer", "Import", "CSV", "Geo", "Places", "Routing"],
+                path: "Tests/TestSupport"),
     ]
 )

@@ -1,6 +1,7 @@
 import CSV
 import Foundation
 import Geo
+import TestSupport
 @testable import Batch
 
 /// A deterministic estimator for the runner's mechanics only (CSV, order, memory): the
@@ -27,14 +28,6 @@ struct MechanicsEstimator: TripEstimator {
         return .success(TripFare(distanceMeters: d, durationSeconds: Double(trip.line), fareKRW: trip.riders,
                                      perPersonKRW: trip.line, nightKRW: Int(trip.departAt), schedule: trip.taxiClass + "/" + trip.split))
     }
-}
-
-/// Reads CSV text into records with the module's reader.
-func parseCSV(_ text: String) throws -> [[String]] {
-    let reader = CSVReader(source: MemorySource(text))
-    var out: [[String]] = []
-    while let r = try reader.next() { out.append(r.fields) }
-    return out
 }
 
 /// Runs a batch over `text` with `estimator`; returns the output rows (header first) and the summary.

@@ -1,6 +1,7 @@
 import Foundation
 import Geo
 import Places
+import TestSupport
 import XCTest
 
 /// Per-road numbering fitted on known address → position pairs (issue 36): each test fits on some

@@ -1,6 +1,7 @@
 import Foundation
 import Geo
 import Places
+import TestSupport
 import XCTest
 
 /// Road-name (도로명주소) and lot (지번) addresses in place search and reverse geocoding (issue 36),

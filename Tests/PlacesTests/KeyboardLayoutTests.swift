@@ -1,4 +1,5 @@
 import Places
+import TestSupport
 import XCTest
 
 /// The 2-set keyboard conversion and the searches it serves (Korean typed in English mode,

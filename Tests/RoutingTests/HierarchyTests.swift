@@ -132,7 +132,7 @@ final class HierarchyTests: XCTestCase {
     /// witnesses at every hour instead, and its hierarchy is what a build with the hour times
     /// gives, far smaller than the margin alone would leave it.
     func testMeasuredSpeedHierarchyChecksWitnessesAtEveryHour() throws {
-        let g = try NodeLinkImportTests.gangnam.get().engine.graph
+        let g = try NodeLinkFixture.gangnam.get().engine.graph
         let combos = g.comboClass.count
         let hourQ = (0..<24).map { h in Array(g.hourQ[(h * combos)..<((h + 1) * combos)]) }
         let margin = WitnessMargin.covering(boundQ: Array(g.comboBoundQ), hourQ: hourQ)

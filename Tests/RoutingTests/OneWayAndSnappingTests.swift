@@ -1,6 +1,7 @@
 import Geo
 import Import
 import Routing
+import TestSupport
 import XCTest
 
 /// One-way streets, access, snapping onto a segment's middle, via points: small hand-made maps.

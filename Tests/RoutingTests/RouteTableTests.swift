@@ -1,5 +1,6 @@
 import Geo
 @testable import Routing
+import TestSupport
 import XCTest
 
 /// The many-to-many table against single route requests: every cell is the route's duration

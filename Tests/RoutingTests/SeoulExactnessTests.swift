@@ -1,6 +1,7 @@
 import Geo
 import Import
 import Routing
+import TestSupport
 import XCTest
 
 /// A* (CH potentials for time, landmarks for distance) against Dijkstra on the central-Seoul

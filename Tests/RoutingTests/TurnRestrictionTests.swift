@@ -1,6 +1,7 @@
 import Geo
 import Import
 import Routing
+import TestSupport
 import XCTest
 
 /// Each turn-restriction type on a crossroads X with arms N, E, S, W (100 m) whose tips are

@@ -2,11 +2,12 @@ import Foundation
 import Geo
 import Import
 import Routing
-import TestSupport
 import XCTest
 
 /// The central-Seoul graph, imported in-process once per test run.
-enum SeoulFixture {
+public enum SeoulFixture {}
+
+public extension SeoulFixture {
     static let profilePath = TestPaths.dataDir.appendingPathComponent("traffic/profile.csv").path
     static let loaded: Result<(path: String, engine: RouteEngine, report: ImportReport), Error> = Result {
         let profile = try TrafficProfile.load(path: profilePath)
@@ -22,23 +23,25 @@ enum SeoulFixture {
 }
 
 /// A hand-made OSM network laid out in metres east/north of a base point, written as OSM XML.
-struct TinyMap {
-    static let base = Coordinate(lon: 127.0, lat: 37.5)
-    var nodes: [(id: Int, x: Double, y: Double, tags: [String: String])] = []
-    var ways: [(id: Int, refs: [Int], tags: [String: String])] = []
-    var relations: [(id: Int, members: [(type: String, ref: Int, role: String)], tags: [String: String])] = []
+public struct TinyMap {
+    public static let base = Coordinate(lon: 127.0, lat: 37.5)
+    public var nodes: [(id: Int, x: Double, y: Double, tags: [String: String])] = []
+    public var ways: [(id: Int, refs: [Int], tags: [String: String])] = []
+    public var relations: [(id: Int, members: [(type: String, ref: Int, role: String)], tags: [String: String])] = []
+
+    public init() {}
 
     /// The coordinate `x` metres east and `y` metres north of the base.
-    static func at(_ x: Double, _ y: Double) -> Coordinate { base.offset(eastMeters: x, northMeters: y) }
+    public static func at(_ x: Double, _ y: Double) -> Coordinate { base.offset(eastMeters: x, northMeters: y) }
 
-    mutating func node(_ id: Int, _ x: Double, _ y: Double, _ tags: [String: String] = [:]) { nodes.append((id, x, y, tags)) }
-    mutating func way(_ id: Int, _ refs: [Int], _ tags: [String: String] = ["highway": "residential"]) { ways.append((id, refs, tags)) }
-    mutating func restriction(_ id: Int, _ value: String, from: Int, via: Int, to: Int) {
+    public mutating func node(_ id: Int, _ x: Double, _ y: Double, _ tags: [String: String] = [:]) { nodes.append((id, x, y, tags)) }
+    public mutating func way(_ id: Int, _ refs: [Int], _ tags: [String: String] = ["highway": "residential"]) { ways.append((id, refs, tags)) }
+    public mutating func restriction(_ id: Int, _ value: String, from: Int, via: Int, to: Int) {
         relations.append((id, [("way", from, "from"), ("node", via, "via"), ("way", to, "to")],
                           ["type": "restriction", "restriction": value]))
     }
 
-    var xml: String {
+    public var xml: String {
         func attr(_ s: String) -> String {
             s.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "\"", with: "&quot;").replacingOccurrences(of: "<", with: "&lt;")
         }
@@ -62,7 +65,7 @@ struct TinyMap {
     }
 
     /// Writes the map, imports it and returns an engine over it.
-    func engine(file: StaticString = #filePath, line: UInt = #line) throws -> RouteEngine {
+    public func engine(file: StaticString = #filePath, line: UInt = #line) throws -> RouteEngine {
         let dir = TestPaths.temporaryDirectory("routing-tiny")
         let osm = dir.appendingPathComponent("map.osm").path
         let graph = dir.appendingPathComponent("map.graph").path
@@ -73,11 +76,11 @@ struct TinyMap {
 }
 
 /// 2025-05-01 03:00 in Seoul: free-flowing traffic.
-let night = SeoulTime.parse("2025-05-01T03:00:00+09:00")!
+public let night = SeoulTime.parse("2025-05-01T03:00:00+09:00")!
 
 extension RouteEngine {
     /// Distance-metric route between two local points of a `TinyMap`.
-    func tinyRoute(_ a: (Double, Double), _ b: (Double, Double), via: [(Double, Double)] = [],
+    public func tinyRoute(_ a: (Double, Double), _ b: (Double, Double), via: [(Double, Double)] = [],
                    metric: RouteMetric = .distance) throws -> RouteResult
     {
         try route(RouteRequest(from: TinyMap.at(a.0, a.1), to: TinyMap.at(b.0, b.1), via: via.map { TinyMap.at($0.0, $0.1) },
@@ -86,7 +89,7 @@ extension RouteEngine {
 }
 
 /// Random points near road junctions (up to ±40 m away, so most snap mid-segment).
-func randomPoints(_ engine: RouteEngine, count: Int, seed: UInt64) -> [Coordinate] {
+public func randomPoints(_ engine: RouteEngine, count: Int, seed: UInt64) -> [Coordinate] {
     var rng = SplitMix64(seed: seed)
     return (0..<count).map { _ in
         let c = engine.graph.coordinate(ofNode: Int(rng.next() % UInt64(engine.graph.nodeCount)))

@@ -9,7 +9,7 @@ import XCTest
 /// The Korean standard node-link network (data/nodelink): its two forms, what the import keeps
 /// and reports, bad input, and routing under its turn rules against a plain Dijkstra.
 final class NodeLinkImportTests: XCTestCase {
-    static let csvDir = TestPaths.dataDir.appendingPathComponent("nodelink").path
+    static let csvDir = NodeLinkFixture.csvDir
 
     /// The shapefile set written from the CSV by tools/nodelink/make-shapefiles (made when absent).
     static let shapefileDir: Result<String, Error> = Result {
@@ -122,19 +122,8 @@ final class NodeLinkImportTests: XCTestCase {
         }
     }
 
-    /// A part of the network around 강남역 (small enough to prepare quickly in a debug build).
-    /// Prepared with the TOPIS measured speeds (durations from them, routing exact under them).
-    static let gangnam: Result<(net: NodeLinkNetwork, engine: RouteEngine, report: NodeLinkImportReport), Error> = Result {
-        var net = try NodeLinkImporter.read(.csv(directory: csvDir))
-        let inside = Set(net.nodes.filter { (37.480...37.515).contains($0.lat) && (127.010...127.060).contains($0.lon) }.map(\.id))
-        net.nodes = net.nodes.filter { inside.contains($0.id) }
-        net.links = net.links.filter { inside.contains($0.from) && inside.contains($0.to) }
-        net.turns = net.turns.filter { inside.contains($0.node) }
-        let profile = try SeoulFixture.profile
-        let path = TestPaths.temporaryDirectory("nodelink-gangnam").appendingPathComponent("gangnam.graph").path
-        let report = try NodeLinkImporter.prepare(net, to: path, profile: profile, speeds: try measuredSpeeds.get())
-        return (net, RouteEngine(graph: try RoadGraph.load(path: path), profile: profile), report)
-    }
+    /// The network around 강남역 prepared with the measured speeds (shared with HierarchyTests).
+    static let gangnam = NodeLinkFixture.gangnam
 
     /// Routes between the middles of one-way links equal a plain Dijkstra over the links, with the
     /// turn rules derived here from the rows: 002/003/101/102/103 prohibited; a U-turn only where
@@ -209,9 +198,7 @@ final class NodeLinkImportTests: XCTestCase {
         return compared
     }
 
-    static let measuredSpeeds = Result {
-        try MeasuredSpeeds.read(speedPath: csvDir + "/topis_speed_20181023.csv", mappingPath: csvDir + "/topis_standard_link_mapping_202003.csv")
-    }
+    static let measuredSpeeds = NodeLinkFixture.measuredSpeeds
 
     /// Durations come from the measured speeds: each link of a route takes its length over its
     /// measured speed at the departure hour (links without one: MAX_SPD × the rank's calibrated

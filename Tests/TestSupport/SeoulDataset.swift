@@ -1,11 +1,12 @@
 import Foundation
 import TaxiPot
-import TestSupport
 import XCTest
 
 /// The shared test dataset (TestSupport's `TestDataset`: the repository's data/ sources plus
 /// a road graph and a place DB built in-process once per test run), loaded as a `Dataset`.
-enum SeoulDataset {
+public enum SeoulDataset {}
+
+public extension SeoulDataset {
     static let loaded: Result<(directory: String, dataset: Dataset), Error> = Result {
         let dir = try TestDataset.directory()
         return (dir, try TestDataset.loaded.get())

@@ -2,16 +2,17 @@ import Foundation
 import Geo
 import Import
 import Places
-import TestSupport
 import XCTest
 
 /// The shared test dataset's place DB (prepared by `make test`) and its index (the shared
 /// dataset's); `report`: the builder's report of building it again from data/ (once per run).
-enum PlacesFixture {
+public enum PlacesFixture {}
+
+public extension PlacesFixture {
     struct Built: @unchecked Sendable {
-        let databasePath: String
-        let index: PlaceIndex
-        var report: PlaceDatabaseBuilder.BuildReport { get throws { try TestDataset.built.get().placesReport } }
+        public let databasePath: String
+        public let index: PlaceIndex
+        public var report: PlaceDatabaseBuilder.BuildReport { get throws { try TestDataset.built.get().placesReport } }
     }
 
     static let built: Result<Built, Error> = Result {
