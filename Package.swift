@@ -5,7 +5,9 @@ import PackageDescription
 ///
 /// Modules by concept (see README.md, "Architecture"):
 /// - Geo, JSON, SQLiteKit, PostgresKit, CSV: shared primitives.
-/// - Coordinates, Places, Routing, Fares, Parties: the five capabilities (what is served).
+/// - Coordinates, Places, Routing, Fares, Parties: the five capabilities (what is served). The
+///   party wing is one module per room: PartyStores, PartyClusters and Parties (the service) over
+///   PartyModel (the values).
 /// - Import: the import stage (`taxipot import`): OSM files to the prepared road graph (reader,
 ///   car profile, turn restrictions, graph builder, preparer, landmarks, hierarchy builder) and
 ///   the place sources to the place database. Only the CLI links it (and readosm).
@@ -64,7 +66,12 @@ let package = Package(
         .target(name: "Places", dependencies: ["CSV", "Geo", "JSON", "SQLiteKit"]),
         .target(name: "Routing", dependencies: ["Geo"]),
         .target(name: "Fares", dependencies: ["Geo", "JSON"]),
-        .target(name: "Parties", dependencies: ["CSV", "Geo", "SQLiteKit", "PostgresKit"]),
+        // The party wing, one module per room (the walls the compiler keeps): the values, the
+        // durable stores, the in-memory cluster index (no storage) and the service over both.
+        .target(name: "PartyModel", dependencies: ["Geo"]),
+        .target(name: "PartyStores", dependencies: ["Geo", "PartyModel", "SQLiteKit", "PostgresKit"]),
+        .target(name: "PartyClusters", dependencies: ["Geo", "PartyModel"]),
+        .target(name: "Parties", dependencies: ["CSV", "Geo", "PartyModel", "PartyStores", "PartyClusters"]),
         // Fare estimation: the meter's trips from the traffic profile (speeds and slow share by
         // road class and hour, which Routing also drives by), the estimator and its errors.
         // Its own module because it needs both Fares and Routing, two capabilities that must
@@ -78,20 +85,20 @@ let package = Package(
 
         // Composition and faces.
         .target(name: "Quoting", dependencies: ["Geo", "Routing", "Fares", "FareEstimation", "Places"]),
-        .target(name: "Pooling", dependencies: ["Geo", "Routing", "Fares", "FareEstimation", "Parties", "Quoting", "MapMatching"]),
+        .target(name: "Pooling", dependencies: ["Geo", "Routing", "Fares", "FareEstimation", "PartyModel", "PartyClusters", "Parties", "Quoting", "MapMatching"]),
         .target(name: "Batch", dependencies: ["CSV", "Geo", "Quoting", "Fares", "FareEstimation", "Places", "Routing"]),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CZlib", "JSON"]),
         .target(name: "API", dependencies: ["HTTPServer", "JSON", "Geo", "Quoting", "Coordinates", "Batch", "CSV",
-                                            "Places", "Routing", "Fares", "FareEstimation", "Parties", "Pooling", "MapMatching"]),
+                                            "Places", "Routing", "Fares", "FareEstimation", "PartyModel", "PartyStores", "PartyClusters", "Parties", "Pooling", "MapMatching"]),
         // The two library products: the engine, and the HTTP service on top of it.
-        .target(name: "TaxiPot", dependencies: ["CSV", "Geo", "Coordinates", "Places", "Routing", "Fares", "FareEstimation", "Parties",
+        .target(name: "TaxiPot", dependencies: ["CSV", "Geo", "Coordinates", "Places", "Routing", "Fares", "FareEstimation", "PartyModel", "PartyStores", "PartyClusters", "Parties",
                                                 "Quoting", "Pooling", "Batch", "MapMatching"]),
         .target(name: "TaxiPotServer", dependencies: ["TaxiPot", "JSON", "HTTPServer", "API"]),
         // Tools: the synthetic city generator (CLI and tests, not the engine).
         .target(name: "SyntheticCity", dependencies: ["Geo"]),
         .executableTarget(name: "TaxiPotCLI", dependencies: ["TaxiPot", "TaxiPotServer", "Import", "SyntheticCity"]),
-        // The bench's probes use `package` members of Coordinates, Routing and Parties (no public SPI).
-        .executableTarget(name: "TaxiPotBench", dependencies: ["TaxiPot", "JSON", "Coordinates", "Routing", "Parties"]),
+        // The bench's probes use `package` members of Coordinates, Routing and PartyClusters (no public SPI).
+        .executableTarget(name: "TaxiPotBench", dependencies: ["TaxiPot", "JSON", "Coordinates", "Routing", "PartyModel", "PartyStores", "PartyClusters", "Parties"]),
 
         // Tests: one target per module with logic, each declaring exactly the modules it imports.
         .testTarget(name: "GeoTests", dependencies: ["Geo"]),
@@ -107,7 +114,7 @@ let package = Package(
         .testTarget(name: "ImportTests", dependencies: ["Import", "Routing", "Places", "Coordinates", "Geo", "SyntheticCity", "TestSupport"]),
         .testTarget(name: "MapMatchingTests", dependencies: ["MapMatching", "Routing", "Geo", "TestSupport"]),
         .testTarget(name: "FaresTests", dependencies: ["Fares", "FareEstimation", "Quoting", "Geo", "Routing", "TestSupport"]),
-        .testTarget(name: "PartiesTests", dependencies: ["Parties", "Geo", "SQLiteKit", "PostgresKit", "TestSupport"]),
+        .testTarget(name: "PartiesTests", dependencies: ["Parties", "PartyModel", "PartyStores", "PartyClusters", "Geo", "SQLiteKit", "PostgresKit", "TestSupport"]),
         .testTarget(name: "FareEstimationTests", dependencies: ["FareEstimation", "Fares", "Geo", "TestSupport"]),
         .testTarget(name: "QuotingTests", dependencies: ["Quoting", "Import", "Fares", "FareEstimation", "Geo", "Places", "Routing", "TestSupport"]),
         .testTarget(name: "PoolingTests", dependencies: ["Pooling", "MapMatching", "TaxiPot", "TaxiPotServer", "TestSupport"]),
@@ -117,8 +124,8 @@ let package = Package(
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "API", "JSON", "Geo", "Parties", "TaxiPotServer", "TestSupport"]),
         // The bench's own helpers (its latency percentiles leave failed calls out).
         .testTarget(name: "TaxiPotBenchTests", dependencies: ["TaxiPotBench"]),
-        .testTarget(name: "APITests", dependencies: ["API", "Import", "Quoting", "Fares", "FareEstimation", "Geo", "HTTPServer", "JSON", "MapMatching", "Parties",
-                                                     "Places", "Routing", "SQLiteKit", "TaxiPot", "TaxiPotServer",
+        .testTarget(name: "APITests", dependencies: ["API", "Import", "Quoting", "Fares", "FareEstimation", "Geo", "HTTPServer", "JSON", "MapMatching", "Parties", "PartyModel", "PartyStores", "PartyClusters",
+                                                     "Places", "Pooling", "Routing", "SQLiteKit", "TaxiPot", "TaxiPotServer",
                                                      "TestSupport"]),
         // The `taxipot` executable's commands run as child processes (batch, table, transform,
         // match-trace, settle, parties import, serve's start and stop, help, exit codes).

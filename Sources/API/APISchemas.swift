@@ -1,6 +1,6 @@
 import Coordinates
 import JSON
-import Parties
+import PartyModel
 import Places
 
 /// JSON Schemas of the API's bodies for the OpenAPI document: what the server enforces on

@@ -1,9 +1,11 @@
 import Coordinates
+import Parties
+import PartyModel
+import PartyStores
 import Quoting
 import FareEstimation
 import Fares
 import HTTPServer
-import Parties
 import Places
 import Pooling
 import Routing

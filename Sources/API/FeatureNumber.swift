@@ -1,6 +1,6 @@
 import HTTPServer
 import JSON
-import Parties
+import PartyClusters
 
 /// Numeric feature ids of the cluster answers, as supercluster gives and MapLibre wants them
 /// (`promoteId: "feature_id"`, or the feature's own `id`), exact in a JavaScript number. A

@@ -2,6 +2,8 @@ import Geo
 import HTTPServer
 import JSON
 import Parties
+import PartyClusters
+import PartyModel
 
 /// Limits of the party and cluster endpoints.
 enum PartiesLimits {

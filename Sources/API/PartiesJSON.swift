@@ -1,7 +1,8 @@
 import Geo
 import HTTPServer
 import JSON
-import Parties
+import PartyClusters
+import PartyModel
 import Pooling
 
 /// The JSON of parties and clusters: request bodies in, party objects and GeoJSON out.

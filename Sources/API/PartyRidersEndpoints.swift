@@ -2,6 +2,7 @@ import HTTPServer
 import JSON
 import Geo
 import Parties
+import PartyModel
 
 /// `POST /v1/parties/{id}/riders` (join) and `DELETE /v1/parties/{id}/riders/{rider_id}` (leave):
 /// the same token and durability as `PUT /v1/parties/{id}`; checked and written atomically.

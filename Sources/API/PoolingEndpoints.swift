@@ -1,10 +1,10 @@
+import PartyModel
 import Quoting
 import FareEstimation
 import Fares
 import Geo
 import HTTPServer
 import JSON
-import Parties
 import Pooling
 
 /// `GET /v1/parties/{id}/quote` and `GET /v1/match`.

@@ -1,10 +1,11 @@
 import Coordinates
+import Parties
+import PartyStores
 import Quoting
 import Foundation
 import FareEstimation
 import HTTPServer
 import JSON
-import Parties
 import Places
 import Pooling
 import Routing

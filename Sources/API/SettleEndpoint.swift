@@ -4,7 +4,7 @@ import Geo
 import HTTPServer
 import JSON
 import MapMatching
-import Parties
+import PartyModel
 import Pooling
 
 /// `POST /v1/parties/{id}/settle`: the fare settled from the ride's GPS trace (issue 38).

@@ -1,1 +1,2 @@
-// The Parties module. Its types are documented where they are declared.
+// The Parties module: the party service (`PartyService`, `PartyCSV`) over a store (`PartyStores`)
+// and the cluster index (`PartyClusters`). Its types are documented where they are declared.

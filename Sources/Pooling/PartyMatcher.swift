@@ -1,9 +1,11 @@
+import Parties
+import PartyClusters
+import PartyModel
 import Quoting
 import FareEstimation
 import Fares
 import Foundation
 import Geo
-import Parties
 import Routing
 
 /// A party's quote: its ride through the riders' drop-offs in the shortest order, the metered

@@ -1,9 +1,9 @@
+import PartyModel
 import Quoting
 import FareEstimation
 import Fares
 import Foundation
 import Geo
-import Parties
 
 /// A rider looking for a party to join (`GET /v1/match`).
 public struct MatchRequest: Sendable {

@@ -1,8 +1,8 @@
+import PartyModel
 import Quoting
 import FareEstimation
 import Fares
 import Geo
-import Parties
 import Routing
 
 /// A party's ride in order: from the origin through the stops (the drop-offs, then the

@@ -1,9 +1,9 @@
+import PartyModel
 import Quoting
 import FareEstimation
 import Fares
 import Foundation
 import Geo
-import Parties
 import Routing
 
 /// A party's own ride, planned: its drop-offs in the order that makes it shortest in time,

@@ -1,9 +1,10 @@
+import Parties
+import PartyModel
 import Quoting
 import FareEstimation
 import Fares
 import Geo
 import MapMatching
-import Parties
 import Routing
 
 /// Where a rider got off, as the client knows it.

@@ -1,5 +1,6 @@
 import Foundation
 import Parties
+import PartyModel
 
 /// The settlement record files of earlier builds (`<state>/settlements/<party id>.settled`: the
 /// idempotency key, a newline, the answer given), moved into the party store at start.

@@ -1,6 +1,6 @@
 import Geo
 import MapMatching
-import Parties
+import PartyModel
 
 /// The checks a trace passes before it is settled (docs/FARES.md, "What a trace must be"): a
 /// trace that cannot be a taxi ride of the party is refused, naming the reason and the fix.

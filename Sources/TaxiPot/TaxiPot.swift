@@ -10,6 +10,9 @@
 @_exported import Routing
 @_exported import Fares
 @_exported import FareEstimation
+@_exported import PartyModel
+@_exported import PartyStores
+@_exported import PartyClusters
 @_exported import Parties
 @_exported import Quoting
 @_exported import Pooling

@@ -1,6 +1,9 @@
 import Foundation
-import TaxiPot
 import Parties
+import PartyClusters
+import PartyModel
+import PartyStores
+import TaxiPot
 
 /// Clusters: the party index on the same points and viewports pysupercluster gets
 /// (bench-out/inputs/parties_1m.f64, viewports.csv): build, viewport query, one insert or

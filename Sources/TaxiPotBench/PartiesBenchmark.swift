@@ -1,5 +1,5 @@
 import Geo
-import Parties
+import PartyClusters
 
 /// A probe into the cluster query for `taxipot-bench --clusters-stages` (where an answer's time
 /// goes). The bench's own code: the index's first stage is its `package` probe `gatherTiles`.

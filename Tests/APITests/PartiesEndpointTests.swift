@@ -4,6 +4,8 @@ import Geo
 import HTTPServer
 import JSON
 import Parties
+import PartyClusters
+import PartyModel
 import TestSupport
 import XCTest
 

@@ -4,6 +4,8 @@ import Geo
 import HTTPServer
 import JSON
 import Parties
+import PartyModel
+import PartyStores
 import TestSupport
 import XCTest
 

@@ -1,6 +1,8 @@
 import Foundation
 import MapMatching
 import Parties
+import PartyModel
+import PartyStores
 import TaxiPotServer
 import TestSupport
 import XCTest

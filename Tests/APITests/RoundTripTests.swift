@@ -4,6 +4,7 @@ import Geo
 import HTTPServer
 import JSON
 import Parties
+import PartyModel
 import TestSupport
 import XCTest
 

@@ -1,9 +1,9 @@
 import Foundation
 import HTTPServer
 import JSON
-import Parties
 import Geo
 @testable import API
+import Parties
 import TestSupport
 import XCTest
 

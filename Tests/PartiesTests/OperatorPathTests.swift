@@ -1,9 +1,11 @@
 import Foundation
 import Geo
+@testable import Parties
+@testable import PartyModel
+@testable import PartyStores
 import SQLiteKit
 import TestSupport
 import XCTest
-@testable import Parties
 
 /// Issue 43 item 12: the operator's paths (import, recover, a row quarantined at load, files
 /// moved under a running service) never lose an acknowledged write.

@@ -1,6 +1,7 @@
 import Geo
+@testable import PartyClusters
+@testable import PartyModel
 import XCTest
-@testable import Parties
 
 /// Unfiltered answers read expansion zooms kept in the nodes and split checks straight from
 /// child nodes; the general (filtered) path searches them. Both must give the same answers,

@@ -1,6 +1,7 @@
 import Geo
+@testable import PartyClusters
+@testable import PartyModel
 import XCTest
-@testable import Parties
 
 /// Inserts, deletes and moves without a rebuild give the same answers as a fresh build.
 final class PartyIndexLiveTests: XCTestCase {

@@ -1,6 +1,7 @@
 import Geo
+@testable import PartyClusters
+@testable import PartyModel
 import XCTest
-@testable import Parties
 
 /// Properties of the cluster index on random data, at every zoom.
 final class PartyIndexTests: XCTestCase {

@@ -1,8 +1,9 @@
 import Foundation
 import Geo
+@testable import Parties
+@testable import PartyStores
 import TestSupport
 import XCTest
-@testable import Parties
 
 /// `kill -9` in the middle of writing: every acknowledged party survives, the file is sound.
 final class PartyKillTests: XCTestCase {

@@ -1,6 +1,7 @@
 import Geo
+@testable import PartyClusters
+@testable import PartyModel
 import XCTest
-@testable import Parties
 
 /// Nearby lists and boxes smaller than the world, checked against brute force.
 final class PartyQueryTests: XCTestCase {

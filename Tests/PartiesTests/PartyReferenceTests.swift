@@ -1,6 +1,7 @@
 import Geo
+@testable import PartyClusters
+@testable import PartyModel
 import XCTest
-@testable import Parties
 
 /// The index's answers (quadtree aggregates, kept tiles, kept expansion zooms, the merger's
 /// fast paths, the border merge) against `ReferenceClusters`, the plain algorithm over a list

@@ -1,9 +1,11 @@
 import Foundation
 import Geo
+@testable import Parties
+@testable import PartyModel
+@testable import PartyStores
 import SQLiteKit
 import TestSupport
 import XCTest
-@testable import Parties
 
 /// Riders and versions in the party store: a file written before they existed loads, and
 /// joins and leaves survive a reopen.

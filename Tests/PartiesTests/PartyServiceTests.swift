@@ -1,8 +1,11 @@
 import Foundation
 import Geo
+@testable import Parties
+@testable import PartyClusters
+@testable import PartyModel
+@testable import PartyStores
 import TestSupport
 import XCTest
-@testable import Parties
 
 /// A clock tests can move.
 final class TestClock: @unchecked Sendable {

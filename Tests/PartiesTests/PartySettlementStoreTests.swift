@@ -1,9 +1,11 @@
 import Foundation
 import Geo
+@testable import Parties
+@testable import PartyModel
+@testable import PartyStores
 import SQLiteKit
 import TestSupport
 import XCTest
-@testable import Parties
 
 /// A party's settlement in the embedded store (issue 38): part of the party's row, so the party
 /// stays settled (closed to joins, leaves and replacement) after a reopen; a store of the earlier

@@ -1,9 +1,11 @@
 import Foundation
 import Geo
+@testable import Parties
+@testable import PartyModel
+@testable import PartyStores
 import SQLiteKit
 import TestSupport
 import XCTest
-@testable import Parties
 
 /// A damaged party store is never served silently: every damaged variant either starts with
 /// each party it serves equal to what was written (the others reported as refused at load),

@@ -1,8 +1,9 @@
 import Dispatch
 import Foundation
 import Geo
+@testable import PartyClusters
+@testable import PartyModel
 import XCTest
-@testable import Parties
 
 /// Answers built from tiles: kept tiles stay current under writes, copies keep their own,
 /// clusters do not depend on the view away from its edges, and shared tiles are safe to read

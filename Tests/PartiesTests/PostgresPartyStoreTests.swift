@@ -1,5 +1,6 @@
 import Foundation
 import Parties
+import PartyStores
 import TestSupport
 import XCTest
 

@@ -1,9 +1,11 @@
 import Foundation
 import Geo
+@testable import Parties
+@testable import PartyModel
+@testable import PartyStores
 import PostgresKit
 import TestSupport
 import XCTest
-@testable import Parties
 
 /// A party's settlement in the PostgreSQL store shared by replicas (issue 38): every replica
 /// sees the party settled and refuses its joins, two replicas settling at once settle it once,

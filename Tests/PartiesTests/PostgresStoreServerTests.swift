@@ -1,9 +1,11 @@
 import Foundation
 import Geo
+@testable import Parties
+@testable import PartyModel
+@testable import PartyStores
 import PostgresKit
 import TestSupport
 import XCTest
-@testable import Parties
 
 /// The PostgreSQL store against a real PostgreSQL server (the tests' own, in a temporary
 /// folder; one database per test): a group commit in which one write fails, and a

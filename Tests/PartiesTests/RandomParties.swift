@@ -1,7 +1,8 @@
 import Foundation
 import Geo
+@testable import PartyClusters
+@testable import PartyModel
 import XCTest
-@testable import Parties
 
 
 /// Random parties around Korean cities: dense near city centres, some at the very same spot

@@ -1,8 +1,10 @@
 import Foundation
 import Geo
+@testable import Parties
+@testable import PartyModel
+@testable import PartyStores
 import TestSupport
 import XCTest
-@testable import Parties
 
 /// When a party can be settled and how long its settlement stays (issue 43 item 7), on both
 /// stores: an unsettled party can be settled up to the settle window after its departure (past

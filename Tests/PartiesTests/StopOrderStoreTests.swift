@@ -1,6 +1,8 @@
 import Foundation
 import Geo
 @testable import Parties
+@testable import PartyModel
+@testable import PartyStores
 import TestSupport
 import XCTest
 

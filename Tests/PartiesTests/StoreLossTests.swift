@@ -1,9 +1,11 @@
 import Foundation
 import Geo
+@testable import Parties
+@testable import PartyModel
+@testable import PartyStores
 import SQLiteKit
 import TestSupport
 import XCTest
-@testable import Parties
 
 /// Issue 32: a damaged row never costs its only good copy, and a log cut or deleted after a
 /// crash is refused instead of silently dropping acknowledged writes.

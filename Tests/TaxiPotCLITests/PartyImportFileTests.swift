@@ -1,8 +1,8 @@
 import Foundation
 import Geo
+@testable import PartyStores
 import TestSupport
 import XCTest
-@testable import Parties
 
 /// `taxipot parties import` over the files analysts really have.
 final class PartyImportFileTests: XCTestCase {

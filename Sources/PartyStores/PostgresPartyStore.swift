@@ -1,5 +1,6 @@
 import Foundation
 import Geo
+import PartyModel
 import PostgresKit
 
 /// Parties in a PostgreSQL database shared by several `taxipot serve` replicas

@@ -1,5 +1,6 @@
 import CSV
 import Geo
+import PartyModel
 
 /// Parties as CSV rows, for bulk loading (`taxipot parties import`).
 ///

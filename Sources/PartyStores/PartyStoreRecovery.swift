@@ -1,5 +1,6 @@
 import Foundation
 import Geo
+import PartyModel
 import SQLiteKit
 
 /// Puts a usable party store back after `SQLitePartyDatabase` refused a damaged one

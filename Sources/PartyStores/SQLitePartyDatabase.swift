@@ -1,5 +1,6 @@
 import Foundation
 import Geo
+import PartyModel
 import SQLiteKit
 
 /// The durable home of parties: one SQLite file (`parties.db`) in the state directory.

@@ -1,4 +1,5 @@
 import Geo
+import PartyModel
 
 /// The cluster index's answers computed the plain way, from a list of parties: the rule
 /// `PartyIndex` implements, with none of its speed layers (no quadtree, no kept tiles, no kept

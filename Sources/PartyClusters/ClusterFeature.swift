@@ -1,4 +1,5 @@
 import Geo
+import PartyModel
 
 /// A cluster in an answer: several parties shown as one point.
 public struct Cluster: Sendable, Hashable {

@@ -1,4 +1,5 @@
 import Geo
+import PartyModel
 
 extension PartyIndex {
     // MARK: - Answers from tiles

@@ -1,5 +1,6 @@
 import Foundation
 import Geo
+import PartyModel
 
 /// A party near a point, with its great-circle distance.
 public struct NearbyParty: Sendable, Hashable {

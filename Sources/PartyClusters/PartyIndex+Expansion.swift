@@ -1,3 +1,5 @@
+import PartyModel
+
 extension PartyIndex {
     // MARK: - Expansion zooms kept per node
 

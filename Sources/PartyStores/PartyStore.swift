@@ -1,4 +1,5 @@
 import Foundation
+import PartyModel
 
 /// Where a `PartyService` keeps its parties durably: the embedded SQLite file of one process
 /// (`SQLitePartyStore`, the default) or a PostgreSQL database shared by replicas

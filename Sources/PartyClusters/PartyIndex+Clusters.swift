@@ -1,4 +1,5 @@
 import Geo
+import PartyModel
 
 extension PartyIndex {
     /// Clusters and lone parties in view at `zoom` (0–20) in `box`, counting only parties

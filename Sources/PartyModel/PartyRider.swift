@@ -84,3 +84,29 @@ extension Party {
         return stopOrder.compactMap { theirs.firstIndex(of: mine[$0 - 1]).map { $0 + 1 } }
     }
 }
+
+extension Party {
+    /// This party, written without a rider list over `old`, keeping the riders who joined
+    /// `old`: the organiser (its first rider) is given `seatsTaken` less the other riders'
+    /// seats. Throws `PartyWriteError.seatsConflict` when `seatsTaken` does not cover them
+    /// (rather than dropping a rider who joined). A party with a rider list is itself.
+    package func keepingRiders(of old: Party) throws -> Party {
+        guard riders.isEmpty, !old.riders.isEmpty else { return self }
+        var stored = self
+        let others = old.riders.dropFirst()
+        let otherSeats = others.reduce(0) { $0 + $1.seats }
+        if others.isEmpty && seatsTaken == 0 {
+            stored.riders = []
+            return stored
+        }
+        guard seatsTaken > otherSeats else {
+            throw PartyWriteError.seatsConflict(id: id, message:
+                "seats_taken \(seatsTaken) does not cover the \(otherSeats) seats of the riders who joined (\(others.map(\.id).joined(separator: ", "))) plus the organiser's; send the riders list, or leave them out and count their seats")
+        }
+        var organiser = old.riders[0]
+        organiser.seats = seatsTaken - otherSeats
+        stored.riders = [organiser] + others
+        try stored.validate()
+        return stored
+    }
+}

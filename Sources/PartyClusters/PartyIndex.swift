@@ -1,4 +1,5 @@
 import Geo
+import PartyModel
 
 /// A live, in-memory index of parties clustered per zoom level on a Web Mercator pixel grid.
 ///

@@ -1,3 +1,5 @@
+import PartyModel
+
 /// How a cluster answer reads the index, decided once per query (from its filter) and handed
 /// down: the one switch between the fast unfiltered path and the general one.
 enum ClusterReads: Sendable, Equatable {

@@ -229,7 +229,7 @@ public struct PartyFilter: Sendable, Hashable {
 
     /// The bounds as plain numbers, for tight loops.
     @inline(__always)
-    var bounds: (after: Double, before: Double, seats: Int) {
+    package var bounds: (after: Double, before: Double, seats: Int) {
         (departAfter ?? -.infinity, departBefore ?? .infinity, minSeats ?? Int.min)
     }
 

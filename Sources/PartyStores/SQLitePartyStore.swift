@@ -1,4 +1,5 @@
 import Foundation
+import PartyModel
 
 /// The embedded store of one process: `SQLitePartyDatabase` (`parties.db` in the state folder) behind
 /// the `PartyStore` seam, its calls serialised by a lock.
