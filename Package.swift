@@ -100,7 +100,7 @@ let package = Package(
         .testTarget(name: "PostgresKitTests", dependencies: ["PostgresKit", "TestSupport"]),
         .testTarget(name: "CSVTests", dependencies: ["CSV", "TestSupport"]),
         .testTarget(name: "CoordinatesTests", dependencies: ["Coordinates", "CSV", "Geo"]),
-        .testTarget(name: "PlacesTests", dependencies: ["Places", "Import", "Geo", "TestSupport"]),
+        .testTarget(name: "PlacesTests", dependencies: ["Places", "Import", "Geo", "SQLiteKit", "TestSupport"]),
         .testTarget(name: "RoutingTests", dependencies: ["Routing", "Import", "Coordinates", "Geo", "SyntheticCity", "TestSupport"]),
         .testTarget(name: "MapMatchingTests", dependencies: ["MapMatching", "Routing", "Geo", "TestSupport"]),
         .testTarget(name: "FaresTests", dependencies: ["Fares", "FareEstimation", "Quoting", "Geo", "Routing", "TestSupport"]),
