@@ -71,9 +71,10 @@ $(NODELINK_GRAPH): $(NODELINK_SHP) data/nodelink/topis_speed_20181023.csv Source
 graph: $(BUILD)/seoul-$(NETWORK).graph
 	@cmp -s $< $(GRAPH) || cp -f $< $(GRAPH)
 
-# The place DB follows its sources and its builder (a new category or merge rule changes the
-# places; the build takes about 30 s).
-$(PLACES): $(PLACE_SOURCES) Sources/Places/PlaceFileChecksum.swift $(wildcard Sources/Import/Places/*.swift)
+# The place DB follows its sources, its builder (a new category or merge rule changes the
+# places) and Sources/Places (the file's format, and the search index stored in it, derived by
+# the search-key rules there); the build takes about 30 s.
+$(PLACES): $(PLACE_SOURCES) $(wildcard Sources/Places/*.swift) $(wildcard Sources/Import/Places/*.swift)
 	@mkdir -p $(BUILD)
 	$(BIN) import places --data data -o $@
 

@@ -107,7 +107,7 @@ let package = Package(
         .testTarget(name: "PostgresKitTests", dependencies: ["PostgresKit", "TestSupport"]),
         .testTarget(name: "CSVTests", dependencies: ["CSV", "TestSupport"]),
         .testTarget(name: "CoordinatesTests", dependencies: ["Coordinates", "CSV", "Geo"]),
-        .testTarget(name: "PlacesTests", dependencies: ["Places", "Geo", "TestSupport"]),
+        .testTarget(name: "PlacesTests", dependencies: ["Places", "Geo", "SQLiteKit", "TestSupport"]),
         .testTarget(name: "RoutingTests", dependencies: ["Routing", "Import", "Geo", "SyntheticCity", "TestSupport"]),
         // The import stage: OSM and node-link networks to the graph (one or several files, the
         // node-link export), the synthetic city, and the place database builder.

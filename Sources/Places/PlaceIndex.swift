@@ -4,8 +4,9 @@ import Geo
 /// The place DB loaded into memory with its search index: keyword search, reverse geocoding
 /// and region lookup. Open once and share: every method is safe to call from many threads.
 ///
-/// The SQLite file stays the source of truth; `open` reads the place table and builds the
-/// in-memory keys (names, aliases, 초성, romanisations, English names) and trigram postings.
+/// The SQLite file stays the source of truth: `open` reads the place table and the search
+/// structures `taxipot import places` derived from it (keys: names, aliases, 초성,
+/// romanisations, English names; trigram postings; region names), see `SearchStructures`.
 public final class PlaceIndex: Sendable {
     /// The DB file this index was loaded from.
     public let path: String
@@ -32,23 +33,31 @@ public final class PlaceIndex: Sendable {
     /// Road-name and lot addresses over the DB's `roads` table and divisions.
     let addresses: AddressLocator
 
-    /// Loads the place DB at `path` and builds the search index.
+    /// Loads the place DB at `path` with its stored search index.
     public static func open(path: String) throws(PlaceDatabaseError) -> PlaceIndex {
+        try open(path: path, storedSearch: true)
+    }
+
+    /// Loads the place DB at `path`; with `storedSearch` false, derives the search structures
+    /// from its rows as the builder does instead of reading the stored ones (the tests compare both).
+    package static func open(path: String, storedSearch: Bool) throws(PlaceDatabaseError) -> PlaceIndex {
         do {
             let db = try PlaceStore.open(path: path, readOnly: true)
             let rows = try PlaceStore.readPlaces(db)
             let divisions = try PlaceStore.readDivisions(db)
-            let boundaries = try PlaceStore.readBoundaries(db)
-            let roads = try PlaceStore.readRoads(db)
-            let numbering = try PlaceStore.readNumbering(db)
-            return PlaceIndex(path: path, rows: rows, divisions: divisions, boundaries: boundaries, roads: roads, numbering: numbering)
+            let admin = AdminLocator(divisions: divisions, boundaries: try PlaceStore.readBoundaries(db))
+            let search = storedSearch
+                ? try PlaceStore.readSearchIndex(db, rows: rows, divisionsByCode: admin.divisionsByCode)
+                : SearchStructures(rows: rows, divisionsByCode: admin.divisionsByCode)
+            return PlaceIndex(path: path, rows: rows, divisions: divisions, admin: admin, search: search,
+                              roads: try PlaceStore.readRoads(db), numbering: try PlaceStore.readNumbering(db))
         } catch {
             throw PlaceDatabaseError.wrap(error)
         }
     }
 
-    init(path: String, rows: [(place: Place, aliases: [String], regionCode: String)], divisions: [Division],
-         boundaries: [Boundary], roads: [NamedRoad] = [], numbering: [String: RoadNumbering] = [:])
+    init(path: String, rows: [PlaceRow], divisions: [Division], admin: AdminLocator, search: SearchStructures,
+         roads: [NamedRoad], numbering: [String: RoadNumbering])
     {
         self.path = path
         places = rows.map(\.place)
@@ -66,23 +75,11 @@ public final class PlaceIndex: Sendable {
         categories = cats
         knownCategories = PlaceCategory.builtIn + cats.filter { !PlaceCategory.builtIn.contains($0) }.sorted()
 
-        let admin = AdminLocator(divisions: divisions, boundaries: boundaries)
         self.admin = admin
-        var regionIndex: [String: Int32] = [:]
-        var tokens: [[String]] = []
-        regionOfPlace = rows.map { r in
-            guard !r.regionCode.isEmpty else { return -1 }
-            if let i = regionIndex[r.regionCode] { return i }
-            let i = Int32(tokens.count)
-            tokens.append(PlaceIndex.regionTokens(code: r.regionCode, admin.divisionsByCode))
-            regionIndex[r.regionCode] = i
-            return i
-        }
-        regionTokens = tokens
+        regionOfPlace = search.regionOfPlace
+        regionTokens = search.regionTokens
         adminRuns = AdminRunSegmenter(divisions: divisions)
-
-        let keys = rows.map { SearchKeys.keys(for: $0.place, aliases: $0.aliases) }
-        index = SearchIndex(keysPerPlace: keys)
+        index = search.index
         grid = SpatialGrid(points: coordinates)
         pool = ScratchPool(placeCount: places.count, keyCount: index.keyCount)
         var byID: [String: Int32] = [:]
@@ -91,27 +88,10 @@ public final class PlaceIndex: Sendable {
         addresses = AddressLocator(roads: roads, divisions: divisions, admin: admin, calibration: numbering)
     }
 
-    /// The folded names an address may use for the divisions above (and at) `code`:
-    /// "서울특별시", "서울", "서울시", "강남구", "강남", "역삼동", "역삼".
-    static func regionTokens(code: String, _ divisions: [String: Division]) -> [String] {
-        var out: [String] = []
-        func add(_ s: String) {
-            let f = SearchText.fold(s)
-            if !f.isEmpty && !out.contains(f) { out.append(f) }
-        }
-        if let p = KoreanProvinces.byCode(code) {
-            add(p.name)
-            p.shortNames.forEach(add)
-        }
-        for length in [5, 8, 10] where code.count >= length {
-            guard let d = divisions[String(code.prefix(length))] else { continue }
-            add(d.name)
-            for part in d.name.split(separator: " ").map(String.init) {
-                add(part)
-                if let stem = PlaceSources.divisionStem(part) { add(stem) }
-            }
-        }
-        return out
+    /// The search structures as the place DB stores them, array by array (the tests compare the
+    /// stored ones with those derived in memory).
+    package var searchIndexBlobs: [(name: String, bytes: [UInt8])] {
+        SearchStructures(index: index, regionOfPlace: regionOfPlace, regionTokens: regionTokens).blobs
     }
 
     /// The number of places.

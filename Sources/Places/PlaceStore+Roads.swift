@@ -53,8 +53,7 @@ extension PlaceStore {
 
     /// The calibrated numbering of the DB's roads; none for a DB built without a calibration table.
     static func readNumbering(_ db: SQLiteDatabase) throws -> [String: RoadNumbering] {
-        let exists = try db.prepare("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'road_numbering'")
-        guard try exists.step(), exists.int(0) > 0 else { return [:] }
+        guard try hasTable(db, "road_numbering") else { return [:] }
         let s = try db.prepare("SELECT road, reversed, offset, interval FROM road_numbering")
         var out: [String: RoadNumbering] = [:]
         while try s.step() {
@@ -67,8 +66,7 @@ extension PlaceStore {
 
     /// The roads of the DB; none for a DB built without the node-link network.
     static func readRoads(_ db: SQLiteDatabase) throws -> [NamedRoad] {
-        let exists = try db.prepare("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'roads'")
-        guard try exists.step(), exists.int(0) > 0 else { return [] }
+        guard try hasTable(db, "roads") else { return [] }
         let s = try db.prepare("SELECT name, districts, points FROM roads ORDER BY rowid")
         var out: [NamedRoad] = []
         while try s.step() {

@@ -48,14 +48,22 @@ package struct PlaceRecord: Sendable {
     }
 }
 
+/// A place as the place table stores it: the place, the other names it is found by and the
+/// code of its division.
+package typealias PlaceRow = (place: Place, aliases: [String], regionCode: String)
+
 /// The SQLite layout of the place DB and its reading and writing.
 ///
 /// Tables: `meta(key, value)`, `places(id, name, category, address, lon, lat, importance,
 /// name_en, name_rr, aliases, region_code, detail, source)`, `divisions(code, level, name,
-/// full_name, lon, lat, inner_lon, inner_lat, min_lon, min_lat, max_lon, max_lat, area_km2)` and
-/// `boundaries(code, level, rings)` (polygons as blobs).
+/// full_name, lon, lat, inner_lon, inner_lat, min_lon, min_lat, max_lon, max_lat, area_km2)`,
+/// `boundaries(code, level, rings)` (polygons as blobs) and `search_index(name, data)` (the
+/// search structures derived from the places, `PlaceStore+SearchIndex.swift`).
 package enum PlaceStore {
-    package static let formatVersion = "taxipot-places-2"
+    /// Bump it whenever the tables, their columns or the stored search index's arrays change: a
+    /// file of another format is refused with a message to rebuild it. (A change of the rules
+    /// deriving the search index needs no bump: see `SearchStructures`.)
+    package static let formatVersion = "taxipot-places-3"
     /// Separator of the `aliases` column.
     package static let aliasSeparator: Character = "|"
 
@@ -74,6 +82,7 @@ package enum PlaceStore {
             min_lon REAL NOT NULL, min_lat REAL NOT NULL, max_lon REAL NOT NULL, max_lat REAL NOT NULL,
             area_km2 REAL NOT NULL);
         CREATE TABLE boundaries(code TEXT PRIMARY KEY, level TEXT NOT NULL, rings BLOB NOT NULL);
+        CREATE TABLE search_index(name TEXT PRIMARY KEY, data BLOB);
         """
 
     /// A new, empty place DB at `path` (a file already there is replaced).
@@ -101,7 +110,8 @@ package enum PlaceStore {
             throw PlaceDatabaseError("\(path): not a place database (\(error))")
         }
         guard format == formatVersion else {
-            throw PlaceDatabaseError("\(path): place database format '\(format)', expected '\(formatVersion)'; rebuild it")
+            throw PlaceDatabaseError("\(path): place database format '\(format)', but this taxipot reads '\(formatVersion)' "
+                + "(the file was built by another version); rebuild it with 'make data'")
         }
         return db
     }
@@ -152,7 +162,7 @@ package enum PlaceStore {
     }
 
     /// Every place, ordered by id (so the in-memory index is the same on every open).
-    package static func readPlaces(_ db: SQLiteDatabase) throws -> [(place: Place, aliases: [String], regionCode: String)] {
+    package static func readPlaces(_ db: SQLiteDatabase) throws -> [PlaceRow] {
         let s = try db.prepare("""
             SELECT id, name, category, address, lon, lat, importance, name_en, name_rr, aliases, region_code, detail
             FROM places ORDER BY id

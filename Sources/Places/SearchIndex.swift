@@ -21,7 +21,10 @@ struct SearchIndex: Sendable {
     let postings: [Int32]
 
     var keyCount: Int { keyStart.count }
+}
 
+extension SearchIndex {
+    /// The index of these keys (`keysPerPlace[p]`: the keys of place `p`).
     init(keysPerPlace: [[SearchKeyForm]]) {
         // All keys unsorted in one buffer, then an order sorted with memcmp.
         var raw: [UInt8] = []
@@ -83,14 +86,57 @@ struct SearchIndex: Sendable {
             postings.append(Int32(truncatingIfNeeded: g & 0xFFFF_FFFF))
         }
         offsets.append(Int32(postings.count))
-        self.symbols = symbols
-        self.keyStart = keyStart
-        self.keyLength = keyLength
-        self.keyPlace = keyPlace
-        self.keyWeight = keyWeight
-        self.gramCodes = codes
-        self.gramOffsets = offsets
-        self.postings = postings
+        self.init(symbols: symbols, keyStart: keyStart, keyLength: keyLength, keyPlace: keyPlace, keyWeight: keyWeight,
+                  gramCodes: codes, gramOffsets: offsets, postings: postings)
+    }
+
+    /// The first fault of arrays read back from a file that would make a lookup read out of
+    /// bounds or rank with a nonsense weight, or nil. Linear in the arrays' sizes; the key order
+    /// is not checked (a misordered index gives wrong answers, never a crash; the file's
+    /// checksum is what vouches for it).
+    func damage(placeCount: Int) -> String? {
+        let n = keyCount
+        guard keyLength.count == n, keyPlace.count == n, keyWeight.count == n else {
+            return "the key arrays differ in length (key_start \(n), key_length \(keyLength.count), key_place \(keyPlace.count), "
+                + "key_weight \(keyWeight.count))"
+        }
+        guard gramOffsets.count == gramCodes.count + 1 else {
+            return "gram_offsets holds \(gramOffsets.count) offsets for \(gramCodes.count) trigrams (expected one more)"
+        }
+        let symbolCount = symbols.count, postingCount = postings.count
+        return keyStart.withUnsafeBufferPointer { start in
+            keyLength.withUnsafeBufferPointer { length in
+                keyPlace.withUnsafeBufferPointer { place in
+                    keyWeight.withUnsafeBufferPointer { weight -> String? in
+                        for k in 0..<n {
+                            let s = Int(start[k]), e = s + Int(length[k])
+                            if s < 0 || e > symbolCount { return "key \(k) spans symbols \(s)..<\(e), outside the \(symbolCount) stored" }
+                            if place[k] < 0 || Int(place[k]) >= placeCount {
+                                return "key \(k) names place \(place[k]), but the database holds \(placeCount) places"
+                            }
+                            if !(weight[k] > 0 && weight[k] <= 1) { return "key \(k) has weight \(weight[k]), outside (0, 1]" }
+                        }
+                        return nil
+                    }
+                }
+            }
+        } ?? gramOffsets.withUnsafeBufferPointer { offsets in
+            gramCodes.withUnsafeBufferPointer { codes -> String? in
+                guard offsets[0] == 0, Int(offsets[codes.count]) == postingCount else {
+                    return "gram_offsets runs from \(offsets[0]) to \(offsets[codes.count]), not from 0 to the \(postingCount) postings"
+                }
+                for i in 0..<codes.count {
+                    if offsets[i] > offsets[i + 1] { return "gram_offsets decreases at trigram \(i)" }
+                    if i > 0 && codes[i - 1] >= codes[i] { return "gram_codes is not ascending at trigram \(i)" }
+                }
+                return nil
+            }
+        } ?? postings.withUnsafeBufferPointer { postings -> String? in
+            for i in 0..<postingCount where postings[i] < 0 || Int(postings[i]) >= n {
+                return "posting \(i) names key \(postings[i]), but the index holds \(n) keys"
+            }
+            return nil
+        }
     }
 
     @inline(__always)

@@ -93,7 +93,7 @@ public enum TestDataset {
                 return names.filter { extensions.contains(($0 as NSString).pathExtension) }.map { dir.appendingPathComponent($0).path }
             }
             return files("data/places", ["csv", "geojson"]) + files("data/nodelink", ["csv"]) + files("Sources/Import/Places", ["swift"])
-                + [source("Sources/Places/PlaceFileChecksum.swift")]
+                + files("Sources/Places", ["swift"])
         }
 
         static func current(_ file: String, sources: [String]) -> String? {

@@ -65,6 +65,7 @@ public enum PlaceDatabaseBuilder {
             let db = try PlaceStore.create(at: tmp)
             try PlaceStore.insert(all, into: db)
             try PlaceStore.insert(divisions, boundaries: boundaries, into: db)
+            try PlaceStore.writeSearchIndex(db)
             let roads = try RoadNetworkSource.roadsIfPresent(dataDirectory: dataDirectory, locator: locator, warnings: &warnings)
             try PlaceStore.insert(roads, into: db)
             try PlaceStore.insert(try RoadNetworkSource.calibrationIfPresent(dataDirectory: dataDirectory, roads: roads, warnings: &warnings), into: db)
@@ -182,6 +183,7 @@ public enum PlaceDatabaseBuilder {
                 records.append(r)
             }
             try PlaceStore.insert(records, into: db)
+            try PlaceStore.writeSearchIndex(db)
             try db.close()
             try PlaceFileChecksum.seal(path: tmp)
             guard rename(tmp, databasePath) == 0 else {
