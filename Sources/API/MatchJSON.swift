@@ -14,7 +14,7 @@ public enum MatchJSON {
                 switch fix {
                 case .success(let m):
                     .object([("location", .array([round(m.location.lon, 1e6), round(m.location.lat, 1e6)])),
-                             ("distance_meters", round(m.distanceMeters, 10)), ("matching", .number(Double(m.matchingIndex))),
+                             ("distance_m", round(m.distanceMeters, 10)), ("matching", .number(Double(m.matchingIndex))),
                              ("waypoint", m.waypointIndex.map { .number(Double($0)) } ?? .null)])
                 case .failure(let u): .object([("unmatched", .string(u.reason.rawValue))])
                 }
@@ -24,10 +24,10 @@ public enum MatchJSON {
 
     public static func matching(_ m: Matching) -> JSONValue {
         .object([
-            ("distance_meters", round(m.distanceMeters, 10)), ("duration_seconds", round(m.durationSeconds, 10)),
+            ("distance_m", round(m.distanceMeters, 10)), ("duration_s", round(m.durationSeconds, 10)),
             ("confidence", round(m.confidence, 1e6)), ("fixes", .array(m.fixIndices.map { .number(Double($0)) })),
             ("geometry", .string(Polyline.encode(m.geometry, precision: 6))),
-            ("legs", .array(m.legs.map { .object([("distance_meters", round($0.distanceMeters, 10)), ("duration_seconds", round($0.durationSeconds, 10))]) })),
+            ("legs", .array(m.legs.map { .object([("distance_m", round($0.distanceMeters, 10)), ("duration_s", round($0.durationSeconds, 10))]) })),
         ])
     }
 }

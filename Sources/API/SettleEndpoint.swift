@@ -96,7 +96,7 @@ enum SettleJSON {
         func round(_ v: Double) -> JSONValue { .number((v * 10).rounded() / 10) }
         var members: [(String, JSONValue)] = [
             ("read", read),
-            ("party_id", .string(partyID)), ("distance_meters", round(s.distanceMeters)), ("duration_seconds", round(s.durationSeconds)),
+            ("party_id", .string(partyID)), ("distance_m", round(s.distanceMeters)), ("duration_s", round(s.durationSeconds)),
             ("region", .string(s.region)), ("split", .string(s.split.rawValue)),
             ("fare", ["total_krw": .number(Double(s.fare.totalKrw)), "schedule_id": .string(s.fare.scheduleID),
                       "base_krw": .number(Double(s.fare.baseKrw)), "distance_krw": .number(Double(s.fare.distanceKrw)),
@@ -203,8 +203,8 @@ func registerSettleEndpoint(_ router: Router, _ context: ServiceContext) {
                     (422, "no_match: no two fixes of the trace can be joined by road; implausible_trace: times, speeds or extent that cannot be a taxi ride (naming the fix and the reason); invalid_trace: times for some fixes only, or going back; invalid_field: a rider the party does not list, a drop-off time with a trace without times, meter_total_krw out of range"), (503, "storage_unavailable; overloaded: the bulk work in flight is at the server's budget (a trace fix counts \(OSRMFace.cellsPerFix) table cells against serve --table-cell-budget), Retry-After says when to retry"),
                     (401, "unauthorized: missing or wrong 'Authorization: Bearer <token>'"),
                     (403, "writes_disabled: the server has no TAXIPOT_WRITE_TOKEN")],
-        responseSchema: ["type": "object", "required": ["party_id", "distance_meters", "duration_seconds", "fare", "legs_krw", "riders", "route"], "properties": [
-            "party_id": ["type": "string"], "distance_meters": ["type": "number"], "duration_seconds": ["type": "number"],
+        responseSchema: ["type": "object", "required": ["party_id", "distance_m", "duration_s", "fare", "legs_krw", "riders", "route"], "properties": [
+            "party_id": ["type": "string"], "distance_m": ["type": "number"], "duration_s": ["type": "number"],
             "read": ["type": "object", "description": "what the settlement read", "properties": [
                 "fix_count": ["type": "integer"], "first_time": ["type": ["number", "null"]], "last_time": ["type": ["number", "null"]],
                 "members": ["type": "array", "items": ["type": "string"]],
@@ -219,13 +219,13 @@ func registerSettleEndpoint(_ router: Router, _ context: ServiceContext) {
             "meter_total_krw": ["type": ["integer", "null"]], "difference_krw": ["type": ["integer", "null"]],
             "route": ["type": "object", "properties": [
                 "matchings": ["type": "array", "items": ["type": "object", "properties": [
-                    "distance_meters": ["type": "number"], "duration_seconds": ["type": "number"], "confidence": ["type": "number"],
+                    "distance_m": ["type": "number"], "duration_s": ["type": "number"], "confidence": ["type": "number"],
                     "fixes": ["type": "array", "items": ["type": "integer"]], "geometry": ["type": "string", "description": "encoded polyline, precision 6"],
-                    "legs": ["type": "array", "items": ["type": "object", "properties": ["distance_meters": ["type": "number"], "duration_seconds": ["type": "number"]]]],
+                    "legs": ["type": "array", "items": ["type": "object", "properties": ["distance_m": ["type": "number"], "duration_s": ["type": "number"]]]],
                 ]]],
                 "tracepoints": ["type": "array", "description": "per fix: where it was matched, or why it was not ({\"unmatched\": reason})",
                                 "items": ["type": "object", "properties": [
-                                    "location": ResponseSchemas.position, "distance_meters": ["type": "number"], "matching": ["type": "integer"],
+                                    "location": ResponseSchemas.position, "distance_m": ["type": "number"], "matching": ["type": "integer"],
                                     "waypoint": ["type": ["integer", "null"]], "unmatched": ["type": "string"],
                                 ]]],
             ]],

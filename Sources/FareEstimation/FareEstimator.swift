@@ -85,7 +85,7 @@ public struct FareEstimator: Sendable {
         if let s = r.slowS, let d = r.durationS, s > d {
             throw .conflicting(.slowTime, reason: "must not exceed duration_s (\(s) > \(d))")
         }
-        let schedule = try schedule(region: r.region, taxiClass: r.taxiClass, departure: r.departure)
+        let meter = try rideMeter(region: r.region, taxiClass: r.taxiClass, departure: r.departure)
 
         let segments: [TripSegment]
         let timing: String
@@ -107,27 +107,13 @@ public struct FareEstimator: Sendable {
             segments = ProfileTrip.segments(distanceM: r.distanceM, departure: r.departure, profile: profile)
             timing = "profile"
         }
-        let fare: FareBreakdown
-        do {
-            fare = try FareMeter(schedule: schedule).run(segments, departure: r.departure, tollKrw: r.tollKrw)
-        } catch {
-            throw .invalidTrip(error)
-        }
+        let fare = try meter.run(.trip(segments), departure: r.departure, tollKrw: r.tollKrw).fare
         let riders = [SplitRider](repeating: SplitRider(count: 1, lastLeg: 0, soloFareKrw: fare.totalKrw), count: r.riders)
         let shares = try Self.split(fare: fare, riders: riders, policy: r.split, roundingKrw: r.roundingKrw)
         return MeteredFare(
             distanceM: r.distanceM, durationS: segments.reduce(0) { $0 + $1.durationS },
-            slowS: segments.reduce(0) { $0 + $1.slowS }, departure: r.departure, timing: timing, schedule: schedule,
+            slowS: segments.reduce(0) { $0 + $1.slowS }, departure: r.departure, timing: timing, schedule: meter.schedule,
             fare: fare, split: shares, perPersonKrw: FareSplit.perPerson(totalKrw: fare.totalKrw, persons: r.riders, roundingKrw: r.roundingKrw))
-    }
-
-    /// The schedule for a region, class and departure, with lookup failures as request errors.
-    public func schedule(region: String, taxiClass: String, departure: Double) throws(FareRequestError) -> FareSchedule {
-        do {
-            return try book.schedule(region: region, taxiClass: taxiClass, at: departure)
-        } catch {
-            throw .schedule(error)
-        }
     }
 
     /// Checks the parts every fare and quote request shares.

@@ -4,7 +4,7 @@ import Foundation
 ///
 /// The engine always orders coordinates x = longitude, y = latitude, whatever a
 /// CRS's own axis order says.
-public struct Coordinate: Sendable, Hashable, Codable, CustomStringConvertible {
+public struct Coordinate: Sendable, Hashable, CustomStringConvertible {
     public var lon: Double
     public var lat: Double
 
@@ -45,7 +45,7 @@ extension Coordinate {
 }
 
 /// A longitude/latitude rectangle: west, south, east, north in degrees.
-public struct BoundingBox: Sendable, Hashable, Codable {
+public struct BoundingBox: Sendable, Hashable {
     public var west: Double
     public var south: Double
     public var east: Double

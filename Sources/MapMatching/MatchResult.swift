@@ -2,7 +2,7 @@ import Geo
 import Routing
 
 /// Why a fix has no place on a matching.
-public enum UnmatchedReason: String, Sendable, Codable {
+public enum UnmatchedReason: String, Sendable {
     /// No road piece within the fix's search radius.
     case noRoadNearby = "no_road_nearby"
     /// Within max(2σ, the spacing floor) of the previous fix kept, and `tidy` asked to leave such fixes out.

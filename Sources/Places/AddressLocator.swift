@@ -2,7 +2,7 @@ import Foundation
 import Geo
 
 /// How much an address answer knows.
-public enum AddressPrecision: String, Sendable, Codable {
+public enum AddressPrecision: String, Sendable {
     /// Placed along the named road by its building number (by the 기초번호 rule, (N − 1) × 10 m
     /// from the road's start, or by the road's calibrated numbering, `RoadNumbering`).
     case interpolated

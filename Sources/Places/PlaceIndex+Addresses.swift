@@ -72,7 +72,7 @@ extension PlaceIndex {
 
 /// The nearest road-name address estimate to a point: the road and the basic number
 /// (기초번호) of the point's projection on it, odd on the left and even on the right.
-public struct ReverseAddress: Sendable, Hashable, Codable {
+public struct ReverseAddress: Sendable, Hashable {
     /// "서울특별시 강남구 테헤란로 153".
     public let text: String
     public let road: String

@@ -132,12 +132,10 @@ public struct PartyMatch: Sendable {
 
     /// What a join accepting this match hands back (`PartyMatcher.placeJoin`).
     public var offer: JoinOffer { JoinOffer(dropOffOrder: dropOffOrder, pooledKrw: pooledKrw, maxDetourPercent: maxDetourPercent) }
-
-    // `soloEstimate` is not part of the JSON form.
 }
 
 /// How much later a rider already in a party arrives when a new rider's drop-off is inserted.
-public struct RiderDelay: Sendable, Codable, Equatable {
+public struct RiderDelay: Sendable, Equatable {
     public var riderID: String
     /// Seconds later than in the party's current plan (0 for those getting off before the new stop).
     public var addedSeconds: Double
@@ -150,8 +148,6 @@ public struct RiderDelay: Sendable, Codable, Equatable {
         self.addedSeconds = addedSeconds
         self.percent = percent
     }
-
-    enum CodingKeys: String, CodingKey { case riderID = "rider_id", addedSeconds = "added_seconds", percent }
 }
 
 /// Where a rider's drop-off goes in a planned ride: before `stops[position]`, or (`joinsStop`)

@@ -68,14 +68,6 @@ public struct RidePricer: Sendable {
 
     public init(quotes: RideQuoter) { self.quotes = quotes }
 
-    /// The fare region and schedule for a ride from `origin` at `departure`.
-    func schedule(origin: Coordinate, departure: Double, taxiClass: String) throws(FareRequestError) -> (String, FareSchedule) {
-        guard let region = quotes.region(at: origin) else {
-            throw .outsideFareRegions(.origin, origin)
-        }
-        return (region, try quotes.fares.schedule(region: region, taxiClass: taxiClass, departure: departure))
-    }
-
     /// The route of a ride from `origin` through `stops` (the last is the end), as a single
     /// route request with the others as via points would return it.
     func route(from origin: Coordinate, stops: [Coordinate], departure: Double) throws(FareRequestError) -> RouteResult {
@@ -88,23 +80,16 @@ public struct RidePricer: Sendable {
 
     /// Meters `route` (from `origin` at `departure`); the per-leg amounts padded to `legs`.
     func meter(_ route: RouteResult, origin: Coordinate, departure: Double, legs: Int,
-               taxiClass: String = FareRequest.defaultTaxiClass) throws(FareRequestError) -> (String, FareSchedule, FareBreakdown)
+               taxiClass: String = FareRequest.defaultTaxiClass) throws(FareRequestError) -> (RideMeter, FareBreakdown)
     {
-        let (region, schedule) = try self.schedule(origin: origin, departure: departure, taxiClass: taxiClass)
-        var fare: FareBreakdown
-        do {
-            fare = try FareMeter(schedule: schedule).run(quotes.meterTrip(route, region: region, departure: departure), departure: departure)
-        } catch {
-            throw .internalFailure("metering the route failed: \(error)")
-        }
-        if fare.legKrw.count < legs { fare.legKrw += Array(repeating: 0, count: legs - fare.legKrw.count) }
-        return (region, schedule, fare)
+        let meter = try quotes.rideMeter(at: origin, field: .origin, taxiClass: taxiClass, departure: departure)
+        return (meter, try meter.run(.route(route), departure: departure, legs: legs).fare)
     }
 
     /// The metered fare of riding alone from `origin` to `destination` at `departure`.
     public func soloFare(from origin: Coordinate, to destination: Coordinate, departure: Double) throws(FareRequestError) -> Int {
         let r = try route(from: origin, stops: [destination], departure: departure)
-        return try meter(r, origin: origin, departure: departure, legs: 1).2.totalKrw
+        return try meter(r, origin: origin, departure: departure, legs: 1).1.totalKrw
     }
 
     /// The party's own ride (planned as `planned`, from `origin` at `departure`) routed through
@@ -117,7 +102,7 @@ public struct RidePricer: Sendable {
             do throws(FareRequestError) {
                 let route: RouteResult
                 do throws(RoutingError) { route = try routes.route(through: points, departAt: departure) } catch { throw .route(error) }
-                let (region, schedule, fare) = try meter(route, origin: origin, departure: departure, legs: points.count - 1)
+                let (meter, fare) = try self.meter(route, origin: origin, departure: departure, legs: points.count - 1)
                 var ranges: [Range<Int>] = []
                 var start = 0
                 for leg in 0..<(points.count - 1) {
@@ -127,7 +112,7 @@ public struct RidePricer: Sendable {
                     start = end
                 }
                 return .success(RoutedRide(segments: route.segments, legRanges: ranges, legMeters: route.legs.map(\.distanceMeters),
-                                           region: region, schedule: schedule, legKrw: fare.legKrw, totalKrw: fare.totalKrw))
+                                           meter: meter, legKrw: fare.legKrw, totalKrw: fare.totalKrw))
             } catch {
                 return .failure(error)
             }
@@ -159,9 +144,9 @@ public struct RidePricer: Sendable {
             share += Double(own.legKrw[k] * seats) / aboard(k)
             travelled += own.legMeters[k]
         }
-        let least = FareMeter(schedule: own.schedule).leastLegKrw(distanceM: toStop.distance, durationS: toStop.duration, travelledM: travelled, first: j == 0)
+        let least = FareMeter(schedule: own.meter.schedule).leastLegKrw(distanceM: toStop.distance, durationS: toStop.duration, travelledM: travelled, first: j == 0)
         share += Double(least * seats) / aboard(j)
-        return share - Self.splitSlack(ride, position: j, schedule: own.schedule, roundingKrw: roundingKrw)
+        return share - Self.splitSlack(ride, position: j, schedule: own.meter.schedule, roundingKrw: roundingKrw)
     }
 
     /// How far below its exact by-leg part `a` (the sum over legs 0…j of the leg's meter amount
@@ -195,13 +180,12 @@ public struct RidePricer: Sendable {
               let own = routed(planned, origin: ride.origin, departure: ride.departure), let seats = ride.riders.last?.seats,
               let leg = legToStop(planned, points, j, rider, departure: ride.departure) else { return nil }
         let legs = own.legRanges.prefix(j).map { own.segments[$0] } + [leg.segments[...]]
-        guard let fare = try? FareMeter(schedule: own.schedule).run(quotes.meterTrip(legs: legs, region: own.region, departure: ride.departure),
-                                                                     departure: ride.departure) else { return nil }
+        guard let fare = try? own.meter.run(.legs(legs), departure: ride.departure).fare else { return nil }
         var share = 0.0
         for k in 0...j where k < fare.legKrw.count {
             share += Double(fare.legKrw[k] * seats) / Double(ride.riders.reduce(0) { $0 + ($1.stop >= k ? $1.seats : 0) })
         }
-        return (share - Self.splitSlack(ride, position: j, schedule: own.schedule, roundingKrw: roundingKrw), leg)
+        return (share - Self.splitSlack(ride, position: j, schedule: own.meter.schedule, roundingKrw: roundingKrw), leg)
     }
 
     /// The by-leg share of the last rider of `ride`: `planned`'s ride with that rider's stop
@@ -230,9 +214,7 @@ public struct RidePricer: Sendable {
             guard let whole = try? routes.route(through: withRider, departAt: ride.departure) else { return nil }
             legs = (0..<(withRider.count - 1)).map { leg in ArraySlice(whole.segments.filter { $0.legIndex == leg }) }
         }
-        guard var fare = try? FareMeter(schedule: own.schedule).run(quotes.meterTrip(legs: legs, region: own.region, departure: ride.departure),
-                                                                     departure: ride.departure) else { return nil }
-        if fare.legKrw.count < ride.stops.count { fare.legKrw += Array(repeating: 0, count: ride.stops.count - fare.legKrw.count) }
+        guard let fare = try? own.meter.run(.legs(legs), departure: ride.departure, legs: ride.stops.count).fare else { return nil }
         let riders = ride.riders.map { SplitRider(count: $0.seats, lastLeg: $0.stop) }
         return (try? FareSplit.split(totalKrw: fare.totalKrw, riders: riders, policy: .byLeg, roundingKrw: roundingKrw, legKrw: fare.legKrw))?.last
     }
@@ -266,7 +248,7 @@ public struct RidePricer: Sendable {
     /// (`proportional` weighs each by its solo fare to its own stop: one more route per stop).
     public func price(_ ride: PartyRide, split: SplitPolicy, roundingKrw: Int = 10) throws(FareRequestError) -> PricedRide {
         let route = try self.route(from: ride.origin, stops: ride.stops, departure: ride.departure)
-        let (region, schedule, fare) = try meter(route, origin: ride.origin, departure: ride.departure, legs: ride.stops.count)
+        let (meter, fare) = try self.meter(route, origin: ride.origin, departure: ride.departure, legs: ride.stops.count)
         var solos: [Int]?
         if split == .proportional {
             var byStop: [Int: Int] = [:]
@@ -285,7 +267,7 @@ public struct RidePricer: Sendable {
                 throw .internalFailure("splitting the fare failed: \(error.message)")
             }
         }
-        return PricedRide(ride: ride, route: route, region: region, schedule: schedule, fare: fare, split: split, shares: shares, soloFaresKrw: solos)
+        return PricedRide(ride: ride, route: route, region: meter.region, schedule: meter.schedule, fare: fare, split: split, shares: shares, soloFaresKrw: solos)
     }
 }
 

@@ -71,19 +71,18 @@ final class RoutedRide: Sendable {
     /// Per leg, the range of `segments` that belongs to it, and its length.
     let legRanges: [Range<Int>]
     let legMeters: [Double]
-    let region: String
-    let schedule: FareSchedule
+    /// The ride's meter (its region and schedule).
+    let meter: RideMeter
     /// What the meter adds on each leg (`FareBreakdown.legKrw`, one per leg), and its total.
     let legKrw: [Int]
     let totalKrw: Int
 
-    init(segments: [RouteSegment], legRanges: [Range<Int>], legMeters: [Double], region: String, schedule: FareSchedule, legKrw: [Int],
+    init(segments: [RouteSegment], legRanges: [Range<Int>], legMeters: [Double], meter: RideMeter, legKrw: [Int],
          totalKrw: Int) {
         self.segments = segments
         self.legRanges = legRanges
         self.legMeters = legMeters
-        self.region = region
-        self.schedule = schedule
+        self.meter = meter
         self.legKrw = legKrw
         self.totalKrw = totalKrw
     }

@@ -159,29 +159,17 @@ public struct Settler: Sendable {
 
         // The meter's trip: each stretch with the quote's road classes and slow shares, its time
         // the trace's own (the stretch's engine durations scaled to the fixes' time difference).
-        let (region, schedule): (String, FareSchedule)
-        do throws(FareRequestError) { (region, schedule) = try pricer.schedule(origin: party.origin, departure: departure, taxiClass: FareRequest.defaultTaxiClass) } catch { throw .fare(error) }
-        var trip: [TripSegment] = []
-        var clock = departure, distance = 0.0
-        for leg in legs where leg.toFix <= lastFix {
-            let stop = stops.firstIndex { $0 > leg.fromFix } ?? stops.count - 1
-            var part = pricer.quotes.meterTrip(legs: [leg.segments], region: region, departure: clock)
-            let engineSeconds = part.reduce(0) { $0 + $1.durationS }
-            let scale = engineSeconds > 0 ? leg.duration / engineSeconds : 1
-            for i in part.indices {
-                part[i].durationS *= scale
-                part[i].slowS *= scale
-                part[i].leg = stop
-                distance += part[i].distanceM
-            }
-            trip += part
-            clock += leg.duration
+        let driven = legs.filter { $0.toFix <= lastFix }.map { leg in
+            DrivenStretch(segments: leg.segments, seconds: leg.duration, leg: stops.firstIndex { $0 > leg.fromFix } ?? stops.count - 1)
         }
-        var fare: FareBreakdown
-        do throws(FareMeterError) { fare = try FareMeter(schedule: schedule).run(trip, departure: departure) } catch {
-            throw .fare(.internalFailure("metering the trace failed: \(error)"))
-        }
-        if fare.legKrw.count < stops.count { fare.legKrw += Array(repeating: 0, count: stops.count - fare.legKrw.count) }
+        let meter: RideMeter, metered: MeteredRide
+        do throws(FareRequestError) {
+            meter = try pricer.quotes.rideMeter(at: party.origin, field: .origin, taxiClass: FareRequest.defaultTaxiClass, departure: departure)
+            metered = try meter.run(.driven(driven), departure: departure, legs: stops.count)
+        } catch { throw .fare(error) }
+        let fare = metered.fare
+        let distance = metered.trip.reduce(0) { $0 + $1.distanceM }
+        let clock = driven.reduce(departure) { $0 + $1.seconds }
 
         // Shares: the metered fare split by the party's policy; with a meter total, that total
         // split by the same policy and weights (so the shares sum to it exactly).
@@ -193,20 +181,20 @@ public struct Settler: Sendable {
             }
             split.append(SplitRider(count: r.seats, lastLeg: stops.firstIndex(of: fix)!, soloFareKrw: solo))
         }
-        let metered: [Int], settled: [Int]
+        let meteredKrw: [Int], settled: [Int]
         do throws(FareSplitError) {
-            metered = try FareSplit.split(totalKrw: fare.totalKrw, riders: split, policy: input.split, roundingKrw: input.roundingKrw, legKrw: fare.legKrw)
+            meteredKrw = try FareSplit.split(totalKrw: fare.totalKrw, riders: split, policy: input.split, roundingKrw: input.roundingKrw, legKrw: fare.legKrw)
             settled = try input.meterTotalKrw.map { t throws(FareSplitError) in
                 try FareSplit.split(totalKrw: t, riders: split, policy: input.split, roundingKrw: input.roundingKrw, legKrw: fare.legKrw)
-            } ?? metered
+            } ?? meteredKrw
         } catch {
             throw .fare(.internalFailure("splitting the fare failed: \(error.message)"))
         }
         let out = riders.indices.map { i in
             Settlement.Rider(id: riders[i].id, seats: riders[i].seats, fixIndex: dropFix[i], stop: split[i].lastLeg,
-                             location: match.matched(dropFix[i])!.location, meteredKrw: metered[i], settledKrw: settled[i])
+                             location: match.matched(dropFix[i])!.location, meteredKrw: meteredKrw[i], settledKrw: settled[i])
         }
-        return Settlement(match: match, distanceMeters: distance, durationSeconds: clock - departure, region: region, fare: fare,
+        return Settlement(match: match, distanceMeters: distance, durationSeconds: clock - departure, region: meter.region, fare: fare,
                           split: input.split, riders: out, meterTotalKrw: input.meterTotalKrw,
                           differenceKrw: input.meterTotalKrw.map { $0 - fare.totalKrw }, reading: reading)
     }

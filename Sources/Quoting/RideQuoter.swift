@@ -76,18 +76,7 @@ public struct RideQuoter: Sendable {
             throw .conflicting(.riders, reason: "must exceed the riders getting off at drop-offs (\(dropping)): the host rides to the destination")
         }
 
-        guard let region = region(at: r.origin) else {
-            throw .outsideFareRegions(.origin, r.origin)
-        }
-        let schedule: FareSchedule
-        do {
-            schedule = try fares.book.schedule(region: region, taxiClass: r.taxiClass, at: r.departure)
-        } catch {
-            if case .unknownRegion(_, let allowed) = error {
-                throw .noScheduleForRegion(.origin, region: region, regionsWithSchedules: allowed)
-            }
-            throw .schedule(error)
-        }
+        let rideMeter = try rideMeter(at: r.origin, field: .origin, taxiClass: r.taxiClass, departure: r.departure)
 
         // Outside the served roads, an estimate when asked for (and only then, labelled).
         let points = [r.origin] + r.dropOffs.map(\.coordinate) + [r.destination]
@@ -102,12 +91,8 @@ public struct RideQuoter: Sendable {
             return try self.route(from: pts[0], via: Array(pts.dropFirst().dropLast()), to: pts[pts.count - 1], departure: r.departure)
         }
         func meter(_ route: RouteResult, toll: Int) throws(FareRequestError) -> ([TripSegment], FareBreakdown) {
-            let trip = meterTrip(route, region: region, departure: r.departure, testEverySegment: estimating)
-            do {
-                return (trip, try FareMeter(schedule: schedule).run(trip, departure: r.departure, tollKrw: toll))
-            } catch {
-                throw .internalFailure("metering the route failed: \(error)")
-            }
+            let metered = try rideMeter.run(.route(route), departure: r.departure, tollKrw: toll, testEverySegment: estimating)
+            return (metered.trip, metered.fare)
         }
         let route = try tripRoute(points)
         if estimating, route.distanceMeters > Self.maxEstimateMeters {
@@ -143,7 +128,7 @@ public struct RideQuoter: Sendable {
             solos = riders.map(\.soloFareKrw)
         }
         let shares = try FareEstimator.split(fare: fare, riders: riders, policy: r.split, roundingKrw: r.roundingKrw)
-        return Quote(route: route, region: region, schedule: schedule, trip: trip, fare: fare, split: shares,
+        return Quote(route: route, region: rideMeter.region, schedule: rideMeter.schedule, trip: trip, fare: fare, split: shares,
                      riderDropOffs: stops, soloFaresKrw: solos,
                      perPersonKrw: FareSplit.perPerson(totalKrw: fare.totalKrw, persons: r.riders, roundingKrw: r.roundingKrw),
                      departure: r.departure, estimate: estimate)
@@ -172,23 +157,26 @@ public struct RideQuoter: Sendable {
         }
     }
 
-    /// The meter's trip along a route (`RouteTrip`), segments tested against the boundary of
-    /// `region`. `testEverySegment`: test each segment even when the graph lies inside the region
-    /// (an estimated route runs off the graph).
-    public func meterTrip(_ route: RouteResult, region: String, departure: Double, testEverySegment: Bool = false) -> [TripSegment] {
-        let testEach = testEverySegment || !(graphInsideHomeRegion && region == homeRegion)
+    /// The meter of a ride from `origin` at `departure` by the quote's rules: the origin's fare
+    /// region, the schedule of `taxiClass` in force then, segments tested against the region's
+    /// boundary unless the whole graph lies inside it. Errors name `field`: a point in no fare
+    /// region (`outsideFareRegions`), a region without schedules (`noScheduleForRegion`).
+    public func rideMeter(at origin: Coordinate, field: RequestField, taxiClass: String, departure: Double) throws(FareRequestError) -> RideMeter {
+        guard let region = region(at: origin) else {
+            throw .outsideFareRegions(field, origin)
+        }
+        let schedule: FareSchedule
+        do {
+            schedule = try fares.book.schedule(region: region, taxiClass: taxiClass, at: departure)
+        } catch {
+            if case .unknownRegion(_, let allowed) = error {
+                throw .noScheduleForRegion(field, region: region, regionsWithSchedules: allowed)
+            }
+            throw .schedule(error)
+        }
         let regions = self.regions
-        return RouteTrip.segments(route, departure: departure, profile: fares.profile,
-                                  isOutside: testEach ? { !regions.isInside(regionID: region, $0) } : nil)
-    }
-
-    /// `meterTrip` of a route put together from the legs of other routes: leg i is the
-    /// segments of `legs[i]` (whatever leg index they carry there).
-    public func meterTrip(legs: [ArraySlice<RouteSegment>], region: String, departure: Double) -> [TripSegment] {
-        let testEach = !(graphInsideHomeRegion && region == homeRegion)
-        let regions = self.regions
-        return RouteTrip.segments(legs: legs, departure: departure, profile: fares.profile,
-                                  isOutside: testEach ? { !regions.isInside(regionID: region, $0) } : nil)
+        return RideMeter(region: region, schedule: schedule, profile: fares.profile, isOutside: { !regions.isInside(regionID: region, $0) },
+                         graphInside: graphInsideHomeRegion && region == homeRegion)
     }
 
     /// A route; its failing point is the route's (`RequestField(quotePoint:)` names it after the quote's fields).

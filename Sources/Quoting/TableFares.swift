@@ -20,42 +20,25 @@ extension RideQuoter {
             throw .invalid(.table, reason: "does not belong to the request (\(table.sourceCount) × \(table.destinationCount) cells)")
         }
         // One region and schedule per source, as a quote from it would pick them.
-        var schedules: [(region: String, schedule: FareSchedule)] = []
-        var byRegion: [String: FareSchedule] = [:]
+        var meters: [RideMeter] = []
         for (i, p) in request.sources.enumerated() {
-            guard let region = region(at: p) else {
-                throw .outsideFareRegions(.source(i), p)
-            }
-            if let s = byRegion[region] { schedules.append((region, s)); continue }
-            let schedule: FareSchedule
-            do {
-                schedule = try fares.book.schedule(region: region, taxiClass: taxiClass, at: request.departAt)
-            } catch {
-                if case .unknownRegion(_, let allowed) = error {
-                    throw .noScheduleForRegion(.source(i), region: region, regionsWithSchedules: allowed)
-                }
-                throw .schedule(error)
-            }
-            byRegion[region] = schedule
-            schedules.append((region, schedule))
+            meters.append(try rideMeter(at: p, field: .source(i), taxiClass: taxiClass, departure: request.departAt))
         }
         let columns = table.destinationCount
-        let perSource = schedules
+        let perSource = meters
         let cells = FareCells(count: table.sourceCount * columns)
         let next = RowCounter()
         let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, table.sourceCount, (table.sourceCount * columns) / 16))
         DispatchQueue.concurrentPerform(iterations: workers) { _ in
             while let i = next.take(below: table.sourceCount) {
-                let (region, schedule) = perSource[i]
-                let meter = FareMeter(schedule: schedule)
+                let meter = perSource[i]
                 for j in 0..<columns where table.isReachable(source: i, destination: j) {
                     let route: RouteResult
                     do {
                         route = try routes.route(RouteRequest(from: request.sources[i], to: destinations[j], departAt: request.departAt,
                                                               maxSnapMeters: request.maxSnapMeters))
                     } catch { continue }
-                    let trip = meterTrip(route, region: region, departure: request.departAt)
-                    if let fare = try? meter.run(trip, departure: request.departAt) { cells.set(i * columns + j, fare.totalKrw) }
+                    if let metered = try? meter.run(.route(route), departure: request.departAt) { cells.set(i * columns + j, metered.fare.totalKrw) }
                 }
             }
         }

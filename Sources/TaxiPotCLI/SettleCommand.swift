@@ -38,7 +38,7 @@ struct SettleCommand: Command {
                 let fixes = try t.read()
                 let s = try settler.settle(party, SettleInput(trace: fixes, split: split))
                 line += [("fare_total_krw", .number(Double(s.fare.totalKrw))), ("legs_krw", .array(s.fare.legKrw.map { .number(Double($0)) })),
-                         ("distance_meters", .number((s.distanceMeters * 10).rounded() / 10)),
+                         ("distance_m", .number((s.distanceMeters * 10).rounded() / 10)),
                          ("riders", .array(s.riders.map { .object([("rider_id", .string($0.id)), ("krw", .number(Double($0.settledKrw)))]) }))]
             } catch {
                 failed += 1

@@ -46,6 +46,13 @@ final class SettleEndpointTests: XCTestCase {
         XCTAssertEqual(riders.compactMap { $0["krw"]?.intValue }.reduce(0, +), 9900)
         XCTAssertEqual(riders.compactMap { $0["metered_krw"]?.intValue }.reduce(0, +), first.json?["fare"]?["total_krw"]?.intValue)
         XCTAssertEqual(first.json?["difference_krw"]?.intValue, 9900 - (first.json?["fare"]?["total_krw"]?.intValue ?? 0))
+        // Lengths and times under the keys every other answer uses (distance_m, duration_s), the route's too.
+        XCTAssertEqual(first.json?["distance_m"]?.doubleValue ?? 0, route.distanceMeters, accuracy: route.distanceMeters * 0.1)
+        XCTAssertEqual(first.json?["duration_s"]?.doubleValue ?? 0, (fixes.last?.time ?? 0) - depart, accuracy: 30)
+        let matching = first.json?["route"]?["matchings"]?[0]
+        XCTAssertEqual(matching?["distance_m"]?.doubleValue ?? 0, route.distanceMeters, accuracy: route.distanceMeters * 0.1)
+        XCTAssertGreaterThan(matching?["legs"]?[0]?["duration_s"]?.doubleValue ?? 0, 0)
+        XCTAssertNotNil(first.json?["route"]?["tracepoints"]?[0]?["distance_m"]?.doubleValue)
         // Same key: the same answer, byte for byte; another key: 409.
         XCTAssertEqual(call(router, "POST", "/v1/parties/s1/settle", body).body, first.body)
         let other = call(router, "POST", "/v1/parties/s1/settle", body.replacingOccurrences(of: "\"k1\"", with: "\"k2\""))

@@ -57,7 +57,10 @@ final class MatchingTests: XCTestCase {
     func referenceFare(_ w: World, _ route: RouteResult, origin: Coordinate, at: Double) throws -> FareBreakdown {
         let region = try XCTUnwrap(w.data.quotes.region(at: origin))
         let schedule = try w.data.schedules.schedule(region: region, taxiClass: "mid", at: at)
-        return try FareMeter(schedule: schedule).run(w.data.quotes.meterTrip(route, region: region, departure: at), departure: at)
+        let q = w.data.quotes, testEach = !(q.graphInsideHomeRegion && region == q.homeRegion)
+        let trip = RouteTrip.segments(route, departure: at, profile: q.fares.profile,
+                                      isOutside: testEach ? { !q.regions.isInside(regionID: region, $0) } : nil)
+        return try FareMeter(schedule: schedule).run(trip, departure: at)
     }
 
     func ms(_ seconds: Double) -> Int { Int((seconds * 1000).rounded()) }

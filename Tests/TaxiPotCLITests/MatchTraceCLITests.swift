@@ -28,7 +28,7 @@ final class MatchTraceCLITests: XCTestCase {
         let b = try TaxipotCLI.run(["match-trace", dir.appendingPathComponent("t.gpx").path, "--data", data])
         XCTAssertEqual(b.status, 0, b.stderr)
         let ja = try JSONParser.parse(a.stdout), jb = try JSONParser.parse(b.stdout)
-        XCTAssertEqual(ja["matchings"]?[0]?["distance_meters"]?.doubleValue ?? 0, route.distanceMeters, accuracy: route.distanceMeters * 0.02)
+        XCTAssertEqual(ja["matchings"]?[0]?["distance_m"]?.doubleValue ?? 0, route.distanceMeters, accuracy: route.distanceMeters * 0.02)
         XCTAssertEqual(ja["matchings"], jb["matchings"])
         // A bad line is named.
         try "lon,lat,time\n126.97,37.56,1\n126.98,x,2\n".write(to: dir.appendingPathComponent("bad.csv"), atomically: true, encoding: .utf8)
