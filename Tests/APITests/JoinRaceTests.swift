@@ -5,8 +5,8 @@ import SQLiteKit
 import TestSupport
 import XCTest
 
-/// Joins racing over HTTP against the real server binary: a party is never oversold, every
-/// acknowledged join survives kill -9.
+/// Joins racing over HTTP: a party is never oversold (the server in process), every
+/// acknowledged join survives kill -9 (the real server binary).
 final class JoinRaceTests: XCTestCase {
     let token = "join-race-token"
     var auth: [String: String] { ["Authorization": "Bearer \(token)"] }
