@@ -72,10 +72,10 @@ final class CrashSafetyTests: XCTestCase {
     /// acknowledged (a 201 would land in files the next start never reads) and `/health` says
     /// why; with the folder back, writes go on.
     func testStoreMovedUnderTheServerRefusesWritesAndDegradesHealth() throws {
-        let data = try TestDataset.directory()
         let root = TestPaths.temporaryDirectory("moved-state").path
         let state = root + "/state"
-        let server = try ServerProcess(data: data, state: state, token: "moved-token")
+        // In process over the shared dataset: nothing here kills the server.
+        let server = try InProcessServer(state: state, token: "moved-token")
         defer { server.stop() }
         let client = try RawHTTPClient(port: server.port)
         let depart = SeoulTime.format(Date().timeIntervalSince1970 + 7200)
@@ -100,7 +100,6 @@ final class CrashSafetyTests: XCTestCase {
     /// Issue 43: a party whose row was refused at load answers 409 `party_quarantined` to a PUT
     /// (which would create a new party over the row `taxipot parties recover` restores).
     func testPutOntoARowRefusedAtLoadIsRefused() throws {
-        let data = try TestDataset.directory()
         let state = TestPaths.temporaryDirectory("quarantine-state").path
         let depart = SeoulTime.format(Date().timeIntervalSince1970 + 7200)
         let body = Array(#"{"origin":{"lon":126.97,"lat":37.56},"destination":{"lon":126.9882,"lat":37.5701},"depart_at":"\#(depart)","seats_total":4,"seats_taken":1,"title":"손님 q1 여정"}"#.utf8)
@@ -113,7 +112,7 @@ final class CrashSafetyTests: XCTestCase {
         }
         XCTAssertGreaterThan(try StoreDamage.flipLastBit(of: "q1 여정", inFile: state + "/parties.db"), 0)
 
-        let server = try ServerProcess(data: data, state: state, token: "q-token")
+        let server = try InProcessServer(state: state, token: "q-token")
         defer { server.stop() }
         let client = try RawHTTPClient(port: server.port)
         let put = try client.request("PUT", "/v1/parties/q1", headers: auth, body: body)

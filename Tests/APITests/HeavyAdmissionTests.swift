@@ -50,9 +50,9 @@ final class HeavyAdmissionTests: XCTestCase {
 
     func testHeavyRequestsQueueOnTheBulkPoolAndPastTheBudgetGet503WhileHealthIsServed() throws {
         let metrics = ServerMetrics()
-        let context = try ServiceContext(configuration: ServiceConfiguration(dataDir: TestDataset.directory(),
-                                                                             stateDir: TestPaths.temporaryDirectory("heavy-state").path,
-                                                                             writeToken: "heavy-token"), metrics: metrics)
+        let context = try TestDataset.context(ServiceConfiguration(dataDir: TestDataset.directory(),
+                                                                  stateDir: TestPaths.temporaryDirectory("heavy-state").path,
+                                                                  writeToken: "heavy-token"), metrics: metrics)
         let router = makeRouter(context: context)
         let gate = DispatchSemaphore(value: 0)
         router.addBulk("GET", "/test/hold", OperationDoc("holds the bulk pool's thread until released")) { req in

@@ -5,8 +5,8 @@ import SQLiteKit
 import TestSupport
 import XCTest
 
-/// Joins racing over HTTP against the real server binary: a party is never oversold, every
-/// acknowledged join survives kill -9.
+/// Joins racing over HTTP: a party is never oversold (the server in process), every
+/// acknowledged join survives kill -9 (the real server binary).
 final class JoinRaceTests: XCTestCase {
     let token = "join-race-token"
     var auth: [String: String] { ["Authorization": "Bearer \(token)"] }
@@ -53,7 +53,8 @@ final class JoinRaceTests: XCTestCase {
 
     func testTwoHundredRacingJoinsFillExactlyTheFreeSeats() throws {
         let state = TestPaths.temporaryDirectory("join-race").path
-        let server = try ServerProcess(data: try TestDataset.directory(), state: state, token: token)
+        // In process over the shared dataset: this race never kills the server (the next test does).
+        let server = try InProcessServer(state: state, token: token)
         defer { server.stop() }
         let setup = try RawHTTPClient(port: server.port)
         try putParty(setup, "race", seatsTotal: 4, taken: 1)

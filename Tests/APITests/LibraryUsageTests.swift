@@ -5,6 +5,7 @@ import TestSupport
 /// The README's "As a Swift library" example, run as written (over the shared test dataset).
 final class LibraryUsageTests: XCTestCase {
     func testReadmeExample() throws {
+        // Its own load: the README's first line is `Dataset(directory:)`, run as written.
         let data = try Dataset(directory: TestDataset.directory())
         let quote = try data.quotes.quote(QuoteRequest(origin: Coordinate(lon: 126.9829, lat: 37.5700),
                                                        destination: Coordinate(lon: 126.9720, lat: 37.5547),

@@ -72,7 +72,7 @@ final class PartyStoreOutageTests: XCTestCase {
         for (n, store) in stores.enumerated() {
             let config = ServiceConfiguration(dataDir: try TestDataset.directory(), stateDir: TestPaths.temporaryDirectory("secret-state").path,
                                               writeToken: "t", partyStore: store)
-            let context = try ServiceContext(configuration: config)
+            let context = try TestDataset.context(config)
             defer { _ = try? context.parties.close() }
             let router = API.makeRouter(context: context)
             var bodies: [(String, Int, String)] = []

@@ -20,7 +20,7 @@ final class ReplicaSettleCatchUpTests: XCTestCase {
         let url = try TemporaryPostgres.shared().createDatabase("settle_catch_up")
         let creator = try PartyService(storage: PostgresPartyStore(url: url))
         defer { _ = try? creator.close() }
-        let context = try ServiceContext(configuration: ServiceConfiguration(dataDir: TestDataset.directory(),
+        let context = try TestDataset.context(ServiceConfiguration(dataDir: TestDataset.directory(),
             stateDir: TestPaths.temporaryDirectory("catch-up-state").path, writeToken: "t", partyStore: url))
         let replica = makeRouter(context: context)
         let origin = Coordinate(lon: 126.978, lat: 37.5665), destination = Coordinate(lon: 126.9882, lat: 37.5701)

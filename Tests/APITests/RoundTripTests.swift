@@ -147,7 +147,7 @@ final class RoundTripTests: XCTestCase {
     func testAPartyTheEngineCannotServeIsRefused() throws {
         let config = ServiceConfiguration(dataDir: try TestDataset.directory(), stateDir: TestPaths.temporaryDirectory("round-trip-state").path,
                                           writeToken: token)
-        let router = makeRouter(context: try ServiceContext(configuration: config))
+        let router = makeRouter(context: try TestDataset.context(config))
         // West of Incheon's coast: no served road within reach.
         let sea = "[126.60,37.45]"
         let cases: [(String, String)] = [

@@ -15,9 +15,9 @@ final class MatchingTests: XCTestCase {
         let pooling: PartyMatcher
     }
 
-    /// The dataset, a party service (holding `initial`, written in one transaction) and pooling.
+    /// The shared dataset (loaded once per run), a party service (holding `initial`, written in one transaction) and pooling.
     func world(_ label: String, initial: [Party] = []) throws -> World {
-        let data = try Dataset(directory: try TestDataset.directory())
+        let data = try TestDataset.loaded.get()
         let now = Self.now
         let dir = TestPaths.temporaryDirectory(label).path
         if !initial.isEmpty { try SQLitePartyDatabase(stateDirectory: dir).put(initial.map { var p = $0; p.version = 1; return p }) }
@@ -253,7 +253,7 @@ final class MatchingTests: XCTestCase {
     }
 
     func testTableSeamEqualsSingleRoutesAndLeavesOffRoadPointsEmpty() throws {
-        let data = try Dataset(directory: try TestDataset.directory())
+        let data = try TestDataset.loaded.get()
         var rng = SplitMix64(seed: 5)
         // Nodes of the central area: cells between areas no road joins are nil, as the single route's.
         let central = Self.largestArea(data.graph)
@@ -331,7 +331,7 @@ final class MatchingTests: XCTestCase {
     /// The kept searches (`TableTravelTimes.insertionLegs`) give the same legs as two tables of
     /// single routes, with nil where a point is off the roads or no road joins the areas.
     func testKeptSearchesEqualSingleRoutes() throws {
-        let data = try Dataset(directory: try TestDataset.directory())
+        let data = try TestDataset.loaded.get()
         var rng = SplitMix64(seed: 11)
         let graph = data.graph
         func node() -> Coordinate { graph.coordinate(ofNode: Int.random(in: 0..<graph.nodeCount, using: &rng)) }

@@ -25,7 +25,7 @@ extension MatchingTests {
     }
 
     func testKeptPlansFollowWritesAndMatchesStayEqualToReference() throws {
-        let data = try Dataset(directory: try TestDataset.directory())
+        let data = try TestDataset.loaded.get()
         let graph = data.graph
         var rng = SplitMix64(seed: 2325)
         // Road nodes of a 2.4 km × 2.2 km box of central Seoul (Jongno/Jung).

@@ -183,6 +183,7 @@ final class RideQuoterTests: XCTestCase {
             XCTAssertTrue(text.contains("build/places.db") && text.contains("make data"), text)
         }
         try fm.copyItem(atPath: prepared.placesPath, toPath: build.appendingPathComponent("places.db").path)
+        // Its own load: loading a prepared folder is what this test checks.
         let dataset = try Dataset(directory: dir.path)
         let q = try dataset.quotes.quote(QuoteRequest(origin: QuoteFixture.jonggak, destination: QuoteFixture.itaewon,
                                                       riders: 2, departure: seoul("2024-05-08T09:00")))

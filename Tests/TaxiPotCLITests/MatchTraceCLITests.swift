@@ -7,7 +7,7 @@ import XCTest
 /// `taxipot match-trace` (CSV and GPX) and `taxipot settle` over a folder, with per-trace errors.
 final class MatchTraceCLITests: XCTestCase {
     func traceFixes() throws -> (fixes: [TraceFix], route: RouteResult) {
-        let dataset = try Dataset(directory: try TestDataset.directory())
+        let dataset = try TestDataset.loaded.get()
         let route = try dataset.routes.route(RouteRequest(from: Coordinate(lon: 126.978, lat: 37.5665), to: Coordinate(lon: 126.9882, lat: 37.5701),
                                                           departAt: 1_764_637_200))
         return (SyntheticTrace.make(route, intervalSeconds: 10, noiseMeters: 5, start: 1_764_637_200, seed: 4), route)

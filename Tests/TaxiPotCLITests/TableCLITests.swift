@@ -26,7 +26,7 @@ final class TableCLITests: XCTestCase {
         let lines = try String(contentsOfFile: out, encoding: .utf8).split(separator: "\n").map(String.init)
         XCTAssertEqual(lines.first, "source_id,destination_id,duration_s,distance_m,fare_krw")
         XCTAssertEqual(lines.count, 1 + 3 * 2)
-        let dataset = try Dataset(directory: try TestDataset.directory())
+        let dataset = try TestDataset.loaded.get()
         let t = try XCTUnwrap(SeoulTime.parse(departAt))
         let sources = [("a", 126.9780, 37.5665), ("b", 126.9910, 37.5512), ("c", 126.9769, 37.5759)]
         let destinations = [("x", 126.9706, 37.5547), ("y", 126.9882, 37.5701)]

@@ -11,7 +11,8 @@ public final class ServerProcess: @unchecked Sendable {
     }
 
     /// Starts `taxipot serve` over `data` and `state` with `token` as the write token, and waits
-    /// (up to 60 s) until `/health` answers.
+    /// (up to 300 s, as `TaxipotCLI.run` waits for a command: a debug build loading the dataset on
+    /// a busy machine took over 60 s) until `/health` answers.
     public init(data: String, state: String, token: String) throws {
         port = try ServerProcess.freePort()
         process = Process()
@@ -22,14 +23,14 @@ public final class ServerProcess: @unchecked Sendable {
         process.environment = env
         process.standardError = FileHandle.nullDevice
         try process.run()
-        let deadline = Date().addingTimeInterval(60)
+        let deadline = Date().addingTimeInterval(300)
         while Date() < deadline {
             if let c = try? RawHTTPClient(port: port, timeoutSeconds: 2), (try? c.request("GET", "/health"))?.status == 200 { return }
             guard process.isRunning else { break }
             usleep(50_000)
         }
         process.terminate()
-        throw DidNotStart(description: "taxipot serve did not answer /health within 60 s")
+        throw DidNotStart(description: "taxipot serve did not answer /health within 300 s")
     }
 
     /// kill -9, then waits for the process to end.
