@@ -6,9 +6,10 @@ import PackageDescription
 /// Modules by concept (see README.md, "Architecture"):
 /// - Geo, JSON, SQLiteKit, PostgresKit, CSV: shared primitives.
 /// - Coordinates, Places, Routing, Fares, Parties: the five capabilities (what is served).
-/// - Import: the import stage (`taxipot import`): OSM files to the prepared road graph (reader,
-///   car profile, turn restrictions, graph builder, preparer, landmarks, hierarchy builder) and
-///   the place sources to the place database. Only the CLI links it (and readosm).
+/// - Import: the import stage (`taxipot import`): OSM files and the node-link network read into
+///   one source-neutral input (Import/OSM, Import/NodeLink), prepared into the road graph
+///   (Import/Prepare: junction graph, turn restrictions, preparer, landmarks, hierarchy builder),
+///   and the place sources to the place database. Only the CLI links it (and readosm).
 /// - FareEstimation: fares for a distance or along a route's road classes (traffic profile's
 ///   slow share, trip segments, the estimator) and the request errors of fares and quotes.
 /// - Engine: the loaded dataset and quotes (route + fare + split).
