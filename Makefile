@@ -111,7 +111,7 @@ test: deps
 # The XCTest cases sized for a release build (1,200 and 1,000 Seoul route pairs against
 # Dijkstra, 3,000-party matching against brute force, 100,000- and 200,000-line CSVs): the
 # `make test` build and data, these cases only.
-HEAVY_TESTS := SeoulExactnessTests.testAStarCostEqualsDijkstraOnRandomPairs|HierarchyQueryTests.testHierarchyRoutesEqualDijkstraOnSeoul|HierarchyQueryTests.testCustomizedHierarchyDistancesAndPathsEqualDijkstraOnSeoul|MatchingTests.testMatchingEqualsBruteForceReference|ProjWorkerPoolTests.testRoundingTiesUseOneWorker|MemoryBoundTests.testHundredThousandRowsKeepBufferedRowsBounded
+HEAVY_TESTS := SeoulExactnessTests.testAStarCostEqualsDijkstraOnRandomPairs|HierarchyQueryTests.testHierarchyRoutesEqualDijkstraOnSeoul|HierarchyQueryTests.testCustomizedHierarchyDistancesAndPathsEqualDijkstraOnSeoul|PartyOfferTests.testOffersEqualBruteForceReference|ProjWorkerPoolTests.testRoundingTiesUseOneWorker|MemoryBoundTests.testHundredThousandRowsKeepBufferedRowsBounded
 test-heavy: deps
 	@python3 tools/touch-dependents debug
 	swift build --build-tests --enable-code-coverage

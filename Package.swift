@@ -8,9 +8,10 @@ import PackageDescription
 /// - Coordinates, Places, Routing, Fares, Parties: the five capabilities (what is served). The
 ///   party wing is one module per room: PartyStores, PartyClusters and Parties (the service) over
 ///   PartyModel (the values).
-/// - Import: the import stage (`taxipot import`): OSM files to the prepared road graph (reader,
-///   car profile, turn restrictions, graph builder, preparer, landmarks, hierarchy builder) and
-///   the place sources to the place database. Only the CLI links it (and readosm).
+/// - Import: the import stage (`taxipot import`): OSM files and the node-link network read into
+///   one source-neutral input (Import/OSM, Import/NodeLink), prepared into the road graph
+///   (Import/Prepare: junction graph, turn restrictions, preparer, landmarks, hierarchy builder),
+///   and the place sources to the place database. Only the CLI links it (and readosm).
 /// - FareEstimation: fares for a distance or along a route's road classes (traffic profile's
 ///   slow share, trip segments, the estimator) and the request errors of fares and quotes.
 /// - Engine: the loaded dataset and quotes (route + fare + split).

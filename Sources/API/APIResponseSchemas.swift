@@ -91,7 +91,7 @@ enum ResponseSchemas {
         ("estimated", estimated),
     ])
 
-    /// The label of a straight-line estimate (quotes, matches).
+    /// The label of a straight-line estimate (quotes, party offers).
     static let estimated: JSONValue = object(["method", "circuity", "fare_range_krw", "straight_line_m", "reason"], [
         ("method", string), ("circuity", number),
         ("fare_range_krw", ["type": "array", "items": won, "minItems": 2, "maxItems": 2]),
@@ -290,7 +290,7 @@ enum ResponseSchemas {
         "region": "seoul", "depart_at": "2026-12-24T22:30:00+09:00",
     ]
 
-    static let match: JSONValue = object(["party", "walk_m", "drop_off_order", "detour", "price"], [
+    static let partyOffer: JSONValue = object(["party", "walk_m", "drop_off_order", "detour", "price"], [
         ("party", APISchemas.party), ("walk_m", metres), ("drop_off_order", array(string)),
         ("detour", object(["added_s", "added_m", "pct", "riders"], [
             ("added_s", number), ("added_m", number), ("pct", number),
@@ -301,15 +301,15 @@ enum ResponseSchemas {
         ("offer", joinOffer),
     ])
 
-    /// What a match offers and a join accepts (`POST /v1/parties/{id}/riders`, member `offer`).
+    /// What an offer of `GET /v1/match` gives and a join accepts (`POST /v1/parties/{id}/riders`, member `offer`).
     static let joinOffer: JSONValue = object(["drop_off_order", "pooled_krw"], [
         ("drop_off_order", array(APISchemas.riderID)), ("pooled_krw", won),
-        ("max_detour_pct", ["type": ["number", "null"], "minimum": .number(MatchRequest.detourRange.lowerBound),
-                            "maximum": .number(MatchRequest.detourRange.upperBound), "description": "default 25"]),
+        ("max_detour_pct", ["type": ["number", "null"], "minimum": .number(OfferRequest.detourRange.lowerBound),
+                            "maximum": .number(OfferRequest.detourRange.upperBound), "description": "default 25"]),
     ], description: "the offer of a match, as GET /v1/match answers it: the join places the rider where it did (drop_off_order: every rider, the joining one by its rider_id, in the order they get off) at pooled_krw (the joining rider's by_leg share), found within max_detour_pct (of the ride time and of each aboard rider's own arrival)")
 
-    static let matches: JSONValue = [
+    static let partyOffers: JSONValue = [
         "type": "object", "required": ["matches"],
-        "properties": ["matches": array(match)],
+        "properties": ["matches": array(partyOffer)],
     ]
 }

@@ -58,8 +58,8 @@ struct ComponentSchemas {
         ("PartyPage", APISchemas.partyPage),
         ("NearbyParty", items(APISchemas.partyPage, "parties")),
         ("PartyQuote", S.partyQuote),
-        ("Match", S.match),
-        ("Matches", S.matches),
+        ("Match", S.partyOffer),
+        ("Matches", S.partyOffers),
         // Fares, quotes and routes
         ("Fare", S.fare),
         ("FareShare", S.share),

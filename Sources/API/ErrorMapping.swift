@@ -54,7 +54,7 @@ public enum ErrorMapping {
     }
 
     /// The match field's name in `GET /v1/match`'s query.
-    public static func name(_ f: MatchField) -> String {
+    public static func name(_ f: OfferField) -> String {
         switch f {
         case .origin: "origin"
         case .destination: "destination"
@@ -192,9 +192,9 @@ public enum ErrorMapping {
         return HTTPError(status: 422, code: answer.code, message: answer.message)
     }
 
-    // MARK: Matching and parties' quotes
+    // MARK: Party offers and parties' quotes
 
-    /// 400 for a match option out of range, 404 for no party, else the fare's answer (the
+    /// 400 for an offer option out of range, 404 for no party, else the fare's answer (the
     /// rider's trip or the party's ride, its route points named as `/v1/route` names them).
     public static func http(_ e: PoolingError) -> HTTPError {
         if case .fare(let f) = e { return http(f, points: .route) }
@@ -215,11 +215,11 @@ public enum ErrorMapping {
             .badRequest("invalid_parameter", "\(parameter) must be a whole number from \(r.lowerBound) to \(r.upperBound), got '\(text.prefix(40))'")
         }
         switch field {
-        case .window: return number(MatchRequest.windowRange)
-        case .walk: return number(MatchRequest.walkRange)
-        case .maxDetour: return number(MatchRequest.detourRange)
+        case .window: return number(OfferRequest.windowRange)
+        case .walk: return number(OfferRequest.walkRange)
+        case .maxDetour: return number(OfferRequest.detourRange)
         case .seats: return whole(1...Party.maxSeats)
-        case .limit: return whole(MatchRequest.limitRange)
+        case .limit: return whole(OfferRequest.limitRange)
         case .riderID: return .badRequest("invalid_parameter", "\(parameter) must be 1–64 characters of A–Z, a–z, 0–9, '_' or '-'")
         case .origin, .destination, .departure: return http(e)
         }

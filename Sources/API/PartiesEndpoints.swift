@@ -21,7 +21,7 @@ func registerPartiesEndpoints(_ router: Router, _ context: ServiceContext) {
                               placement: context.pooling.placeJoin)
 }
 
-/// Where a join places its rider (`PartyMatcher.placeJoin`): the live party, the rider and the
+/// Where a join places its rider (`PoolingService.placeJoin`): the live party, the rider and the
 /// offer they accept give the party with the rider in it, or a refusal.
 public typealias JoinPlacement = @Sendable (Party, PartyRider, JoinOffer?) throws -> Party
 

@@ -249,7 +249,7 @@ public enum PartiesJSON {
         guard let krw = pooled.intValue else { throw invalid("offer.pooled_krw", "must be a whole number of won") }
         var limit = JoinOffer.defaultMaxDetourPercent
         if let v = given["max_detour_pct"], !v.isNull {
-            guard let pct = v.doubleValue, pct.isFinite, MatchRequest.detourRange.contains(pct) else {
+            guard let pct = v.doubleValue, pct.isFinite, OfferRequest.detourRange.contains(pct) else {
                 throw invalid("offer.max_detour_pct", "must be a number from 0 to 1000")
             }
             limit = pct

@@ -12,8 +12,8 @@ func registerPoolingEndpoints(_ router: Router, _ context: ServiceContext) {
     registerPoolingEndpoints(router, pooling: context.pooling)
 }
 
-/// Adds the party quote and matching routes served by `pooling`.
-public func registerPoolingEndpoints(_ router: Router, pooling: PartyMatcher) {
+/// Adds the party quote and offer routes served by `pooling`.
+public func registerPoolingEndpoints(_ router: Router, pooling: PoolingService) {
     router.operation("GET", "/v1/parties/{id}/quote", OperationDoc(
         "A party's quote: the route from the origin through the riders' drop-offs in the order its joins fixed (each join places its rider where the accepted offer did), else in the order that makes the ride shortest in time (equal times: the earlier-listed rider's drop-off first), then the destination; the metered fare; each rider's share (one per person, docs/FARES.md). The host rides to the destination: a party listing no rider, or whose riders all get off before it, carries its host there as 'organiser' (one person, first among the shares)",
         parameters: [ParameterDoc("id", in: "path", required: true, "party id", schema: APISchemas.partyID),
@@ -38,11 +38,11 @@ public func registerPoolingEndpoints(_ router: Router, pooling: PartyMatcher) {
             ParameterDoc("origin", required: true, "where the rider is: lon,lat", schema: APISchemas.pointQuery),
             ParameterDoc("destination", required: true, "where the rider goes: lon,lat", schema: APISchemas.pointQuery),
             ParameterDoc("depart_at", "when the rider leaves (ISO 8601 or Unix seconds; default now)", schema: APISchemas.partyInstantQuery),
-            ParameterDoc("window_min", type: "number", "minutes a party may depart before or after depart_at, 0–1440 (default 30)", schema: APISchemas.number(MatchRequest.windowRange)),
-            ParameterDoc("walk_m", type: "number", "farthest walk to a party's origin in metres, 0–5000 (default 800)", schema: APISchemas.number(MatchRequest.walkRange)),
+            ParameterDoc("window_min", type: "number", "minutes a party may depart before or after depart_at, 0–1440 (default 30)", schema: APISchemas.number(OfferRequest.windowRange)),
+            ParameterDoc("walk_m", type: "number", "farthest walk to a party's origin in metres, 0–5000 (default 800)", schema: APISchemas.number(OfferRequest.walkRange)),
             ParameterDoc("seats", type: "integer", "seats the rider needs, 1–\(Party.maxSeats) (default 1)", schema: APISchemas.integer(1...Party.maxSeats)),
-            ParameterDoc("max_detour_pct", type: "number", "largest growth in percent, 0–1000 (default 25), of the party's ride time and of each rider's own arrival time (from the departure, in the party's current plan): the rider's drop-off goes where it lengthens the ride least within both", schema: APISchemas.number(MatchRequest.detourRange)),
-            ParameterDoc("limit", type: "integer", "matches at most, 1–50 (default 10)", schema: APISchemas.integer(MatchRequest.limitRange)),
+            ParameterDoc("max_detour_pct", type: "number", "largest growth in percent, 0–1000 (default 25), of the party's ride time and of each rider's own arrival time (from the departure, in the party's current plan): the rider's drop-off goes where it lengthens the ride least within both", schema: APISchemas.number(OfferRequest.detourRange)),
+            ParameterDoc("limit", type: "integer", "matches at most, 1–50 (default 10)", schema: APISchemas.integer(OfferRequest.limitRange)),
             ParameterDoc("rider_id", "the rider's id in drop_off_order (default 'you')", schema: APISchemas.riderID),
             ParameterDoc("estimate", "allow: when the rider's own trip lies outside the served roads (outside_coverage), solo_krw is a straight-line estimate and every match says so in \"estimated\":{\"method\",\"circuity\",\"fare_range_krw\",\"straight_line_m\",\"reason\"} (saving_krw is then estimated too), instead of a 422 (within South Korea and up to 1,000 km: beyond, 422 outside_estimate_range); parties whose ride cannot take the rider's destination by road are still left out (an uncovered destination matches none). deny (default): a 422 outside_coverage", schema: APISchemas.oneOf(["allow", "deny"])),
         ],
@@ -50,14 +50,14 @@ public func registerPoolingEndpoints(_ router: Router, pooling: PartyMatcher) {
                     (400, "missing_parameter, invalid_parameter (naming it)"),
                     (404, "no_route: the rider's own trip has no road route"),
                     (422, "outside_coverage: the rider's origin or destination (unless estimate=allow); outside_estimate_range: estimate=allow for a point outside South Korea (124.5–132.0°E, 33.0–38.7°N) or an estimated trip over 1,000 km; outside_fare_regions, no_schedule")],
-        responseSchema: ResponseSchemas.matches, responseExample: ["matches": []]
+        responseSchema: ResponseSchemas.partyOffers, responseExample: ["matches": []]
     )) { _, query in
         func point(_ name: String) throws(HTTPError) -> Coordinate {
             try query.requiredPoint(name) { text in
                 .badRequest("invalid_parameter", "query parameter '\(name)' must be lon,lat within ±180/±90, got '\(text.prefix(60))'")
             }
         }
-        var r = MatchRequest(origin: try point("origin"), destination: try point("destination"),
+        var r = OfferRequest(origin: try point("origin"), destination: try point("destination"),
                              departAt: try query.instant("depart_at") ?? SeoulTime.now())
         // Each option is checked by the engine's rule as it is read, so the first fault of the
         // query is the one answered (text that is no number is checked as NaN or Int.min, which
@@ -70,23 +70,23 @@ public func registerPoolingEndpoints(_ router: Router, pooling: PartyMatcher) {
         }
         let number = { (text: String) in NumberParsing.finiteDouble(text) ?? .nan }
         let whole = { (text: String) in Int(text) ?? .min }
-        r.windowMinutes = try checked("window_min", number, MatchRequest.checkWindow) ?? 30
-        r.walkMeters = try checked("walk_m", number, MatchRequest.checkWalk) ?? 800
-        r.seats = try checked("seats", whole, MatchRequest.checkSeats) ?? 1
-        r.maxDetourPercent = try checked("max_detour_pct", number, MatchRequest.checkDetour) ?? 25
-        r.limit = try checked("limit", whole, MatchRequest.checkLimit) ?? 10
-        r.riderID = try checked("rider_id", { $0 }, MatchRequest.checkRiderID) ?? r.riderID
+        r.windowMinutes = try checked("window_min", number, OfferRequest.checkWindow) ?? 30
+        r.walkMeters = try checked("walk_m", number, OfferRequest.checkWalk) ?? 800
+        r.seats = try checked("seats", whole, OfferRequest.checkSeats) ?? 1
+        r.maxDetourPercent = try checked("max_detour_pct", number, OfferRequest.checkDetour) ?? 25
+        r.limit = try checked("limit", whole, OfferRequest.checkLimit) ?? 10
+        r.riderID = try checked("rider_id", { $0 }, OfferRequest.checkRiderID) ?? r.riderID
         r.allowEstimate = try FareJSON.estimateOption(try query.choice("estimate", invalid: FareJSON.invalidEstimate)) ?? false
         do throws(PoolingError) {
-            let matches = try pooling.match(r)
-            return .json(["matches": .array(matches.map { PoolingJSON.match($0, estimateReason: ErrorMapping.estimateReason(of: $0.soloEstimate)) })])
+            let offers = try pooling.offers(r)
+            return .json(["matches": .array(offers.map { PoolingJSON.offer($0, estimateReason: ErrorMapping.estimateReason(of: $0.soloEstimate)) })])
         } catch {
             throw ErrorMapping.http(error)
         }
     }
 }
 
-/// The JSON of party quotes and matches.
+/// The JSON of party quotes and offers.
 public enum PoolingJSON {
     static func round(_ v: Double) -> JSONValue { .number((v * 10).rounded() / 10) }
 
@@ -123,9 +123,9 @@ public enum PoolingJSON {
         ]
     }
 
-    /// One match of `GET /v1/match`; `estimateReason` says why `soloKrw` is an estimate, when
+    /// One offer of `GET /v1/match`; `estimateReason` says why `soloKrw` is an estimate, when
     /// it is one (the API's `ErrorMapping.estimateReason(of:)`).
-    public static func match(_ m: PartyMatch, estimateReason: (code: String, message: String)?) -> JSONValue {
+    public static func offer(_ m: PartyOffer, estimateReason: (code: String, message: String)?) -> JSONValue {
         let value: JSONValue = [
             "party": PartiesJSON.party(m.party),
             "walk_m": round(m.walkMeters),

@@ -105,8 +105,8 @@ public final class ServiceContext: Sendable {
     public let parties: PartyService
     /// The served road network as a map layer (`/v1/roads`).
     public let roadLayer: RoadMapLayer
-    /// Party quotes and matching riders to the live parties.
-    public let pooling: PartyMatcher
+    /// Party quotes and offers of the live parties to riders.
+    public let pooling: PoolingService
 
     public convenience init(configuration: ServiceConfiguration, metrics: ServerMetrics = ServerMetrics()) throws {
         try self.init(configuration: configuration, metrics: metrics, dataset: nil)
@@ -129,7 +129,7 @@ public final class ServiceContext: Sendable {
             }
         }
         roadLayer = RoadMapLayer(graph: data.graph)
-        pooling = PartyMatcher(quotes: data.quotes, parties: parties)
+        pooling = PoolingService(quotes: data.quotes, parties: parties)
     }
 
     /// Routing over `DATA/build/seoul.graph`.

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Why a nearby open party was left out of a match request's answer (`/metrics`:
+/// Why a nearby open party was left out of an offer request's answer (`/metrics`:
 /// `taxipot_match_candidates_dropped_total{reason}`).
 public enum DroppedCandidate: String, Error, Sendable, CaseIterable {
     /// The asking rider is already one of the party's riders.

@@ -271,7 +271,7 @@ public struct RidePricer: Sendable {
     }
 }
 
-/// A match request's rider stop, snapped, with its upward searches in the hierarchy of one
+/// An offer request's rider stop, snapped, with its upward searches in the hierarchy of one
 /// departure hour, kept while the request prices the candidates of that hour: each priced leg
 /// to or from the stop is then read from them and the party's kept ones (`RidePricer.legToStop`).
 struct RiderStop {

@@ -1,9 +1,9 @@
 import FareEstimation
 import Routing
 
-/// A field of a match request (`MatchRequest`), named by value: the API turns it into its own
+/// A field of an offer request (`OfferRequest`), named by value: the API turns it into its own
 /// name (`window_min`).
-public enum MatchField: Sendable, Hashable, CustomStringConvertible {
+public enum OfferField: Sendable, Hashable, CustomStringConvertible {
     case origin, destination, departure, window, walk, seats, maxDetour, limit, riderID
 
     /// The Swift property the field comes from (`windowMinutes`, …).
@@ -22,12 +22,12 @@ public enum MatchField: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
-/// Why a match (`PartyMatcher.match`) or a party's quote (`PartyMatcher.quote(partyID:)`) was
+/// Why an offer request (`PoolingService.offers`) or a party's quote (`PoolingService.quote(partyID:)`) was
 /// refused: what went wrong and which input, as values. The API layer maps each case to an
 /// HTTP status and code (`ErrorMapping` in the API module).
 public enum PoolingError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// A match option out of range: the field and what it must be.
-    case invalid(MatchField, reason: String)
+    /// An offer option out of range: the field and what it must be.
+    case invalid(OfferField, reason: String)
     /// No live party with this id.
     case partyNotFound(id: String)
     /// The rider's solo trip, or the party's ride, could not be routed or priced: the fare's
@@ -35,7 +35,7 @@ public enum PoolingError: Error, Sendable, Equatable, CustomStringConvertible {
     case fare(FareRequestError)
 
     /// A human sentence, with fields named by `name` and route points by `point`.
-    public func message(naming name: (MatchField) -> String, point: (RoutePoint) -> String,
+    public func message(naming name: (OfferField) -> String, point: (RoutePoint) -> String,
                         fareField: (RequestField) -> String) -> String
     {
         switch self {

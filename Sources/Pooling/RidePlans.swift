@@ -27,7 +27,7 @@ public struct RidePlan: Sendable {
     }
 }
 
-/// A party's planned ride with what matching keeps beside it until the party's ride changes:
+/// A party's planned ride with what offering keeps beside it until the party's ride changes:
 /// its points made ready for insertion legs, and (once first priced) its own route and fare
 /// schedule.
 public final class PlannedRide: @unchecked Sendable {
@@ -110,7 +110,7 @@ struct RideShape: Hashable {
 }
 
 /// Plans party rides over a `TravelTimes` table, keeping each plan (and its prepared points,
-/// and its own route once priced) while parties of that ride shape are matched: entries are
+/// and its own route once priced) while parties of that ride shape are offered: entries are
 /// keyed by the ride's shape (`RideShape`: points and departure, not riders), so a value key
 /// can never be stale (a changed party is another key; an entry nobody asks for ages out).
 ///
@@ -123,7 +123,7 @@ public final class RidePlanner: @unchecked Sendable {
     /// take about 80 MB, with the allowance for their own routes once priced).
     public let cacheBytes: Int
     public static let defaultCacheBytes = 256 << 20
-    /// Shards of the plan cache (a power of two): concurrent matches rarely wait on one lock.
+    /// Shards of the plan cache (a power of two): concurrent offer requests rarely wait on one lock.
     static let shardCount = 16
     private let shards: [Shard]
 

@@ -15,7 +15,7 @@ public struct TravelCell: Sendable, Hashable {
     }
 }
 
-/// Many-to-many travel times: the one seam through which party quotes and matching ask the
+/// Many-to-many travel times: the one seam through which party quotes and offers ask the
 /// road network, so the way they are computed can change without touching either.
 public protocol TravelTimes: Sendable {
     /// For every source × destination (row-major: `result[i][j]` is source i to destination j),

@@ -2,7 +2,7 @@ import Foundation
 import TaxiPot
 
 /// Pooling in-process: matching a rider against 10,000 open parties spread over the served
-/// area (central Seoul), through `PartyMatcher.match` with the default request (walk 800 m,
+/// area (central Seoul), through `PoolingService.offers` with the default request (walk 800 m,
 /// window ±30 min, detour ≤ 25%, limit 10).
 enum PoolingBench {
     /// The parties' and riders' clock: 2025-06-14 09:50 Seoul (ten minutes before the routing bench's departure).
@@ -33,18 +33,18 @@ enum PoolingBench {
         try SQLitePartyDatabase(stateDirectory: state).put(all)
         let clock = now
         let service = try PartyService(stateDirectory: state, now: { clock })
-        let pooling = PartyMatcher(quotes: data.quotes, parties: service, now: { clock })
+        let pooling = PoolingService(quotes: data.quotes, parties: service, now: { clock })
         data.routes.prepareHierarchy(hour: SeoulTime.hour(now))
         data.routes.prepareHierarchy(hour: SeoulTime.hour(now + 3600))
 
         // Riders at random road nodes; the timed ones are chosen so that their match succeeds
         // (the rider's own trip can be priced: what a match fails on), and the warm-up gets others.
-        func riders(count: Int, seed: UInt64) -> (chosen: [MatchRequest], skipped: Int) {
+        func riders(count: Int, seed: UInt64) -> (chosen: [OfferRequest], skipped: Int) {
             var rng = SplitMix64(seed: seed)
             func node() -> Coordinate { data.graph.coordinate(ofNode: Int.random(in: 0..<data.graph.nodeCount, using: &rng)) }
-            var chosen: [MatchRequest] = [], skipped = 0
+            var chosen: [OfferRequest] = [], skipped = 0
             while chosen.count < count, skipped < 100 * count {
-                let r = MatchRequest(origin: node(), destination: node(), departAt: now + Double.random(in: 0...3600, using: &rng))
+                let r = OfferRequest(origin: node(), destination: node(), departAt: now + Double.random(in: 0...3600, using: &rng))
                 if (try? pooling.pricer.soloFare(from: r.origin, to: r.destination, departure: r.departAt)) != nil {
                     chosen.append(r)
                 } else {
@@ -60,17 +60,17 @@ enum PoolingBench {
         // Warm-up: other riders first, with no plan kept (the plans they touch are made then), then
         // every party's own ride planned, as on a server that has run a while (kept until it changes).
         var matches = 0, candidates = 0
-        let cold = seconds { for r in warmup { _ = try? pooling.match(r) } }
+        let cold = seconds { for r in warmup { _ = try? pooling.offers(r) } }
         for p in all { _ = pooling.planner.planned(p) }
         for r in requests {
             let window = r.windowMinutes * 60
             candidates += service.nearby(r.origin, radiusMeters: r.walkMeters,
                                          filter: PartyFilter(departAfter: max(r.departAt - window, now.nextUp), departBefore: r.departAt + window, minSeats: r.seats),
-                                         limit: MatchRequest.maxCandidates).parties.count
+                                         limit: OfferRequest.maxCandidates).parties.count
         }
         var answers = 0
         let m = latencyRounds(requests, rounds: ctx.runs) { r in
-            guard let found = try? pooling.match(r) else { return false }
+            guard let found = try? pooling.offers(r) else { return false }
             matches += found.count
             answers += 1
             return true
@@ -83,9 +83,9 @@ enum PoolingBench {
             + "(%d plans kept, %.1f MB), as on a server that has run a while; travel times from the kept searches and two searches from the rider's stop per departure hour",
             count, requests.count, skipped, ctx.runs, Double(candidates) / Double(requests.count), Double(matches) / Double(max(1, answers)),
             m.failures, warmup.count, cold / Double(max(1, warmup.count)) * 1000, pooling.planner.keptCount, Double(pooling.planner.keptBytes) / 1e6)
-        ctx.add(BenchRecord(key: "pooling.match.p50", impl: "taxipot PartyMatcher", metric: "match p50, in-process", unit: "ms",
+        ctx.add(BenchRecord(key: "pooling.match.p50", impl: "taxipot PoolingService", metric: "match p50, in-process", unit: "ms",
                             better: "lower", samples: p50.map { $0 / 1000 }, n: requests.count, conditions: cond, errors: m.failures))
-        ctx.add(BenchRecord(key: "pooling.match.p99", impl: "taxipot PartyMatcher", metric: "match p99, in-process", unit: "ms",
+        ctx.add(BenchRecord(key: "pooling.match.p99", impl: "taxipot PoolingService", metric: "match p99, in-process", unit: "ms",
                             better: "lower", samples: p99.map { $0 / 1000 }, n: requests.count, conditions: cond, errors: m.failures))
     }
 }

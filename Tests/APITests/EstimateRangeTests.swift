@@ -25,7 +25,7 @@ final class EstimateRangeTests: XCTestCase {
     static let farAway = [(-74.0, 40.7, "-74,40.7"), (180.0, -90.0, "180,-90"),
                           (1e-320, -0.0, "0." + String(repeating: "0", count: 319) + "1,-0.0")]
 
-    func testEstimateBeyondKoreaIsRefusedWith422OnQuoteAndMatch() throws {
+    func testEstimateBeyondKoreaIsRefusedWith422OnQuoteAndOffers() throws {
         for (lon, lat, text) in Self.farAway {
             let body = #"{"origin":{"lon":126.9829,"lat":37.57},"destination":{"lon":\#(lon),"lat":\#(lat)},"depart_at":"2024-05-08T10:00","estimate":"allow"}"#
             let quote = try call("POST", "/v1/quote", body: body)

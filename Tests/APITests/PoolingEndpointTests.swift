@@ -11,7 +11,7 @@ final class PoolingEndpointTests: XCTestCase {
         return (r.status, try? JSONParser.parse(r.body))
     }
 
-    func testMatchAndQuoteOverTheRouter() throws {
+    func testOffersAndQuoteOverTheRouter() throws {
         let context = try TestDataset.context()
         let router = makeRouter(context: context)
         let depart = Date().timeIntervalSince1970 + 1800
@@ -83,7 +83,7 @@ final class PoolingEndpointTests: XCTestCase {
 
     /// `estimate=allow` (#24): a rider whose own trip lies outside the served roads gets its
     /// solo fare estimated and labelled in each match; without it, a 422.
-    func testMatchWithEstimateOutsideTheServedRoads() throws {
+    func testOffersWithEstimateOutsideTheServedRoads() throws {
         let context = try TestDataset.context()
         let router = makeRouter(context: context)
         let routes = context.data.routes

@@ -31,8 +31,8 @@ final class SettleEndpointTests: XCTestCase {
         let trace = fixes.map { "[\($0.coordinate.lon),\($0.coordinate.lat),\($0.time!)]" }.joined(separator: ",")
         let body = #"{"trace":[\#(trace)],"meter_total_krw":9900,"idempotency_key":"k1"}"#
         XCTAssertEqual(call(router, "GET", "/v1/parties/s1", "").json?["settled"], .bool(false))
-        let request = MatchRequest(origin: Coordinate(lon: 126.978, lat: 37.5665), destination: Coordinate(lon: 126.9882, lat: 37.5701), departAt: depart)
-        XCTAssertTrue(try ctx.pooling.match(request).contains { $0.party.id == "s1" }, "an open party is matched")
+        let request = OfferRequest(origin: Coordinate(lon: 126.978, lat: 37.5665), destination: Coordinate(lon: 126.9882, lat: 37.5701), departAt: depart)
+        XCTAssertTrue(try ctx.pooling.offers(request).contains { $0.party.id == "s1" }, "an open party is matched")
         let first = call(router, "POST", "/v1/parties/s1/settle", body)
         XCTAssertEqual(first.status, 200, String(decoding: first.body, as: UTF8.self))
         // The answer says what it read.
@@ -61,7 +61,7 @@ final class SettleEndpointTests: XCTestCase {
         // Shown settled, left out of matching, refusing leaves and replacement too.
         let shown = call(router, "GET", "/v1/parties/s1", "")
         XCTAssertEqual(shown.json?["settled"], .bool(true))
-        XCTAssertFalse(try ctx.pooling.match(request).contains { $0.party.id == "s1" }, "a settled party is not matched")
+        XCTAssertFalse(try ctx.pooling.offers(request).contains { $0.party.id == "s1" }, "a settled party is not matched")
         XCTAssertEqual(ctx.pooling.dropped.byReason[.settled], 1)
         XCTAssertEqual(call(router, "DELETE", "/v1/parties/s1/riders/b", "").json?["error"]?["code"]?.stringValue, "party_settled")
         XCTAssertEqual(call(router, "PUT", "/v1/parties/s1", party).json?["error"]?["code"]?.stringValue, "party_settled")

@@ -8,8 +8,8 @@ import XCTest
 /// rider where the accepted offer did and the party keeps that drop-off order, so the quote after
 /// the join gives the joiner the offer's `pooled_krw` and `drop_off_order`, and nobody aboard is
 /// delayed past the offer's limit.
-extension MatchingTests {
-    /// Joins `rider` to party `id` as the server does (`PartyMatcher.placeJoin`), accepting `offer`.
+extension PartyOfferTests {
+    /// Joins `rider` to party `id` as the server does (`PoolingService.placeJoin`), accepting `offer`.
     @discardableResult
     func join(_ w: World, _ id: String, _ rider: PartyRider, offer: JoinOffer?) throws -> Party {
         try w.parties.join(partyID: id, rider: rider, dropOffProblem: w.pooling.dropOffProblem,
@@ -36,9 +36,9 @@ extension MatchingTests {
         try w.parties.put(Party(id: "p", origin: o, destination: d, departAt: depart, seatsTotal: 4,
                                 riders: [PartyRider(id: "host"), PartyRider(id: "a", dropOff: aStop)]))
         let before = arrivals(try w.pooling.quote(partyID: "p"))
-        var r = MatchRequest(origin: o, destination: to, departAt: depart)
+        var r = OfferRequest(origin: o, destination: to, departAt: depart)
         r.maxDetourPercent = 40
-        let m = try XCTUnwrap(try w.pooling.match(r).first)
+        let m = try XCTUnwrap(try w.pooling.offers(r).first)
         XCTAssertEqual(m.dropOffOrder, ["a", "you", "host"], "the example no longer reproduces")
         XCTAssertEqual(m.riderDelays.first { $0.riderID == "a" }?.addedSeconds, 0)
         let joined = try join(w, "p", PartyRider(id: "you", dropOff: to), offer: m.offer)
@@ -58,13 +58,13 @@ extension MatchingTests {
     /// implied organiser aboard (half the fare), and after the join the joiner riding to the
     /// destination is priced alone (3,750 → 7,500 won). The match prices the party the join
     /// writes: the host is implied only when nobody rides to the destination.
-    func testTheOrganiserDoesNotVanishBetweenMatchAndJoin() throws {
+    func testTheOrganiserDoesNotVanishBetweenOfferAndJoin() throws {
         let w = try world("organiser-rule")
         let depart = try seoul("2027-08-03T10:00:00+09:00")
         let o = Coordinate(lon: 126.982615, lat: 37.572035), d = Coordinate(lon: 126.986807, lat: 37.545616)
         try w.parties.put(Party(id: "empty", origin: o, destination: d, departAt: depart, seatsTotal: 3, seatsTaken: 0))
-        let r = MatchRequest(origin: o, destination: d, departAt: depart)
-        let m = try XCTUnwrap(try w.pooling.match(r).first)
+        let r = OfferRequest(origin: o, destination: d, departAt: depart)
+        let m = try XCTUnwrap(try w.pooling.offers(r).first)
         try join(w, "empty", PartyRider(id: "you", dropOff: d), offer: m.offer)
         let q = try w.pooling.quote(partyID: "empty")
         XCTAssertEqual(q.shares.map(\.riderID), ["you"])
@@ -85,9 +85,9 @@ extension MatchingTests {
                                 riders: [PartyRider(id: "host"), PartyRider(id: "a", dropOff: aStop), PartyRider(id: "b", dropOff: bStop)]))
         let plain = try w.pooling.quote(partyID: "s")
         for (id, stop) in [("x", aStop), ("y", d), ("z", bStop)] {
-            var r = MatchRequest(origin: o, destination: stop, departAt: depart)
+            var r = OfferRequest(origin: o, destination: stop, departAt: depart)
             r.riderID = id
-            let m = try XCTUnwrap(try w.pooling.match(r).first, id)
+            let m = try XCTUnwrap(try w.pooling.offers(r).first, id)
             XCTAssertEqual(m.addedSeconds, 0, id)
             XCTAssertTrue(m.riderDelays.allSatisfy { $0.addedSeconds == 0 }, id)
             // Riders of one stop get off in rider order: the joiner last of theirs.
@@ -110,14 +110,14 @@ extension MatchingTests {
         let o = Coordinate(lon: 126.979312, lat: 37.571347), d = Coordinate(lon: 126.991831, lat: 37.539697)
         let aStop = Coordinate(lon: 126.982771, lat: 37.561937), to = Coordinate(lon: 126.987833, lat: 37.566083)
         try w.parties.put(Party(id: "p", origin: o, destination: d, departAt: depart, seatsTotal: 4, riders: [PartyRider(id: "host")]))
-        var r = MatchRequest(origin: o, destination: to, departAt: depart)
+        var r = OfferRequest(origin: o, destination: to, departAt: depart)
         r.maxDetourPercent = 40
         r.riderID = "late"
-        let stale = try XCTUnwrap(try w.pooling.match(r).first).offer
+        let stale = try XCTUnwrap(try w.pooling.offers(r).first).offer
         // Another rider joins first, without an offer: placed within the default limit.
-        var first = MatchRequest(origin: o, destination: aStop, departAt: depart)
+        var first = OfferRequest(origin: o, destination: aStop, departAt: depart)
         first.riderID = "a"
-        let firstOffer = try XCTUnwrap(try w.pooling.match(first).first)
+        let firstOffer = try XCTUnwrap(try w.pooling.offers(first).first)
         try join(w, "p", PartyRider(id: "a", dropOff: aStop), offer: nil)
         XCTAssertEqual(try w.pooling.quote(partyID: "p").priced.ride.dropOffOrder, firstOffer.dropOffOrder)
         var renewed: JoinOffer?
@@ -127,7 +127,7 @@ extension MatchingTests {
         }
         let now = try XCTUnwrap(renewed, "the live party has an offer")
         XCTAssertNotEqual(now, stale)
-        XCTAssertEqual(try w.pooling.match(r).first?.offer, now, "the refusal's offer is the match's")
+        XCTAssertEqual(try w.pooling.offers(r).first?.offer, now, "the refusal's offer is the match's")
         try join(w, "p", PartyRider(id: "late", dropOff: to), offer: now)
         let q = try w.pooling.quote(partyID: "p")
         XCTAssertEqual(q.priced.ride.dropOffOrder, now.dropOffOrder)
@@ -169,11 +169,11 @@ extension MatchingTests {
                 guard let live = w.parties.party(id: p.id), let before = try? w.pooling.quote(partyID: p.id) else { break }
                 let stops = live.intermediateDropOffs + [live.destination]
                 let to = Int.random(in: 0..<6, using: &rng) == 0 ? stops[Int.random(in: 0..<stops.count, using: &rng)] : node()
-                var r = MatchRequest(origin: live.origin, destination: to, departAt: live.departAt)
+                var r = OfferRequest(origin: live.origin, destination: to, departAt: live.departAt)
                 r.maxDetourPercent = [10, 25, 40, 150][Int.random(in: 0..<4, using: &rng)]
                 r.riderID = "x\(n)"
                 r.seats = Int.random(in: 1...2, using: &rng)
-                guard let m = try w.pooling.match(r).first else { continue }
+                guard let m = try w.pooling.offers(r).first else { continue }
                 XCTAssertEqual(m.party.id, p.id)
                 let joined = try join(w, p.id, PartyRider(id: r.riderID, seats: r.seats, dropOff: to), offer: m.offer)
                 let q = try w.pooling.quote(partyID: p.id)

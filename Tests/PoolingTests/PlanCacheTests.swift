@@ -6,7 +6,7 @@ import XCTest
 /// The planner's kept plans (keyed by ride shape) through joins, leaves, replacements,
 /// deletions and expiry: every answer still equals the brute-force reference over the parties
 /// live at that moment, and a plan is kept exactly when the party's points and departure are.
-extension MatchingTests {
+extension PartyOfferTests {
     /// A clock tests move forward.
     final class TestClock: @unchecked Sendable {
         private let lock = NSLock()
@@ -24,7 +24,7 @@ extension MatchingTests {
         }
     }
 
-    func testKeptPlansFollowWritesAndMatchesStayEqualToReference() throws {
+    func testKeptPlansFollowWritesAndOffersStayEqualToReference() throws {
         let data = try TestDataset.loaded.get()
         let graph = data.graph
         var rng = SplitMix64(seed: 2325)
@@ -47,10 +47,10 @@ extension MatchingTests {
         try SQLitePartyDatabase(stateDirectory: dir).put(initial)
         let clock = TestClock(Self.now)
         let parties = try PartyService(stateDirectory: dir, now: { clock.now })
-        let w = World(data: data, parties: parties, pooling: PartyMatcher(quotes: data.quotes, parties: parties, now: { clock.now }))
+        let w = World(data: data, parties: parties, pooling: PoolingService(quotes: data.quotes, parties: parties, now: { clock.now }))
         let ids = initial.map(\.id)
-        let requests: [MatchRequest] = (0..<4).map { k in
-            var r = MatchRequest(origin: node(), destination: node(), departAt: Self.now + 1200 + Double(k) * 300)
+        let requests: [OfferRequest] = (0..<4).map { k in
+            var r = OfferRequest(origin: node(), destination: node(), departAt: Self.now + 1200 + Double(k) * 300)
             r.walkMeters = 900
             r.windowMinutes = 40
             r.maxDetourPercent = 300
@@ -66,7 +66,7 @@ extension MatchingTests {
             let live = ids.compactMap { w.parties.party(id: $0) }
             for (k, r) in requests.enumerated() {
                 guard let soloRoute = try? w.data.routes.route(RouteRequest(from: r.origin, to: r.destination, departAt: r.departAt)) else { continue }
-                let got = try w.pooling.match(r)
+                let got = try w.pooling.offers(r)
                 let window = r.windowMinutes * 60
                 let candidates = live.filter { p in
                     p.departAt > now && abs(p.departAt - r.departAt) <= window && p.seatsLeft >= r.seats

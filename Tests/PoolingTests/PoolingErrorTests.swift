@@ -4,16 +4,16 @@ import XCTest
 /// A match's errors are Pooling's own (`PoolingError`), not the fare's; the API maps them at
 /// the edge, to the answers the match and party-quote endpoints gave before the split.
 final class PoolingErrorTests: XCTestCase {
-    func testMatchOptionsThrowPoolingErrorsNamingTheMatchField() {
-        XCTAssertThrowsError(try MatchRequest.checkWindow(-1)) {
+    func testOfferOptionsThrowPoolingErrorsNamingTheOfferField() {
+        XCTAssertThrowsError(try OfferRequest.checkWindow(-1)) {
             XCTAssertEqual($0 as? PoolingError, .invalid(.window, reason: "must be 0–1440 minutes, got -1.0"))
         }
-        var r = MatchRequest(origin: .init(lon: 126.97, lat: 37.56), destination: .init(lon: 126.99, lat: 37.57), departAt: 1_800_000_000)
+        var r = OfferRequest(origin: .init(lon: 126.97, lat: 37.56), destination: .init(lon: 126.99, lat: 37.57), departAt: 1_800_000_000)
         r.riderID = "no spaces"
         XCTAssertThrowsError(try r.validate()) {
             guard case .invalid(.riderID, _)? = $0 as? PoolingError else { return XCTFail("\($0)") }
         }
-        r = MatchRequest(origin: .init(lon: 126.97, lat: 37.56), destination: .init(lon: 126.99, lat: 37.57), departAt: 1)
+        r = OfferRequest(origin: .init(lon: 126.97, lat: 37.56), destination: .init(lon: 126.99, lat: 37.57), departAt: 1)
         XCTAssertThrowsError(try r.validate()) { XCTAssertEqual(($0 as? PoolingError).map(ErrorMapping.http)?.message.hasPrefix("depart_at "), true) }
     }
 

@@ -7,7 +7,7 @@ import XCTest
 /// The rules riders are promised (issue 35): each rider aboard delayed within the limit, a party
 /// without riders carries its host, a rider is never offered their own party, a drop-off the
 /// party cannot serve is refused, and the money rules of docs/FARES.md.
-extension MatchingTests {
+extension PartyOfferTests {
     func route(_ w: World, _ points: [Coordinate], _ at: Double) throws -> RouteResult {
         try w.data.routes.route(RouteRequest(from: points[0], to: points.last!, via: Array(points.dropFirst().dropLast()), departAt: at))
     }
@@ -30,9 +30,9 @@ extension MatchingTests {
         let plain = try route(w, [o, b], depart).durationSeconds
         let first = try route(w, [o, to, b], depart).durationSeconds
         XCTAssertGreaterThan((first - plain) / plain * 100, 25, "the reproducer no longer puts b's arrival past the limit")
-        var r = MatchRequest(origin: o, destination: to, departAt: depart)
+        var r = OfferRequest(origin: o, destination: to, departAt: depart)
         r.maxDetourPercent = 25
-        let m = try XCTUnwrap(try w.pooling.match(r).first, "the party is still a match with the stop after b's")
+        let m = try XCTUnwrap(try w.pooling.offers(r).first, "the party is still a match with the stop after b's")
         // Each rider's arrival from single routes through the matched ride's stops.
         let base = try route(w, [o, b, d], depart)
         for rider in ["host", "b"] {
@@ -47,14 +47,14 @@ extension MatchingTests {
         XCTAssertEqual(m.dropOffOrder, ["b", "you", "host"])
         // With a limit b's delay fits, the stop goes first (it lengthens the ride least).
         r.maxDetourPercent = 1000
-        XCTAssertEqual(try w.pooling.match(r).first?.dropOffOrder, ["you", "b", "host"])
+        XCTAssertEqual(try w.pooling.offers(r).first?.dropOffOrder, ["you", "b", "host"])
         // A limit the stop before b's meets for the whole ride (not for b) and the stop after
         // b's does not: left out, counted as a rider's delay.
         let firstPct = (try route(w, [o, to, b, d], depart).durationSeconds - base.durationSeconds) / base.durationSeconds * 100
         XCTAssertLessThan(firstPct, m.detourPercent)
         let before = w.pooling.dropped.byReason[.riderDelay] ?? 0
         r.maxDetourPercent = (firstPct + m.detourPercent) / 2
-        XCTAssertEqual(try w.pooling.match(r).count, 0)
+        XCTAssertEqual(try w.pooling.offers(r).count, 0)
         XCTAssertEqual(w.pooling.dropped.byReason[.riderDelay] ?? 0, before + 1)
     }
 
@@ -89,14 +89,14 @@ extension MatchingTests {
 
     /// A party posted with `riders: []` (no seat taken) is matched: the rider's stop is put in
     /// the host's ride to the destination, and priced as the reference prices it.
-    func testPartyWithoutRidersIsMatched() throws {
+    func testPartyWithoutRidersIsOffered() throws {
         let depart = Self.now + 1800
         let o = Coordinate(lon: 126.9829, lat: 37.5700), d = Coordinate(lon: 126.9720, lat: 37.5547)
         let party = Party(id: "plan", origin: o, destination: d, departAt: depart, seatsTotal: 4, riders: [])
         let w = try world("no-riders-match", initial: [party])
-        var r = MatchRequest(origin: o.offset(eastMeters: 80, northMeters: 30), destination: Coordinate(lon: 126.9780, lat: 37.5665), departAt: depart)
+        var r = OfferRequest(origin: o.offset(eastMeters: 80, northMeters: 30), destination: Coordinate(lon: 126.9780, lat: 37.5665), departAt: depart)
         r.maxDetourPercent = 1000
-        let m = try XCTUnwrap(try w.pooling.match(r).first)
+        let m = try XCTUnwrap(try w.pooling.offers(r).first)
         XCTAssertEqual(m.party.id, "plan")
         XCTAssertEqual(m.dropOffOrder, ["you", "organiser"])
         let want = try XCTUnwrap(try reference(w, r, party))
@@ -115,10 +115,10 @@ extension MatchingTests {
             Party(id: "plain", origin: o, destination: d, departAt: depart, seatsTotal: 4, riders: [PartyRider(id: "host")]),
         ]
         let w = try world("dropped", initial: parties)
-        var r = MatchRequest(origin: o, destination: Coordinate(lon: 126.9900, lat: 37.5800), departAt: depart)
+        var r = OfferRequest(origin: o, destination: Coordinate(lon: 126.9900, lat: 37.5800), departAt: depart)
         r.riderID = "me"
         r.maxDetourPercent = 1
-        XCTAssertEqual(try w.pooling.match(r).map(\.party.id), [])
+        XCTAssertEqual(try w.pooling.offers(r).map(\.party.id), [])
         let counts = w.pooling.dropped.byReason
         XCTAssertEqual(counts[.alreadyInParty], 1)
         XCTAssertEqual(counts[.noRide], 1)
@@ -137,14 +137,14 @@ extension MatchingTests {
         let party = Party(id: "with-kim", origin: o, destination: d, departAt: depart, seatsTotal: 4,
                           riders: [PartyRider(id: "host"), PartyRider(id: "kim", dropOff: Coordinate(lon: 126.9780, lat: 37.5665))])
         let w = try world("own-party", initial: [party])
-        var r = MatchRequest(origin: o, destination: Coordinate(lon: 126.9760, lat: 37.5600), departAt: depart)
+        var r = OfferRequest(origin: o, destination: Coordinate(lon: 126.9760, lat: 37.5600), departAt: depart)
         r.maxDetourPercent = 1000
         r.riderID = "kim"
-        XCTAssertEqual(try w.pooling.match(r).count, 0)
+        XCTAssertEqual(try w.pooling.offers(r).count, 0)
         r.riderID = "host"
-        XCTAssertEqual(try w.pooling.match(r).count, 0)
+        XCTAssertEqual(try w.pooling.offers(r).count, 0)
         r.riderID = "lee"
-        XCTAssertEqual(try w.pooling.match(r).map(\.party.id), ["with-kim"])
+        XCTAssertEqual(try w.pooling.offers(r).map(\.party.id), ["with-kim"])
     }
 
     /// A join whose drop-off the party's ride cannot serve (outside the served roads, too far
@@ -192,9 +192,9 @@ extension MatchingTests {
         let riderAt = partyAt + 20 * 60  // 22:10
         let o = Coordinate(lon: 126.9829, lat: 37.5700), d = Coordinate(lon: 126.9720, lat: 37.5547)
         let w = try world("solo-clock", initial: [Party(id: "p", origin: o, destination: d, departAt: partyAt, seatsTotal: 4, riders: [PartyRider(id: "host")])])
-        var r = MatchRequest(origin: o, destination: Coordinate(lon: 126.9900, lat: 37.5800), departAt: riderAt)
+        var r = OfferRequest(origin: o, destination: Coordinate(lon: 126.9900, lat: 37.5800), departAt: riderAt)
         r.maxDetourPercent = 1000
-        let m = try XCTUnwrap(try w.pooling.match(r).first)
+        let m = try XCTUnwrap(try w.pooling.offers(r).first)
         let night = try referenceFare(w, try route(w, [r.origin, r.destination], riderAt), origin: r.origin, at: riderAt).totalKrw
         let day = try referenceFare(w, try route(w, [r.origin, r.destination], partyAt), origin: r.origin, at: partyAt).totalKrw
         XCTAssertNotEqual(night, day)

@@ -45,7 +45,7 @@ package struct MeasuredSpeedProfile: Sendable {
 
     /// Sets the hourly speed row of every way of `x` (ways are the kept links, `ranks` theirs);
     /// returns how many ways got measured speeds.
-    func apply(_ speeds: MeasuredSpeeds, to x: inout OSMExtract, ranks: [Int], profile: TrafficProfile) -> Int {
+    func apply(_ speeds: MeasuredSpeeds, to x: inout RoadNetworkInput, ranks: [Int], profile: TrafficProfile) -> Int {
         struct Row: Hashable { var speed: [Double], measured: [Bool] }
         var rowIndex = [Row: Int]()
         var measuredWays = 0

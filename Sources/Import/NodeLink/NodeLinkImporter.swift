@@ -115,15 +115,15 @@ public enum NodeLinkImporter {
                                 speeds: MeasuredSpeeds? = nil, readSeconds: Double = 0,
                                 progress: ((String) -> Void)? = nil) throws(NodeLinkError) -> NodeLinkImportReport
     {
-        var (extract, report) = try extract(net)
+        var (input, report) = try roadNetwork(net)
         if let speeds {
-            report.addCoverage(of: speeds, ways: extract.wayIds, lengthCm: extract.wayLengthCm)
+            report.addCoverage(of: speeds, ways: input.wayIds, lengthCm: input.wayLengthCm)
             var rankOf = [Int64: Int]()
             for l in net.links { rankOf[l.id] = l.rank }
-            let ranks = extract.wayIds.map { rankOf[$0] ?? 0 }
+            let ranks = input.wayIds.map { rankOf[$0] ?? 0 }
             let calibration = MeasuredSpeedProfile(
-                speeds: speeds, links: zip(extract.wayIds, zip(ranks, extract.wayRules)).map { ($0, $1.0, $1.1.capForwardKmh) })
-            _ = calibration.apply(speeds, to: &extract, ranks: ranks, profile: profile)
+                speeds: speeds, links: zip(input.wayIds, zip(ranks, input.wayRules)).map { ($0, $1.0, $1.1.capForwardKmh) })
+            _ = calibration.apply(speeds, to: &input, ranks: ranks, profile: profile)
             report.calibration = calibration
         }
         report.graph.readSeconds = readSeconds
@@ -132,12 +132,12 @@ public enum NodeLinkImporter {
         let t1 = Date()
         var graph: GraphData
         do {
-            graph = try GraphPreparer.prepare(extract, profile: profile, landmarks: landmarks, source: report.graph.source,
+            graph = try GraphPreparer.prepare(input, profile: profile, landmarks: landmarks, source: report.graph.source,
                                               report: &report.graph, progress: progress)
         } catch {
             throw NodeLinkError(error.description)
         }
-        extract = OSMExtract()
+        input = RoadNetworkInput()
         report.graph.prepareSeconds = Date().timeIntervalSince(t1)
         var json = report.graph.json
         json.removeFirst()
@@ -171,13 +171,13 @@ public enum NodeLinkImporter {
 
     /// What importing `net` keeps and leaves out, and the length (cm) of each kept link (test hook).
     package static func inspect(_ net: NodeLinkNetwork) throws(NodeLinkError) -> (report: NodeLinkImportReport, lengthCm: [Int64: UInt32]) {
-        let (x, report) = try extract(net)
+        let (x, report) = try roadNetwork(net)
         return (report, Dictionary(uniqueKeysWithValues: zip(x.wayIds, x.wayLengthCm)))
     }
 
     /// The network as the graph builder's input: kept links as one-way ways of real length,
     /// prohibited turns (and U-turns) as node-via restrictions.
-    static func extract(_ net: NodeLinkNetwork) throws(NodeLinkError) -> (OSMExtract, NodeLinkImportReport) {
+    static func roadNetwork(_ net: NodeLinkNetwork) throws(NodeLinkError) -> (RoadNetworkInput, NodeLinkImportReport) {
         var r = NodeLinkImportReport()
         r.files = net.files
         r.nodesRead = net.nodes.count; r.linksRead = net.links.count
@@ -187,7 +187,7 @@ public enum NodeLinkImporter {
         // CSV rows are named by line, DBF rows by record number.
         func at(_ file: String, _ row: Int) -> String { file + (file.lowercased().hasSuffix(".csv") ? ": line \(row)" : ": row \(row)") }
 
-        var x = OSMExtract()
+        var x = RoadNetworkInput()
         x.nodesSorted = false
         var seenNodes = Set<Int64>()
         for n in net.nodes where seenNodes.insert(n.id).inserted {
@@ -269,7 +269,7 @@ public enum NodeLinkImporter {
             }
         }
         for (k, p) in prohibited.sorted(by: { $0.lexicographicallyPrecedes($1) }).enumerated() {
-            x.restrictions.append(RawRestriction(relationId: Int64(k), kind: .prohibitive, uTurn: false, fromWay: p[0], viaNode: p[1], toWay: p[2]))
+            x.restrictions.append(InputRestriction(id: Int64(k), kind: .prohibitive, uTurn: false, fromWay: p[0], viaNode: p[1], toWay: p[2]))
         }
         x.totalRelations = net.turns.count
         return (x, r)

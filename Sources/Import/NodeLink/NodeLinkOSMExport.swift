@@ -63,7 +63,7 @@ public enum NodeLinkOSMExport {
         guard output.lowercased().hasSuffix(".osm") else {
             throw NodeLinkError("\(output): the export is OSM XML: the file name must end in .osm")
         }
-        let (x, report) = try NodeLinkImporter.extract(net)
+        let (x, report) = try NodeLinkImporter.roadNetwork(net)
         var summary = NodeLinkOSMExportSummary(network: report)
         var link = [Int64: NodeLinkLink]()
         for l in net.links { link[l.id] = l }
@@ -144,7 +144,7 @@ public enum NodeLinkOSMExport {
     /// The restriction value of the turn from link `a` onto link `b` by its angle: within 30° of
     /// straight on `no_straight_on`, beyond 150° (or back to where `a` starts) `no_u_turn`,
     /// else `no_left_turn` or `no_right_turn`.
-    static func turnKind(from a: NodeLinkLink, to b: NodeLinkLink, _ x: OSMExtract) -> String {
+    static func turnKind(from a: NodeLinkLink, to b: NodeLinkLink, _ x: RoadNetworkInput) -> String {
         if b.to == a.from { return "no_u_turn" }
         func position(_ id: Int64) -> (x: Double, y: Double) {
             let i = x.nodeIndex(id)!

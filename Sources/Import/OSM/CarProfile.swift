@@ -48,23 +48,6 @@ public struct WayTags: Sendable, Equatable {
     }
 }
 
-/// What the car profile makes of a drivable way.
-public struct WayRule: Sendable, Equatable {
-    public var roadClass: RoadClass
-    /// Travel allowed in the way's node order.
-    public var forward: Bool
-    /// Travel allowed against the way's node order.
-    public var backward: Bool
-    /// Speed cap in km/h in each direction: the parsed `maxspeed`, else the class default.
-    public var capForwardKmh: Int
-    public var capBackwardKmh: Int
-    /// The street name (`name`, else `ref`), or nil.
-    public var name: String?
-    /// The extract's hourly speed row of the way (node-link import with measured speeds), or -1
-    /// for the traffic profile by class and cap.
-    public var speedRow: Int = -1
-}
-
 /// The car profile, in the spirit of OSRM's `car.lua`: which ways a car may drive, in which
 /// direction, and how fast at most.
 ///

@@ -2,64 +2,12 @@ import CReadOSM
 import Foundation
 import Routing
 
-/// A turn restriction as read from a relation, before it is tied to graph edges.
-struct RawRestriction: Sendable {
-    var relationId: Int64
-    var kind: TurnRestrictionKind
-    /// The value names a U-turn (`no_u_turn`, `only_u_turn`).
-    var uTurn: Bool
-    var fromWay: Int64
-    var viaNode: Int64
-    var toWay: Int64
-}
-
-/// What the road graph needs of an OSM file: node positions, the drivable ways with the car
-/// profile's rule, blocking barrier nodes and node-via turn restrictions.
-struct OSMExtract {
-    /// Every node of the file (ids ascending after `finish()`), position in 1e-7 degrees.
-    var nodeIds: [Int64] = []
-    var nodeLat: [Int32] = []
-    var nodeLon: [Int32] = []
-    var nodesSorted = true
-    var blockedNodes = Set<Int64>()
-    var invalidNodes = 0
-
-    /// Drivable ways: OSM id, rule, and node refs `refs[wayFirstRef[i] ..< wayFirstRef[i+1]]`.
-    var wayIds: [Int64] = []
-    var wayRules: [WayRule] = []
-    var wayFirstRef: [UInt32] = [0]
-    var refs: [Int64] = []
-    /// The real length (cm) of each way when its points are not its shape (the node-link
-    /// network's straight links); empty means lengths are measured along the points.
-    var wayLengthCm: [UInt32] = []
-    /// Hourly speed rows a way's `WayRule.speedRow` names: 24 km/h each, with whether each hour
-    /// was measured. Empty (OSM): speeds come from the traffic profile by class and cap.
-    var speedRows: [[Double]] = []
-    var speedRowMeasured: [[Bool]] = []
-
-    var restrictions: [RawRestriction] = []
-    /// Restrictions left out: via ways, missing members, exceptions for cars, unknown kinds.
-    var skippedRestrictions = 0
-
-    var totalNodes = 0
-    var totalWays = 0
-    var totalRelations = 0
-
-    /// Sorts nodes by id when the file did not list them in order.
-    mutating func finish() {
-        guard !nodesSorted else { return }
-        let order = nodeIds.indices.sorted { nodeIds[$0] < nodeIds[$1] }
-        nodeIds = order.map { nodeIds[$0] }
-        nodeLat = order.map { nodeLat[$0] }
-        nodeLon = order.map { nodeLon[$0] }
-        nodesSorted = true
-    }
-
-    /// Several extracts as one: a node or way with the same id in several files is kept once
+extension RoadNetworkInput {
+    /// Several OSM files' inputs as one: a node or way with the same id in several files is kept once
     /// (the first file's), as is a turn restriction; counts add up.
-    static func merged(_ parts: [OSMExtract]) -> OSMExtract {
-        guard parts.count > 1 else { return parts.first ?? OSMExtract() }
-        var m = OSMExtract()
+    static func merged(_ parts: [RoadNetworkInput]) -> RoadNetworkInput {
+        guard parts.count > 1 else { return parts.first ?? RoadNetworkInput() }
+        var m = RoadNetworkInput()
         m.nodesSorted = false
         var seenWays = Set<Int64>(), seenRelations = Set<Int64>()
         for var x in parts {
@@ -72,7 +20,7 @@ struct OSMExtract {
                 m.refs += x.refs[Int(x.wayFirstRef[w])..<Int(x.wayFirstRef[w + 1])]
                 m.wayFirstRef.append(UInt32(m.refs.count))
             }
-            for r in x.restrictions where seenRelations.insert(r.relationId).inserted { m.restrictions.append(r) }
+            for r in x.restrictions where seenRelations.insert(r.id).inserted { m.restrictions.append(r) }
             m.skippedRestrictions += x.skippedRestrictions
             m.totalNodes += x.totalNodes; m.totalWays += x.totalWays; m.totalRelations += x.totalRelations
         }
@@ -88,20 +36,6 @@ struct OSMExtract {
         m.nodesSorted = true
         return m
     }
-
-    /// Nodes found in more than one merged file (kept once).
-    var sharedNodes = 0
-
-    /// The index of node `id` in the node arrays, or nil.
-    @inline(__always)
-    func nodeIndex(_ id: Int64) -> Int? {
-        var lo = 0, hi = nodeIds.count
-        while lo < hi {
-            let mid = (lo + hi) >> 1
-            if nodeIds[mid] < id { lo = mid + 1 } else { hi = mid }
-        }
-        return lo < nodeIds.count && nodeIds[lo] == id ? lo : nil
-    }
 }
 
 /// Why an OSM file could not be read: the file and the cause.
@@ -115,7 +49,7 @@ enum OSMReader {
     /// Reads `path`; `progress` gets a line now and then on large files. A gzip-compressed
     /// XML file (`.osm.gz`) is inflated first by the system's `gzip -dc` into a temporary
     /// `.osm` file (readosm reads only `.osm` and `.pbf` by name), removed afterwards.
-    static func read(path: String, progress: ((String) -> Void)?) throws(OSMImportError) -> OSMExtract {
+    static func read(path: String, progress: ((String) -> Void)?) throws(OSMImportError) -> RoadNetworkInput {
         let lower = path.lowercased()
         guard lower.hasSuffix(".osm") || lower.hasSuffix(".pbf") || lower.hasSuffix(".osm.gz") else {
             throw OSMImportError("\(path): an OSM file must end in .osm (XML), .osm.gz (gzip XML) or .osm.pbf (PBF)")
@@ -159,7 +93,7 @@ enum OSMReader {
         return plain
     }
 
-    static func readPlain(path: String, shownAs shown: String, progress: ((String) -> Void)?) throws(OSMImportError) -> OSMExtract {
+    static func readPlain(path: String, shownAs shown: String, progress: ((String) -> Void)?) throws(OSMImportError) -> RoadNetworkInput {
         var handle: UnsafeRawPointer?
         let openCode = readosm_open(path, &handle)
         defer { if handle != nil { readosm_close(handle) } }
@@ -191,7 +125,7 @@ enum OSMReader {
 
     /// Receives readosm's callbacks.
     final class Collector {
-        var extract = OSMExtract()
+        var extract = RoadNetworkInput()
         let progress: ((String) -> Void)?
         var lastNodeId = Int64.min
 
@@ -300,7 +234,7 @@ enum OSMReader {
                 extract.skippedRestrictions += 1
                 return
             }
-            extract.restrictions.append(RawRestriction(relationId: r.id, kind: kind, uTurn: value.contains("u_turn"), fromWay: from, viaNode: via, toWay: to))
+            extract.restrictions.append(InputRestriction(id: r.id, kind: kind, uTurn: value.contains("u_turn"), fromWay: from, viaNode: via, toWay: to))
         }
     }
 }

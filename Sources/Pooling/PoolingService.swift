@@ -17,20 +17,20 @@ public struct PartyQuote: Sendable {
     public var shares: [(riderID: String, krw: Int)] { priced.shares }
 }
 
-/// Pooling over the live parties: party quotes and matching riders to open parties.
+/// Pooling over the live parties: party quotes and offers of open parties to riders.
 ///
 /// Travel times come through one `TravelTimes` seam (`TableTravelTimes`: the contraction
 /// hierarchy); each party's own ride plan is kept until the party changes, with its points
 /// snapped and their upward searches in the hierarchy of its departure hour, and its own route
-/// once priced. So a match request asks the road network only about the rider's points: two
+/// once priced. So an offer request asks the road network only about the rider's points: two
 /// searches from the rider's stop per departure hour (scanned against the kept ones: every
 /// candidate's legs to and from the stop), then two routed legs per candidate that passes the
 /// detour limit (the party's other legs are reused for the fare).
-public final class PartyMatcher: Sendable {
+public final class PoolingService: Sendable {
     public let parties: PartyService
     public let pricer: RidePricer
     public let planner: RidePlanner
-    /// Candidates left out of match answers, by reason, since the engine started.
+    /// Candidates left out of offer answers, by reason, since the engine started.
     public let dropped = DroppedCandidateCounts()
     private let now: @Sendable () -> Double
 
@@ -63,7 +63,7 @@ public final class PartyMatcher: Sendable {
     /// detour, then party id. Parties that cannot be reached by road are left out; errors are
     /// only the request's own (an option out of range, the rider's own trip off the roads or
     /// unpriceable: `fare`).
-    public func match(_ request: MatchRequest) throws(PoolingError) -> [PartyMatch] {
+    public func offers(_ request: OfferRequest) throws(PoolingError) -> [PartyOffer] {
         try request.validate()
         let t = now()
         let window = request.windowMinutes * 60
@@ -72,7 +72,7 @@ public final class PartyMatcher: Sendable {
         let solo: Int, soloEstimate: QuoteEstimate?
         do throws(FareRequestError) { (solo, soloEstimate) = try soloFare(request) } catch { throw .fare(error) }
         let nearby = parties.nearby(request.origin, radiusMeters: request.walkMeters, filter: filter,
-                                    limit: MatchRequest.maxCandidates).parties
+                                    limit: OfferRequest.maxCandidates).parties
         guard !nearby.isEmpty else { return [] }
 
         var drops = [Int](repeating: 0, count: DroppedCandidate.allCases.count)
@@ -121,7 +121,7 @@ public final class PartyMatcher: Sendable {
             return made
         }
         let joiner = PartyRider(id: request.riderID, seats: request.seats, dropOff: request.destination)
-        var pending: [PendingMatch] = []
+        var pending: [PendingOffer] = []
         for (i, (c, planned)) in candidates.enumerated() {
             let ins: Insertion
             switch insertions[i] {
@@ -131,18 +131,18 @@ public final class PartyMatcher: Sendable {
             let pct = percent(ins.added.duration, of: planned.plan.duration)
             let ride = planned.plan.joining(c.party, joiner, at: ins).ride
             let least = ins.joinsStop ? nil : rider.flatMap { pricer.leastPooledShare(ride, planned: planned, rider: $0, position: ins.position, toStop: ins.toStop) }
-            pending.append(PendingMatch(index: i, partyID: c.party.id, insertion: ins, pct: pct, ride: ride, most: least.map { Double(solo) - $0 } ?? .infinity))
+            pending.append(PendingOffer(index: i, partyID: c.party.id, insertion: ins, pct: pct, ride: ride, most: least.map { Double(solo) - $0 } ?? .infinity))
         }
 
         // Best first: the candidate that may save the most is made more exact (the leg to the
         // rider's stop routed, then priced in full) until the best is an exact one, which is
         // then the next of the list. So no candidate is routed whose bound is below the last
         // of the list, whatever order the bounds came in.
-        var out: [PartyMatch] = []
-        while out.count < request.limit, let k = PendingMatch.best(pending) {
+        var out: [PartyOffer] = []
+        while out.count < request.limit, let k = PendingOffer.best(pending) {
             let p = pending[k]
-            if let match = p.match {
-                out.append(match)
+            if let offer = p.offer {
+                out.append(offer)
                 pending.swapAt(k, pending.count - 1)
                 pending.removeLast()
                 continue
@@ -165,19 +165,19 @@ public final class PartyMatcher: Sendable {
                 pending.removeLast()
                 continue
             }
-            let m = PartyMatch(party: c.party, walkMeters: c.distance, dropOffOrder: p.ride.dropOffOrder,
+            let m = PartyOffer(party: c.party, walkMeters: c.distance, dropOffOrder: p.ride.dropOffOrder,
                                addedSeconds: p.insertion.added.duration, addedMeters: p.insertion.added.distance, detourPercent: p.pct,
                                riderDelays: planned.plan.riderDelays(p.ride, p.insertion),
                                soloKrw: solo, soloEstimate: soloEstimate, pooledKrw: pooled, ride: p.ride,
                                maxDetourPercent: request.maxDetourPercent)
-            pending[k].match = m
+            pending[k].offer = m
             pending[k].most = Double(m.savingKrw)
         }
         return out
     }
 }
 
-extension PartyMatcher {
+extension PoolingService {
     /// The joining rider's (the last of `ride`'s riders) by-leg share of `ride`, `planned`'s ride
     /// with them placed by `insertion`, as `pricer.price(ride, split: .byLeg)` gives it: their
     /// stop's searches (`stop`) and the leg to it (`toStop`) reused when given. Nil when the
@@ -192,11 +192,11 @@ extension PartyMatcher {
     /// of the ride their drop-off is (the destination without one), else where the stop lengthens
     /// the party's current plan least within the limit of `offer` (without one,
     /// `JoinOffer.defaultMaxDetourPercent`) for the ride and every rider aboard; the party's
-    /// drop-off order is then fixed (`Party.stopOrder`). With `offer`, the offer the match gives
+    /// drop-off order is then fixed (`Party.stopOrder`). With `offer`, the offer `offers` gives
     /// now for the live party (the same computation) must be it: else `offerChanged`, with the
     /// new offer when there is one. Without an offer and no place within the limit:
     /// `detourTooLong`. A party whose ride has no road route takes the rider by
-    /// `Party.joining(_:)` (an offer for it is refused: the match offers none).
+    /// `Party.joining(_:)` (an offer for it is refused: `offers` offers none).
     @Sendable public func placeJoin(_ party: Party, _ rider: PartyRider, accepting offer: JoinOffer?) throws(PartyWriteError) -> Party {
         let limit = offer?.maxDetourPercent ?? JoinOffer.defaultMaxDetourPercent
         func refuse(_ reason: String, _ now: JoinOffer?) -> PartyWriteError {
@@ -262,7 +262,7 @@ extension PartyMatcher {
 
     /// The rider's solo fare: metered along its route, or (when the trip is outside the served
     /// roads and `allowEstimate`) estimated in a straight line, with the estimate's label.
-    func soloFare(_ request: MatchRequest) throws(FareRequestError) -> (Int, QuoteEstimate?) {
+    func soloFare(_ request: OfferRequest) throws(FareRequestError) -> (Int, QuoteEstimate?) {
         let quotes = pricer.quotes
         if request.allowEstimate, let problem = quotes.routes.coverageProblem(from: request.origin, to: request.destination),
            case .outsideCoverage = problem
@@ -275,9 +275,9 @@ extension PartyMatcher {
     }
 }
 
-/// A candidate of a match request within the detour limit, on its way to a price: `most` bounds
-/// what the rider can save with it (exact once `match` is set).
-struct PendingMatch {
+/// A candidate of an offer request within the detour limit, on its way to a price: `most` bounds
+/// what the rider can save with it (exact once `offer` is set).
+struct PendingOffer {
     var index: Int
     var partyID: String
     var insertion: Insertion
@@ -287,10 +287,10 @@ struct PendingMatch {
     /// The leg to the rider's stop, once routed; `triedLeg` once asked for.
     var toStop: RouteResult? = nil
     var triedLeg = false
-    /// The priced match; `exact` once it is set (read instead of `match` when comparing: a
-    /// look at the optional copies the whole match, which cost 6% of a request).
-    var match: PartyMatch? = nil {
-        didSet { exact = match != nil }
+    /// The priced offer; `exact` once it is set (read instead of `offer` when comparing: a
+    /// look at the optional copies the whole offer, which cost 6% of a request).
+    var offer: PartyOffer? = nil {
+        didSet { exact = offer != nil }
     }
     private(set) var exact = false
 
@@ -298,9 +298,9 @@ struct PendingMatch {
     var ceiling: Int { most >= Double(Int.max) ? Int.max : Int(most.rounded(.down)) }
 
     /// The index of the candidate to take next: the highest ceiling; among equal ones a bound
-    /// before an exact match (it may still come first), and exact matches in the list's order
+    /// before an exact offer (it may still come first), and exact offers in the list's order
     /// (less detour, then party id). Nil when none is left.
-    static func best(_ all: [PendingMatch]) -> Int? {
+    static func best(_ all: [PendingOffer]) -> Int? {
         guard !all.isEmpty else { return nil }
         return all.withUnsafeBufferPointer { a in
             var best = 0
@@ -309,14 +309,14 @@ struct PendingMatch {
         }
     }
 
-    /// Reads only plain fields (no copy of the ride or the match: this runs for every pair the
+    /// Reads only plain fields (no copy of the ride or the offer: this runs for every pair the
     /// selection compares).
-    func precedes(_ o: PendingMatch) -> Bool {
+    func precedes(_ o: PendingOffer) -> Bool {
         if ceiling != o.ceiling { return ceiling > o.ceiling }
         let otherExact = o.exact
         if exact != otherExact { return !exact }
         if !exact { return most != o.most ? most > o.most : index < o.index }
-        // Both exact: the list's order (`PartyMatch.addedSeconds` is the insertion's duration).
+        // Both exact: the list's order (`PartyOffer.addedSeconds` is the insertion's duration).
         if insertion.added.duration != o.insertion.added.duration { return insertion.added.duration < o.insertion.added.duration }
         return partyID < o.partyID
     }

@@ -6,7 +6,7 @@ import Foundation
 import Geo
 
 /// A rider looking for a party to join (`GET /v1/match`).
-public struct MatchRequest: Sendable {
+public struct OfferRequest: Sendable {
     /// Where the rider is: a party's meeting point (its origin) must be within `walkMeters`.
     public var origin: Coordinate
     /// Where the rider goes: inserted among the party's stops.
@@ -22,12 +22,12 @@ public struct MatchRequest: Sendable {
     public var seats: Int
     /// A party whose ride grows by more than this share of its duration is left out.
     public var maxDetourPercent: Double
-    /// At most this many matches.
+    /// At most this many offers.
     public var limit: Int
     /// The rider's id in `drop_off_order`.
     public var riderID: String
     /// When the rider's own trip is outside the served roads (`outside_coverage`), estimate
-    /// its solo fare in a straight line (labelled in `PartyMatch.soloEstimate`) instead of
+    /// its solo fare in a straight line (labelled in `PartyOffer.soloEstimate`) instead of
     /// failing the request (`estimate=allow`). Parties whose ride cannot take the rider's
     /// stop by road are still left out.
     public var allowEstimate = false
@@ -102,11 +102,11 @@ public struct MatchRequest: Sendable {
 }
 
 /// One party a rider could join, with what joining costs the party and saves the rider.
-public struct PartyMatch: Sendable {
+public struct PartyOffer: Sendable {
     public var party: Party
     /// Straight-line metres from the rider's origin to the party's origin.
     public var walkMeters: Double
-    /// Rider ids in the order they get off, the asking rider (`MatchRequest.riderID`) among them.
+    /// Rider ids in the order they get off, the asking rider (`OfferRequest.riderID`) among them.
     public var dropOffOrder: [String]
     /// How much longer the party's ride gets with the rider's drop-off in it.
     public var addedSeconds: Double
@@ -127,10 +127,10 @@ public struct PartyMatch: Sendable {
     public var savingKrw: Int { soloKrw - pooledKrw }
     /// The party's ride with the rider in it: the ride of the party the join writes.
     public var ride: PartyRide
-    /// The request's limit (`MatchRequest.maxDetourPercent`).
+    /// The request's limit (`OfferRequest.maxDetourPercent`).
     public var maxDetourPercent: Double
 
-    /// What a join accepting this match hands back (`PartyMatcher.placeJoin`).
+    /// What a join accepting this offer hands back (`PoolingService.placeJoin`).
     public var offer: JoinOffer { JoinOffer(dropOffOrder: dropOffOrder, pooledKrw: pooledKrw, maxDetourPercent: maxDetourPercent) }
 }
 

@@ -1,134 +1,24 @@
 import Foundation
 import Routing
 
-/// What an import did: counts from the OSM file to the prepared graph.
-public struct ImportReport: Sendable, CustomStringConvertible {
-    public var source = ""
-    public var osmNodes = 0, osmWays = 0, osmRelations = 0, drivableWays = 0
-    /// Way node references to nodes absent from the file, and to nodes whose barrier stops cars.
-    public var missingNodeRefs = 0, blockedNodeRefs = 0
-    public var junctions = 0, restrictionCopies = 0
-    public var restrictionsApplied = 0, restrictionsSkipped = 0
-    /// Strongly connected components of the junction graph; those of at least `minAreaNodes`
-    /// nodes (and always the largest) are kept as the served areas.
-    public var components = 0
-    public var minAreaNodes = 0
-    /// Nodes of each kept area, largest first.
-    public var areaNodes: [Int] = []
-    /// Nodes found in more than one input file (kept once).
-    public var sharedNodes = 0
-    public var inputs = 0
-    public var removedNodes = 0, removedEdges = 0
-    public var nodes = 0, edges = 0, pieces = 0, landmarks = 0
-    /// Edges of the contraction hierarchy (upward plus downward, shortcuts included).
-    public var hierarchyEdges = 0
-    public var fileBytes = 0
-    public var readSeconds = 0.0, prepareSeconds = 0.0, writeSeconds = 0.0
-
-    public var description: String {
-        """
-        \(source): \(osmNodes) nodes, \(osmWays) ways, \(osmRelations) relations read; \(drivableWays) drivable ways
-          graph: \(nodes) nodes (\(junctions) junctions, \(restrictionCopies) restriction copies before pruning), \(edges) edges, \(pieces) road pieces
-          \(areaNodes.count) connected areas of at least \(minAreaNodes) nodes kept of \(components) components (nodes: \(areaNodes.map(String.init).joined(separator: ", "))); removed \(removedNodes) nodes and \(removedEdges) edges outside them
-          inputs: \(inputs) files, \(sharedNodes) nodes shared between them
-          turn restrictions: \(restrictionsApplied) applied, \(restrictionsSkipped) skipped (via ways, missing members, not for cars)
-          node refs skipped: \(missingNodeRefs) missing from the file, \(blockedNodeRefs) at barriers
-          landmarks: \(landmarks); contraction hierarchy: \(hierarchyEdges) edges; file \(fileBytes) bytes
-          time: read \(String(format: "%.2f", readSeconds)) s, prepare \(String(format: "%.2f", prepareSeconds)) s, write \(String(format: "%.2f", writeSeconds)) s
-        """
-    }
-
-    /// The report as JSON text (stored in the graph file).
-    var json: String {
-        func esc(_ s: String) -> String {
-            var o = ""
-            for u in s.unicodeScalars {
-                switch u {
-                case "\"": o += "\\\""
-                case "\\": o += "\\\\"
-                case _ where u.value < 0x20: o += String(format: "\\u%04x", u.value)
-                default: o.unicodeScalars.append(u)
-                }
-            }
-            return o
-        }
-        let fields: [(String, Int)] = [
-            ("osm_nodes", osmNodes), ("osm_ways", osmWays), ("osm_relations", osmRelations), ("drivable_ways", drivableWays),
-            ("missing_node_refs", missingNodeRefs), ("blocked_node_refs", blockedNodeRefs), ("junctions", junctions),
-            ("restriction_copies", restrictionCopies), ("restrictions_applied", restrictionsApplied),
-            ("restrictions_skipped", restrictionsSkipped), ("components", components), ("removed_nodes", removedNodes),
-            ("removed_edges", removedEdges), ("nodes", nodes), ("edges", edges), ("pieces", pieces), ("landmarks", landmarks),
-            ("hierarchy_edges", hierarchyEdges), ("min_area_nodes", minAreaNodes), ("shared_nodes", sharedNodes), ("inputs", inputs),
-        ]
-        return "{\"source\":\"\(esc(source))\"," + fields.map { "\"\($0.0)\":\($0.1)" }.joined(separator: ",")
-            + ",\"area_nodes\":[" + areaNodes.map(String.init).joined(separator: ",") + "]}"
-    }
-}
-
-/// `taxipot import osm`: OSM file → prepared graph file.
-public enum OSMImporter {
-    /// The smallest connected area kept by default, in graph nodes: smaller strongly connected
-    /// pieces are car parks, campus loops and bits cut off at an extract's edge. 25, not more: the
-    /// Yeouido extract clips its one-way carriageways at the boundary, and its largest strongly
-    /// connected piece is 95 nodes (the whole island core), its next ones 58, 48, 31 and 29.
-    public static let defaultMinAreaNodes = 25
-
-    /// Reads `input` (`.osm`, `.osm.gz` or `.osm.pbf`), prepares the graph with `profile`'s
-    /// speeds and `landmarks` ALT landmarks, and writes it to `output`.
-    public static func importFile(_ input: String, to output: String, profile: TrafficProfile, landmarks: Int = 16,
-                                  minAreaNodes: Int = defaultMinAreaNodes,
-                                  progress: ((String) -> Void)? = nil) throws(OSMImportError) -> ImportReport
-    {
-        try importFiles([input], to: output, profile: profile, landmarks: landmarks, minAreaNodes: minAreaNodes, progress: progress)
-    }
-
-    /// Reads every file of `inputs` and merges them into one graph (a node or way with the same
-    /// OSM id in several files is one node or way), then as `importFile`.
-    public static func importFiles(_ inputs: [String], to output: String, profile: TrafficProfile, landmarks: Int = 16,
-                                   minAreaNodes: Int = defaultMinAreaNodes,
-                                   progress: ((String) -> Void)? = nil) throws(OSMImportError) -> ImportReport
-    {
-        guard !inputs.isEmpty else { throw OSMImportError("no OSM file to import") }
-        var report = ImportReport()
-        report.source = inputs.map { ($0 as NSString).lastPathComponent }.joined(separator: "+")
-        report.inputs = inputs.count
-        report.minAreaNodes = max(1, minAreaNodes)
-        let t0 = Date()
-        var parts: [OSMExtract] = []
-        for input in inputs {
-            parts.append(try OSMReader.read(path: input, progress: progress))
-            if inputs.count > 1 { progress?("read \(input)") }
-        }
-        let extract = OSMExtract.merged(parts)
-        parts = []
-        report.sharedNodes = extract.sharedNodes
-        report.readSeconds = Date().timeIntervalSince(t0)
-        progress?("read \(extract.totalNodes) nodes, \(extract.totalWays) ways, \(extract.totalRelations) relations")
-        let t1 = Date()
-        var graph = try GraphPreparer.prepare(extract, profile: profile, landmarks: landmarks, source: inputs.joined(separator: ", "),
-                                              report: &report, progress: progress)
-        report.prepareSeconds = Date().timeIntervalSince(t1)
-        graph.metadata = Array(report.json.utf8)
-        let t2 = Date()
-        do { try GraphFile.write(graph, to: output) } catch { throw OSMImportError(error.description) }
-        report.writeSeconds = Date().timeIntervalSince(t2)
-        report.fileBytes = (try? FileManager.default.attributesOfItem(atPath: output)[.size] as? Int) ?? 0
-        return report
-    }
+/// Why a road network could not be prepared: the source and the cause.
+struct PrepareError: Error, CustomStringConvertible, Sendable {
+    let description: String
+    init(_ description: String) { self.description = description }
 }
 
 /// Junction graph → restriction copies → largest SCC → spatial order → landmarks and grid.
 enum GraphPreparer {
-    static func prepare(_ x: OSMExtract, profile: TrafficProfile, landmarks: Int, source: String,
-                        report: inout ImportReport, progress: ((String) -> Void)?) throws(OSMImportError) -> GraphData
+    static func prepare(_ x: RoadNetworkInput, profile: TrafficProfile, landmarks: Int, source: String,
+                        report: inout ImportReport, progress: ((String) -> Void)?) throws(PrepareError) -> GraphData
     {
         report.osmNodes = x.totalNodes; report.osmWays = x.totalWays; report.osmRelations = x.totalRelations
         report.drivableWays = x.wayIds.count
         let jb = JunctionGraphBuilder(x)
         report.missingNodeRefs = jb.missingNodeRefs; report.blockedNodeRefs = jb.blockedNodeRefs
-        guard jb.edges.count > 0 else { throw OSMImportError("\(source): no drivable road in the file") }
+        guard jb.edges.count > 0 else { throw PrepareError("\(source): no drivable road in the file") }
         let junctions = jb.junctionLat.count
-        let rx = RestrictionExpansion(junctionCount: junctions, edges: jb.edges, pieceWay: jb.pieces.way, extract: x,
+        let rx = RestrictionExpansion(junctionCount: junctions, edges: jb.edges, pieceWay: jb.pieces.way, input: x,
                                       junctionOf: jb.junctionOf)
         report.junctions = junctions; report.restrictionCopies = rx.copyOf.count
         report.restrictionsApplied = rx.applied; report.restrictionsSkipped = rx.skipped
@@ -168,7 +58,7 @@ enum GraphPreparer {
             }
         }
         report.removedNodes = total - n; report.removedEdges = edges.count - keptEdges.count
-        guard !keptEdges.isEmpty else { throw OSMImportError("\(source): no road of the file can be driven both to and from another") }
+        guard !keptEdges.isEmpty else { throw PrepareError("\(source): no road of the file can be driven both to and from another") }
         var pieceUsed = [Bool](repeating: false, count: jb.pieces.count)
         for e in keptEdges { pieceUsed[Int(edges.pieceDir[Int(e)] >> 1)] = true }
         let usedPieces = (0..<jb.pieces.count).filter { pieceUsed[$0] }
@@ -229,7 +119,7 @@ enum GraphPreparer {
             // Speeds set by the import (node-link with measured speeds): each combo's own row;
             // the lower bound of a combo is its fastest hour.
             guard jb.combos.roadClass.count <= Int(UInt16.max) + 1 else {
-                throw OSMImportError("\(source): \(jb.combos.roadClass.count) distinct speed rows, more than the graph file holds (65,536)")
+                throw PrepareError("\(source): \(jb.combos.roadClass.count) distinct speed rows, more than the graph file holds (65,536)")
             }
             let combos = jb.combos.roadClass.count
             g.comboHourSpeed = [Double](repeating: 0, count: 24 * combos)
@@ -278,7 +168,7 @@ enum GraphPreparer {
             for i in lmDistance.indices where lmDistance[i] == .max { lmDistance[i] = 0 }
         }
         guard !lmTime.contains(where: { $0 >= UInt32.max / 2 }), !lmDistance.contains(where: { $0 >= UInt32.max / 2 }) else {
-            throw OSMImportError("\(source): the road network is too large to prepare (distances beyond 21,000 km or 24 days of driving)")
+            throw PrepareError("\(source): the road network is too large to prepare (distances beyond 21,000 km or 24 days of driving)")
         }
         g.landmarkNodes = lm.nodes; g.landmarkTime = lmTime; g.landmarkDistance = lmDistance
         let grid = SpatialGridBuilder.build(pointLat: g.pointLat, pointLon: g.pointLon, pieceFirstPoint: g.pieceFirstPoint)

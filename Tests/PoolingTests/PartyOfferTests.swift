@@ -5,14 +5,14 @@ import XCTest
 
 /// Matching riders to parties against a brute-force reference (one route request per open
 /// party and per insertion position), a hand-worked case, and party quotes.
-final class MatchingTests: XCTestCase {
+final class PartyOfferTests: XCTestCase {
     /// 2026-12-02 10:00 Seoul.
     static let now = 1_796_166_000.0
 
     struct World {
         let data: Dataset
         let parties: PartyService
-        let pooling: PartyMatcher
+        let pooling: PoolingService
     }
 
     /// The shared dataset (loaded once per run), a party service (holding `initial`, written in one transaction) and pooling.
@@ -22,7 +22,7 @@ final class MatchingTests: XCTestCase {
         let dir = TestPaths.temporaryDirectory(label).path
         if !initial.isEmpty { try SQLitePartyDatabase(stateDirectory: dir).put(initial.map { var p = $0; p.version = 1; return p }) }
         let parties = try PartyService(stateDirectory: dir, now: { now })
-        return World(data: data, parties: parties, pooling: PartyMatcher(quotes: data.quotes, parties: parties, now: { now }))
+        return World(data: data, parties: parties, pooling: PoolingService(quotes: data.quotes, parties: parties, now: { now }))
     }
 
     // MARK: - Reference
@@ -105,7 +105,7 @@ final class MatchingTests: XCTestCase {
         return route.legs.map { t += ms($0.durationSeconds); return t }
     }
 
-    func reference(_ w: World, _ r: MatchRequest, _ p: Party) throws -> Reference? {
+    func reference(_ w: World, _ r: OfferRequest, _ p: Party) throws -> Reference? {
         // A rider already in the party is not offered it.
         if p.seatedRiders.contains(where: { $0.id == r.riderID }) { return nil }
         let drops = p.intermediateDropOffs
@@ -168,7 +168,7 @@ final class MatchingTests: XCTestCase {
 
     // MARK: - Tests
 
-    func testMatchingEqualsBruteForceReference() throws {
+    func testOffersEqualBruteForceReference() throws {
         let graph = try TestDataset.loaded.get().graph
         var rng = SplitMix64(seed: 23)
         func node() -> Coordinate { graph.coordinate(ofNode: Int.random(in: 0..<graph.nodeCount, using: &rng)) }
@@ -196,7 +196,7 @@ final class MatchingTests: XCTestCase {
         let started = Date()
         for k in 0..<300 {
             let near = all[Int.random(in: 0..<all.count, using: &rng)].origin
-            var r = MatchRequest(origin: near.offset(eastMeters: Double.random(in: -150...150, using: &rng), northMeters: Double.random(in: -150...150, using: &rng)),
+            var r = OfferRequest(origin: near.offset(eastMeters: Double.random(in: -150...150, using: &rng), northMeters: Double.random(in: -150...150, using: &rng)),
                                  destination: node(), departAt: Self.now + Double.random(in: 0...3600, using: &rng))
             r.walkMeters = 300
             r.seats = k % 5 == 0 ? 2 : 1
@@ -208,10 +208,10 @@ final class MatchingTests: XCTestCase {
                 soloRoute = try w.data.routes.route(RouteRequest(from: r.origin, to: r.destination, departAt: r.departAt))
             } catch {
                 // The rider's own trip has no route: the request fails the same way.
-                XCTAssertThrowsError(try w.pooling.match(r)) { XCTAssertEqual($0 as? PoolingError, .fare(.route(error))) }
+                XCTAssertThrowsError(try w.pooling.offers(r)) { XCTAssertEqual($0 as? PoolingError, .fare(.route(error))) }
                 continue
             }
-            let got = try w.pooling.match(r)
+            let got = try w.pooling.offers(r)
             // The reference: every live party, filtered by brute force.
             let window = r.windowMinutes * 60
             let candidates = all.filter { p in
@@ -299,13 +299,13 @@ final class MatchingTests: XCTestCase {
         let w = try world("match-short", initial: all)
         var compared = 0, listed = 0, candidatesSeen = 0
         for k in 0..<15 {
-            var r = MatchRequest(origin: node(), destination: node(), departAt: Self.now + 1800)
+            var r = OfferRequest(origin: node(), destination: node(), departAt: Self.now + 1800)
             r.walkMeters = 700
             r.maxDetourPercent = k % 2 == 0 ? 60 : 200
             r.limit = [1, 2, 4][k % 3]
             r.riderID = "me"
             guard let soloRoute = try? w.data.routes.route(RouteRequest(from: r.origin, to: r.destination, departAt: r.departAt)) else { continue }
-            let got = try w.pooling.match(r)
+            let got = try w.pooling.offers(r)
             let candidates = all.filter { p in abs(p.departAt - r.departAt) <= r.windowMinutes * 60 && r.origin.distance(to: p.origin) <= r.walkMeters }
             let solo = try referenceFare(w, soloRoute, origin: r.origin, at: r.departAt).totalKrw
             let want = ranked(try candidates.compactMap { try reference(w, r, $0) }, solo: solo)
@@ -359,9 +359,9 @@ final class MatchingTests: XCTestCase {
         let riderFrom = o.offset(eastMeters: 120, northMeters: -90), riderTo = Coordinate(lon: 126.9780, lat: 37.5665)
         try w.parties.put(Party(id: "hand", origin: o, destination: d, departAt: depart, seatsTotal: 4,
                                 riders: [PartyRider(id: "host")]))
-        var r = MatchRequest(origin: riderFrom, destination: riderTo, departAt: depart)
+        var r = OfferRequest(origin: riderFrom, destination: riderTo, departAt: depart)
         r.maxDetourPercent = 1000
-        let m = try XCTUnwrap(try w.pooling.match(r).first)
+        let m = try XCTUnwrap(try w.pooling.offers(r).first)
         // Worked by hand from three single routes: O→D alone; O→R then R→D with the rider.
         func route(_ a: Coordinate, _ b: Coordinate) throws -> RouteResult { try w.data.routes.route(RouteRequest(from: a, to: b, departAt: depart)) }
         let od = try route(o, d), or = try route(o, riderTo), rd = try route(riderTo, d)

@@ -18,7 +18,7 @@ struct RestrictionExpansion {
     var applied = 0
     var skipped = 0
 
-    init(junctionCount: Int, edges input: EdgeList, pieceWay: [Int32], extract x: OSMExtract, junctionOf: [Int32]) {
+    init(junctionCount: Int, edges input: EdgeList, pieceWay: [Int32], input x: RoadNetworkInput, junctionOf: [Int32]) {
         var wayIndex = [Int64: Int32]()
         wayIndex.reserveCapacity(x.wayIds.count)
         for (i, id) in x.wayIds.enumerated() { wayIndex[id] = Int32(i) }

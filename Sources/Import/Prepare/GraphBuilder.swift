@@ -17,7 +17,7 @@ struct EdgeList {
     }
 }
 
-/// Pieces of road between junctions, as cut from the OSM ways.
+/// Pieces of road between junctions, as cut from the input's ways.
 struct PieceList {
     var way: [Int32] = []
     var firstPoint: [UInt32] = [0]
@@ -27,13 +27,13 @@ struct PieceList {
     var count: Int { way.count }
 }
 
-/// Turns OSM ways into junctions, pieces and directed edges (the first stage of `prepare`).
+/// Turns the input's ways into junctions, pieces and directed edges (the first stage of `prepare`).
 struct JunctionGraphBuilder {
     var junctionLat: [Int32] = []
     var junctionLon: [Int32] = []
     var pieces = PieceList()
     var edges = EdgeList()
-    /// Junction id of each extract node, or -1.
+    /// Junction id of each input node, or -1.
     var junctionOf: [Int32] = []
     var combos = ComboTable()
     var names = NameTable()
@@ -42,7 +42,7 @@ struct JunctionGraphBuilder {
 
     /// Cuts the ways of `x` at junctions: way ends, nodes with other than two distinct
     /// neighbours, and the via nodes of turn restrictions.
-    init(_ x: OSMExtract) {
+    init(_ x: RoadNetworkInput) {
         let nodeCount = x.nodeIds.count
         var blocked = [Bool]()
         if !x.blockedNodes.isEmpty {
@@ -148,7 +148,7 @@ struct JunctionGraphBuilder {
 struct ComboTable {
     var roadClass: [UInt8] = []
     var capKmh: [UInt8] = []
-    /// The extract's speed row of each combo, -1 for the traffic profile.
+    /// The input's speed row of each combo, -1 for the traffic profile.
     var speedRow: [Int] = []
     private var index: [Int: UInt16] = [:]
 
