@@ -10,11 +10,8 @@ import XCTest
 /// times), replayed for its key, refused for another; on the Seoul dataset.
 final class PartySettlerTests: XCTestCase {
     static let context: Result<ServiceContext, Error> = Result { try TestDataset.context() }
-    // A weekday 10:00 in Seoul; the clock stands ten minutes before.
-    let departAt = 1_764_637_200.0
-    let origin = Coordinate(lon: 126.9780, lat: 37.5665)
-    let stop = Coordinate(lon: 126.9769, lat: 37.5759)
-    let destination = Coordinate(lon: 126.9882, lat: 37.5701)
+    // SettlementTests' party (City Hall → Jongno 3-ga, a weekday 10:00); the clock stands ten minutes before.
+    let departAt = SettlementTests.departAt
 
     /// A party service of its own (a fresh state folder, the clock before departure), a settler
     /// over it, and the party stored.
@@ -22,8 +19,7 @@ final class PartySettlerTests: XCTestCase {
         let now = departAt - 600
         let parties = try PartyService(stateDirectory: TestPaths.temporaryDirectory("settler-\(name)").path, now: { now })
         addTeardownBlock { _ = try? parties.close(backup: false) }
-        let party = Party(id: "p", origin: origin, destination: destination, departAt: departAt, seatsTotal: 4,
-                          riders: [PartyRider(id: "b", seats: 1), PartyRider(id: "a", seats: 2, dropOff: stop)])
+        let party = SettlementTests.party(id: "p")
         _ = try parties.save(party)
         let pricer = try Self.context.get().pooling.pricer
         let route = try pricer.price(PartyRide(party: party, order: [1]), split: .byLeg).route
