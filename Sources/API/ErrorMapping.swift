@@ -225,6 +225,36 @@ public enum ErrorMapping {
         }
     }
 
+    // MARK: Settlement
+
+    /// A trace that cannot be settled: 422 when no two fixes join by road (no_match), for a
+    /// trace that is no taxi ride (implausible_trace), times for some fixes only or going back
+    /// (invalid_trace), a rider or drop-off the party refuses (invalid_field), a fare that cannot
+    /// be metered (unpriceable); 400 for another unreadable trace (invalid_trace).
+    public static func http(_ e: SettlementError) -> HTTPError {
+        switch e {
+        case .match(.noMatch): HTTPError(status: 422, code: "no_match", message: e.description)
+        // Fits the document but does not go together: times for some fixes only, or going back.
+        case .match(.missingTime), .match(.timeGoesBack): HTTPError(status: 422, code: "invalid_trace", message: e.description)
+        case .match: .badRequest("invalid_trace", e.description)
+        // A rider the party does not list, a drop-off time with a trace without times: refused values (422).
+        case .unknownRider, .invalidInput: HTTPError(status: 422, code: "invalid_field", message: e.description)
+        case .implausible: HTTPError(status: 422, code: "implausible_trace", message: e.description)
+        case .fare(let f): HTTPError(status: 422, code: "unpriceable", message: f.description)
+        }
+    }
+
+    /// A party not settled: 409 when settled under another key (already_settled) or changing
+    /// all along (party_changing), else the trace's or the party service's answer.
+    public static func http(_ e: PartySettleError) -> HTTPError {
+        switch e {
+        case .settledUnderAnotherKey: HTTPError(status: 409, code: "already_settled", message: e.description)
+        case .keptChanging: HTTPError(status: 409, code: "party_changing", message: e.description)
+        case .settlement(let s): http(s)
+        case .party(let p): http(party: p)
+        }
+    }
+
     // MARK: Places
 
     /// A place search error: 400, or 422 when every value fits its documented schema and only

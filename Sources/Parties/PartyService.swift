@@ -628,12 +628,12 @@ public final class PartyService: @unchecked Sendable {
         return try kept(id: id, at: t)
     }
 
-    /// The copy of `p` the listing holds in memory: a settlement's answer (the settle endpoint's
-    /// whole answer, megabytes for a long trace) stays in the store, only its key is kept.
+    /// The copy of `p` the listing holds in memory: a settlement's record (the settled ride with
+    /// its matched route, megabytes for a long trace) stays in the store, only its key is kept.
     static func listingCopy(_ p: Party) -> Party {
         guard let s = p.settlement else { return p }
         var copy = p
-        copy.settlement = PartySettlement(key: s.key, answer: "")
+        copy.settlement = PartySettlement(key: s.key, record: nil)
         return copy
     }
 

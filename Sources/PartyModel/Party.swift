@@ -163,33 +163,6 @@ public struct Party: Sendable, Hashable {
     }
 }
 
-/// How a party was settled (issue 38): the idempotency key of the settlement and the answer
-/// given, kept with the party in its store so every replica answers a repeated settlement with
-/// the same bytes and sees the party closed.
-public struct PartySettlement: Sendable, Hashable {
-    /// The key the settlement was made under (the client's idempotency key, or one made from
-    /// its trace): 1–`maxKeyLength` code points, or a `trace:` key (a digest of the trace; an
-    /// earlier build's held the whole trace).
-    public var key: String
-    /// The answer given (JSON text), given again to a settlement with the same key. Empty in
-    /// the copy the service's listing holds in memory (`PartyService.kept(id:)` reads it).
-    public var answer: String
-
-    public init(key: String, answer: String) {
-        self.key = key
-        self.answer = answer
-    }
-
-    /// Longest client key accepted, in code points.
-    public static let maxKeyLength = 200
-
-    /// Checks that the key and answer are not empty.
-    public func validate() throws(PartyValidationError) {
-        guard !key.isEmpty else { throw PartyValidationError(field: "settlement.key", message: "must not be empty") }
-        guard !answer.isEmpty else { throw PartyValidationError(field: "settlement.answer", message: "must not be empty") }
-    }
-}
-
 /// A party field that is missing or out of range.
 public struct PartyValidationError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The field at fault, as the API names it (`seats_taken`, `origin`, …).

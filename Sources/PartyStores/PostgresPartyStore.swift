@@ -172,7 +172,7 @@ public final class PostgresPartyStore: PartyStore, @unchecked Sendable {
     static func values(_ p: Party) -> [String?] {
         [p.id, "\(p.origin.lon)", "\(p.origin.lat)", "\(p.destination.lon)", "\(p.destination.lat)", "\(p.departAt)",
          String(p.seatsTotal), String(p.seatsTaken), p.title, SQLitePartyDatabase.riderColumn(p),
-         String(p.version), String(SQLitePartyDatabase.rowSum(p)), p.settlement?.key, p.settlement?.answer]
+         String(p.version), String(SQLitePartyDatabase.rowSum(p)), p.settlement?.key, p.settlement.map(SettlementColumn.text)]
     }
 
     /// The party in `row` from column `at` on (the fourteen columns), or why it is refused.
@@ -193,7 +193,11 @@ public final class PostgresPartyStore: PartyStore, @unchecked Sendable {
         }
         switch (row[i + 12], row[i + 13]) {
         case (nil, nil): break
-        case let (key?, answer?): p.settlement = PartySettlement(key: key, answer: answer)
+        case let (key?, text?):
+            guard let settled = SettlementColumn.settlement(key: key, text: text) else {
+                return .failure(PartyStoreError(message: "\(location): party '\(shown)' refused: its settlement is not one this store wrote"))
+            }
+            p.settlement = settled
         default: return .failure(PartyStoreError(message: "\(location): party '\(shown)' refused: it has a settlement key without an answer, or an answer without a key"))
         }
         guard sum == SQLitePartyDatabase.rowSum(p) else {

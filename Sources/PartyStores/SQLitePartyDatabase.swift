@@ -25,7 +25,7 @@ public final class SQLitePartyDatabase {
     /// The backup copy saved at each clean close, next to the store.
     public static let backupSuffix = ".bak"
     /// `PRAGMA user_version` of a store of today's schema: 1 added the row checksum, 2 the
-    /// riders and version columns, 3 the settlement columns.
+    /// riders and version columns, 3 the settlement columns (their text: `SettlementColumn`).
     static let schemaVersion = 3
     /// The database file.
     public let path: String
@@ -306,7 +306,7 @@ public final class SQLitePartyDatabase {
         }
         if let settled = p.settlement {
             // Only settled rows sum these: an unsettled row sums as it did before schema 3.
-            var (key, answer) = (settled.key, settled.answer)
+            var (key, answer) = (settled.key, SettlementColumn.text(settled))
             withUnsafeBytes(of: (UInt64(0x5E77_1ED), UInt64(key.utf8.count), UInt64(answer.utf8.count))) { c.add($0) }
             key.withUTF8 { c.add(UnsafeRawBufferPointer($0)) }
             answer.withUTF8 { c.add(UnsafeRawBufferPointer($0)) }
@@ -316,7 +316,8 @@ public final class SQLitePartyDatabase {
 
     /// The party in the current row of a `SELECT id, origin_lon, …, title, riders, version,
     /// row_sum, settled_key, settlement` statement (see `rowColumns`); nil when its rider list
-    /// is not one this store wrote, or only one of the settlement columns is set.
+    /// is not one this store wrote, only one of the settlement columns is set, or the settlement
+    /// is not one this store wrote (`SettlementColumn`).
     static func party(_ s: SQLiteStatement) -> Party? {
         var p = Party(id: s.text(0), origin: Coordinate(lon: s.double(1), lat: s.double(2)),
                       destination: Coordinate(lon: s.double(3), lat: s.double(4)), departAt: s.double(5),
@@ -326,7 +327,9 @@ public final class SQLitePartyDatabase {
         }
         switch (s.optionalText(12), s.optionalText(13)) {
         case (nil, nil): break
-        case let (key?, answer?): p.settlement = PartySettlement(key: key, answer: answer)
+        case let (key?, text?):
+            guard let settled = SettlementColumn.settlement(key: key, text: text) else { return nil }
+            p.settlement = settled
         default: return nil
         }
         return p
@@ -454,7 +457,7 @@ public final class SQLitePartyDatabase {
         s.bind(11, SQLitePartyDatabase.riderColumn(p))
         s.bind(12, p.version)
         s.bind(13, p.settlement?.key)
-        s.bind(14, p.settlement?.answer)
+        s.bind(14, p.settlement.map(SettlementColumn.text))
         defer { s.reset() }
         try s.run()
     }
@@ -547,7 +550,7 @@ public final class SQLitePartyDatabase {
     /// values valid.
     static func verified(_ s: SQLiteStatement) -> Result<Party, RowRefusal> {
         guard let p = party(s) else {
-            return .failure(RowRefusal(reason: "its riders column is not a rider list this store wrote, or it has half a settlement"))
+            return .failure(RowRefusal(reason: "its riders column is not a rider list this store wrote, or it has half a settlement or a settlement this store did not write"))
         }
         guard !s.isNull(11), s.int(11) == rowSum(p) else {
             return .failure(RowRefusal(reason: (s.isNull(11) ? "its row has no checksum" : "its row does not match its checksum")

@@ -6,7 +6,7 @@ import PartyModel
 /// idempotency key, a newline, the answer given), moved into the party store at start.
 ///
 /// A settlement now lives in the party's own row (`Party.settlement`), which is what closes it to
-/// joins on every replica. A record left by an earlier build is imported into its party when that
+/// joins on every replica; a record's answer is kept as its text (`PartySettlement.Record.earlierAnswer`). A record left by an earlier build is imported into its party when that
 /// party is live and unsettled, then renamed `<id>.settled.imported`, so a party created later
 /// under the same id is never taken for the settled one; a record whose party is gone (expired
 /// or deleted) is renamed the same way. A record that cannot be imported now (the store cannot
@@ -20,7 +20,8 @@ public enum SettlementRecords {
     /// The key and answer of the record file at `path`; nil when it is not one.
     static func read(_ path: String) -> PartySettlement? {
         guard let data = FileManager.default.contents(atPath: path), let nl = data.firstIndex(of: 0x0A) else { return nil }
-        let s = PartySettlement(key: String(decoding: data[..<nl], as: UTF8.self), answer: String(decoding: data[(nl + 1)...], as: UTF8.self))
+        let s = PartySettlement(key: String(decoding: data[..<nl], as: UTF8.self),
+                                record: .earlierAnswer(String(decoding: data[(nl + 1)...], as: UTF8.self)))
         return (try? s.validate()) == nil ? nil : s
     }
 

@@ -123,12 +123,53 @@ final class SettleEndpointTests: XCTestCase {
         try Data("k\n{}".utf8).write(to: URL(fileURLWithPath: folder + "/gone.settled"))
         let notes = SettlementRecords.importRecords(in: folder, into: ctx.parties)
         XCTAssertEqual(notes.count, 1, "\(notes)")
-        XCTAssertEqual(try ctx.parties.kept(id: "old1")?.settlement, PartySettlement(key: "old-key", answer: recorded))
+        XCTAssertEqual(try ctx.parties.kept(id: "old1")?.settlement, PartySettlement(key: "old-key", record: .earlierAnswer(recorded)))
         let again = call(router, "POST", "/v1/parties/old1/settle", #"{"trace":[[126.978,37.5665],[126.979,37.5665]],"idempotency_key":"old-key"}"#)
         XCTAssertEqual(String(decoding: again.body, as: UTF8.self), recorded)
         XCTAssertEqual(call(router, "POST", "/v1/parties/old1/riders", #"{"rider_id":"c","seats":1}"#).status, 409)
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder).sorted(), ["gone.settled.imported", "old1.settled.imported"])
         XCTAssertEqual(SettlementRecords.importRecords(in: folder, into: ctx.parties), [])
+    }
+
+    /// A party store left by the build before settlements were stored as values (its rows hold
+    /// the answer's JSON text; Tests/Fixtures/settled-store-before-values) loses no settled
+    /// party: each stays settled and closed, its key answers the bytes that build gave, another
+    /// key is refused; a party settled now is stored as values beside them, and both survive a
+    /// restart.
+    func testStoreOfTheBuildBeforeValuesKeepsItsSettledParties() throws {
+        let fixture = TestPaths.packageRoot.appendingPathComponent("Tests/Fixtures/settled-store-before-values")
+        try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: fixture.appendingPathComponent("parties.db").path, toPath: state + "/parties.db")
+        func answer(_ name: String) throws -> String { try String(contentsOf: fixture.appendingPathComponent(name), encoding: .utf8) }
+        let ctx = try context()
+        XCTAssertEqual(ctx.parties.rejectedOnLoad, [])
+        let router = makeRouter(context: ctx)
+        let anyTrace = #"{"trace":[[126.978,37.5665,4083958800],[126.979,37.5665,4083958860]],"idempotency_key":"old-store-1"}"#
+        XCTAssertEqual(String(decoding: call(router, "POST", "/v1/parties/old1/settle", anyTrace).body, as: UTF8.self), try answer("old1.json"))
+        let byHeader = router.handle(HTTPRequest(method: "POST", path: "/v1/parties/old3/settle",
+                                                 headers: ["authorization": "Bearer settle-token", "idempotency-key": "hdr-3"],
+                                                 body: Array(#"{"trace":[[126.978,37.5665],[126.979,37.5665]]}"#.utf8))).response
+        XCTAssertEqual(String(decoding: byHeader.body, as: UTF8.self), try answer("old3.json"))
+        let other = call(router, "POST", "/v1/parties/old1/settle", anyTrace.replacingOccurrences(of: "old-store-1", with: "another"))
+        XCTAssertEqual(other.json?["error"]?["code"]?.stringValue, "already_settled")
+        for id in ["old1", "old2", "old3", "old4"] {
+            XCTAssertEqual(call(router, "GET", "/v1/parties/\(id)", "").json?["settled"], .bool(true), id)
+            XCTAssertEqual(call(router, "POST", "/v1/parties/\(id)/riders", #"{"rider_id":"c","seats":1}"#).json?["error"]?["code"]?.stringValue, "party_settled", id)
+        }
+        // A new party settled by this build beside them: the same answer before and after a restart.
+        let depart = (Date().timeIntervalSince1970 + 3600).rounded()
+        let party = #"{"origin":[126.978,37.5665],"destination":[126.9882,37.5701],"depart_at":"\#(SeoulTime.format(depart))","seats_total":4,"seats_taken":1}"#
+        XCTAssertEqual(call(router, "PUT", "/v1/parties/new1", party).status, 201)
+        let route = try ctx.routeEngine.route(RouteRequest(from: Coordinate(lon: 126.978, lat: 37.5665), to: Coordinate(lon: 126.9882, lat: 37.5701), departAt: depart))
+        let trace = SyntheticTrace.make(route, intervalSeconds: 5, noiseMeters: 5, start: depart, seed: 3)
+            .map { "[\($0.coordinate.lon),\($0.coordinate.lat),\($0.time!)]" }.joined(separator: ",")
+        let body = #"{"trace":[\#(trace)],"idempotency_key":"new-1"}"#
+        let settled = call(router, "POST", "/v1/parties/new1/settle", body)
+        XCTAssertEqual(settled.status, 200)
+        _ = try ctx.parties.close()
+        let again = makeRouter(context: try context())
+        XCTAssertEqual(call(again, "POST", "/v1/parties/new1/settle", body).body, settled.body)
+        XCTAssertEqual(String(decoding: call(again, "POST", "/v1/parties/old1/settle", anyTrace).body, as: UTF8.self), try answer("old1.json"))
     }
 
     func testTraceOffTheRoadsIs422AndBadInput400() throws {

@@ -32,7 +32,7 @@ final class OperatorPathTests: XCTestCase {
         let service = try PartyService(stateDirectory: dir)
         let settled = try service.save(party("settled")).party
         guard case .settled(let closed) = try service.settle(partyID: "settled", computedFrom: settled,
-                                                             settlement: PartySettlement(key: "ride-1", answer: #"{"fare":9900}"#))
+                                                             settlement: PartySettlement(key: "ride-1", record: .earlierAnswer(#"{"fare":9900}"#)))
         else { return XCTFail("not settled") }
         _ = try service.save(party("joined"))
         let joined = try service.join(partyID: "joined", rider: PartyRider(id: "kim", seats: 1))
@@ -57,7 +57,7 @@ final class OperatorPathTests: XCTestCase {
         XCTAssertEqual(replaced.riders.map(\.id), ["org", "kim"], "the rider who joined was dropped by the import")
         XCTAssertEqual(replaced.version, 3, "the imported party goes back to an old version")
         // Settling it again under another key finds it settled.
-        XCTAssertEqual(try again.settle(partyID: "settled", computedFrom: kept, settlement: PartySettlement(key: "other", answer: "{}")),
+        XCTAssertEqual(try again.settle(partyID: "settled", computedFrom: kept, settlement: PartySettlement(key: "other", record: .earlierAnswer("{}"))),
                        .alreadySettled(closed))
     }
 

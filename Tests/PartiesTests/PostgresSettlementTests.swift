@@ -33,10 +33,10 @@ final class PostgresSettlementTests: XCTestCase {
         defer { _ = try? b.close() }
         let created = try a.save(party("p")).party
         eventually("b hears of the party") { b.party(id: "p") == created }
-        let mark = PartySettlement(key: "k-b", answer: #"{"by":"b"}"#)
+        let mark = PartySettlement(key: "k-b", record: .earlierAnswer(#"{"by":"b"}"#))
         guard case .settled(let settled) = try b.settle(partyID: "p", computedFrom: created, settlement: mark) else { return XCTFail("not settled") }
         // At once on a (its index may not have heard yet: the store's check catches it).
-        XCTAssertEqual(try a.settle(partyID: "p", computedFrom: created, settlement: PartySettlement(key: "k-a", answer: "{}")),
+        XCTAssertEqual(try a.settle(partyID: "p", computedFrom: created, settlement: PartySettlement(key: "k-a", record: .earlierAnswer("{}"))),
                        .alreadySettled(settled))
         XCTAssertThrowsError(try a.join(partyID: "p", rider: PartyRider(id: "late"))) { XCTAssertEqual($0 as? PartyWriteError, .settled(id: "p")) }
         eventually("a shows the party settled") { a.party(id: "p")?.isSettled == true }
@@ -45,7 +45,7 @@ final class PostgresSettlementTests: XCTestCase {
         let c = try PartyService(storage: PostgresPartyStore(url: url))
         defer { _ = try? c.close() }
         XCTAssertEqual(try c.kept(id: "p")?.settlement, mark)
-        XCTAssertEqual(c.party(id: "p")?.settlement?.answer, "", "the listing keeps the key, not the answer")
+        XCTAssertNil(c.party(id: "p")?.settlement?.record, "the listing keeps the key, not the settlement")
         XCTAssertThrowsError(try c.join(partyID: "p", rider: PartyRider(id: "late"))) { XCTAssertEqual($0 as? PartyWriteError, .settled(id: "p")) }
     }
 
@@ -66,7 +66,7 @@ final class PostgresSettlementTests: XCTestCase {
                 group.enter()
                 Thread {
                     outcomes.set(i, Result { try replica.settle(partyID: created.id, computedFrom: created,
-                                                               settlement: PartySettlement(key: "k\(i)", answer: "{\"by\":\(i)}")) })
+                                                               settlement: PartySettlement(key: "k\(i)", record: .earlierAnswer("{\"by\":\(i)}"))) })
                     group.leave()
                 }.start()
             }
@@ -103,7 +103,7 @@ final class PostgresSettlementTests: XCTestCase {
         XCTAssertTrue(service.rejectedOnLoad.isEmpty, "\(service.rejectedOnLoad)")
         let loaded = try XCTUnwrap(service.party(id: "old"))
         XCTAssertEqual(loaded, old)
-        guard case .settled = try service.settle(partyID: "old", computedFrom: loaded, settlement: PartySettlement(key: "k", answer: "{}")) else {
+        guard case .settled = try service.settle(partyID: "old", computedFrom: loaded, settlement: PartySettlement(key: "k", record: .earlierAnswer("{}"))) else {
             return XCTFail("not settled")
         }
         XCTAssertEqual(try pg.psql("SELECT settled_key FROM parties WHERE id = 'old'", database: name), ["k"])

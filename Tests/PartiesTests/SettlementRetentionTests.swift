@@ -12,7 +12,7 @@ import XCTest
 /// also after a restart, and its id is not taken over meanwhile; after that both are purged.
 final class SettlementRetentionTests: XCTestCase {
     let start = Date().timeIntervalSince1970.rounded()
-    let settlement = PartySettlement(key: "ride-1", answer: #"{"party_id":"p","fare":{"total_krw":9900}}"#)
+    let settlement = PartySettlement(key: "ride-1", record: .earlierAnswer(#"{"party_id":"p","fare":{"total_krw":9900}}"#))
 
     func party(_ id: String, departAt: Double) -> Party {
         Party(id: id, origin: Coordinate(lon: 126.978, lat: 37.5665), destination: Coordinate(lon: 127.02, lat: 37.50),
@@ -38,7 +38,7 @@ final class SettlementRetentionTests: XCTestCase {
         clock.now = departAt + 3 * 86_400
         service = try open(clock)
         XCTAssertEqual(try service.kept(id: "p")?.settlement, settlement)
-        XCTAssertEqual(try service.settle(partyID: "p", computedFrom: p, settlement: PartySettlement(key: "again", answer: "{}")), .alreadySettled(settled))
+        XCTAssertEqual(try service.settle(partyID: "p", computedFrom: p, settlement: PartySettlement(key: "again", record: .earlierAnswer("{}"))), .alreadySettled(settled))
         XCTAssertThrowsError(try service.save(party("p", departAt: clock.now + 3600))) { XCTAssertEqual($0 as? PartyWriteError, .settled(id: "p")) }
         // The unsettled one is past its 12-hour settle window: gone.
         XCTAssertNil(try service.kept(id: "q"))

@@ -9,16 +9,23 @@ import XCTest
 final class SettlementTests: XCTestCase {
     static let context: Result<ServiceContext, Error> = Result { try TestDataset.context() }
     // A weekday 10:00 in Seoul.
-    let departAt = 1_764_637_200.0
+    static let departAt = 1_764_637_200.0
+    var departAt: Double { Self.departAt }
     // City Hall → Gwanghwamun (rider a) → Jongno 3-ga (rider b, the destination).
-    let origin = Coordinate(lon: 126.9780, lat: 37.5665)
-    let stop = Coordinate(lon: 126.9769, lat: 37.5759)
-    let destination = Coordinate(lon: 126.9882, lat: 37.5701)
+    static let origin = Coordinate(lon: 126.9780, lat: 37.5665)
+    var origin: Coordinate { Self.origin }
+    static let stop = Coordinate(lon: 126.9769, lat: 37.5759)
+    var stop: Coordinate { Self.stop }
+    static let destination = Coordinate(lon: 126.9882, lat: 37.5701)
+    var destination: Coordinate { Self.destination }
 
-    var party: Party {
-        Party(id: "settle-1", origin: origin, destination: destination, departAt: departAt, seatsTotal: 4,
+    /// The party settled here (also `PartySettlerTests`'): `id`, departing at `departAt`.
+    static func party(id: String = "settle-1") -> Party {
+        Party(id: id, origin: origin, destination: destination, departAt: departAt, seatsTotal: 4,
               riders: [PartyRider(id: "b", seats: 1), PartyRider(id: "a", seats: 2, dropOff: stop)])
     }
+
+    var party: Party { Self.party() }
 
     func quoted(_ split: SplitPolicy = .byLeg) throws -> PricedRide {
         try RidePricer(quotes: try Self.context.get().quotes).price(PartyRide(party: party, order: [1]), split: split)

@@ -32,18 +32,16 @@ enum SettleJSON {
     }
 
     /// The key of a settlement without a client key: a 128-bit digest of its trace's JSON (the
-    /// listing keeps the key in memory, so not the trace itself).
-    static func traceKey(_ trace: JSONValue?) -> String {
+    /// listing keeps the key in memory, so not the trace itself); and the trace key of an
+    /// earlier build (the trace's whole JSON), still answered.
+    static func traceKeys(_ trace: JSONValue?) -> (key: String, earlier: String?) {
         var text = JSONWriter.string(trace ?? .null)
         var c = Checksum()
         var fnv: UInt64 = 0xcbf2_9ce4_8422_2325
         text.withUTF8 { c.add(UnsafeRawBufferPointer($0)) }
         for b in text.utf8 { fnv = (fnv ^ UInt64(b)) &* 0x0000_0100_0000_01B3 }
-        return "trace:" + String(c.value, radix: 16) + String(fnv, radix: 16)
+        return ("trace:" + String(c.value, radix: 16) + String(fnv, radix: 16), "trace:" + text)
     }
-
-    /// The trace key of an earlier build (the trace's whole JSON), still answered.
-    static func legacyTraceKey(_ trace: JSONValue?) -> String { "trace:" + JSONWriter.string(trace ?? .null) }
 
     /// The members a settle request may have.
     static let members = ["trace", "drop_offs", "meter_total_krw", "split", "idempotency_key"]
@@ -83,81 +81,50 @@ enum SettleJSON {
         return input
     }
 
-    /// What the settlement read: the fixes, their first and last times, the request's members
-    /// (and where the idempotency key came from), the lone glitches tolerated.
-    static func read(_ body: JSONValue, keyFrom: String, _ trace: [TraceFix], _ s: Settlement) -> JSONValue {
-        ["fix_count": .number(Double(trace.count)),
-         "first_time": trace.first?.time.map { .number($0) } ?? .null, "last_time": trace.last?.time.map { .number($0) } ?? .null,
-         "members": .array((body.objectValue ?? []).map { .string($0.0) }), "idempotency_key_from": .string(keyFrom),
-         "outlier_fixes": .array(s.reading.outliers.map { .number(Double($0)) })]
+    /// The answer of a settlement: written from the settled ride's values, or an earlier
+    /// build's stored answer as it was.
+    static func answer(_ result: SettleResult) -> [UInt8] {
+        switch result.record {
+        case .ride(let ride): Array(JSONWriter.string(answer(result.partyID, ride)).utf8)
+        case .earlierAnswer(let text): Array(text.utf8)
+        }
     }
 
-    static func answer(_ partyID: String, _ s: Settlement, read: JSONValue) -> JSONValue {
+    static func answer(_ partyID: String, _ s: SettledRide) -> JSONValue {
         func round(_ v: Double) -> JSONValue { .number((v * 10).rounded() / 10) }
-        var members: [(String, JSONValue)] = [
+        let r = s.reading
+        let read: JSONValue = [
+            "fix_count": .number(Double(r.fixCount)),
+            "first_time": r.firstTime.map { .number($0) } ?? .null, "last_time": r.lastTime.map { .number($0) } ?? .null,
+            "members": .array(r.members.map { .string($0) }), "idempotency_key_from": .string(r.keyFrom),
+            "outlier_fixes": .array(r.outlierFixes.map { .number(Double($0)) })]
+        let fare: JSONValue = [
+            "total_krw": .number(Double(s.fare.totalKrw)), "schedule_id": .string(s.fare.scheduleID),
+            "base_krw": .number(Double(s.fare.baseKrw)), "distance_krw": .number(Double(s.fare.distanceKrw)),
+            "time_krw": .number(Double(s.fare.timeKrw)), "night_krw": .number(Double(s.fare.nightKrw)),
+            "out_of_city_krw": .number(Double(s.fare.outOfCityKrw)), "rounding_krw": .number(Double(s.fare.roundingKrw))]
+        let riders: [JSONValue] = s.riders.map { r in
+            .object([("rider_id", .string(r.id)), ("seats", .number(Double(r.seats))), ("stop", .number(Double(r.stop))),
+                     ("drop_off_fix", .number(Double(r.fix))),
+                     ("drop_off", .array([.number((r.dropOff.lon * 1e6).rounded() / 1e6), .number((r.dropOff.lat * 1e6).rounded() / 1e6)])),
+                     ("metered_krw", .number(Double(r.meteredKrw))), ("krw", .number(Double(r.settledKrw)))])
+        }
+        let members: [(String, JSONValue)] = [
             ("read", read),
             ("party_id", .string(partyID)), ("distance_m", round(s.distanceMeters)), ("duration_s", round(s.durationSeconds)),
-            ("region", .string(s.region)), ("split", .string(s.split.rawValue)),
-            ("fare", ["total_krw": .number(Double(s.fare.totalKrw)), "schedule_id": .string(s.fare.scheduleID),
-                      "base_krw": .number(Double(s.fare.baseKrw)), "distance_krw": .number(Double(s.fare.distanceKrw)),
-                      "time_krw": .number(Double(s.fare.timeKrw)), "night_krw": .number(Double(s.fare.nightKrw)),
-                      "out_of_city_krw": .number(Double(s.fare.outOfCityKrw)), "rounding_krw": .number(Double(s.fare.roundingKrw))]),
-            ("legs_krw", .array(s.fare.legKrw.map { .number(Double($0)) })),
-            ("riders", .array(s.riders.map { r in
-                .object([("rider_id", .string(r.id)), ("seats", .number(Double(r.seats))), ("stop", .number(Double(r.stop))),
-                         ("drop_off_fix", .number(Double(r.fixIndex))),
-                         ("drop_off", .array([.number((r.location.lon * 1e6).rounded() / 1e6), .number((r.location.lat * 1e6).rounded() / 1e6)])),
-                         ("metered_krw", .number(Double(r.meteredKrw))), ("krw", .number(Double(r.settledKrw)))])
-            })),
+            ("region", .string(s.region)), ("split", .string(s.split)),
+            ("fare", fare), ("legs_krw", .array(s.fare.legKrw.map { .number(Double($0)) })), ("riders", .array(riders)),
             ("meter_total_krw", s.meterTotalKrw.map { .number(Double($0)) } ?? .null),
             ("difference_krw", s.differenceKrw.map { .number(Double($0)) } ?? .null),
+            ("route", MatchJSON.encode(s)),
         ]
-        let route = MatchJSON.encode(s.match)
-        members.append(("route", route))
         return .object(members)
     }
 }
 
 func registerSettleEndpoint(_ router: Router, _ context: ServiceContext) {
     let auth = WriteAuthorization(token: context.configuration.writeToken)
-    let settler = Settler(pricer: context.pooling.pricer)
-    @Sendable func settle(_ id: String, key: String, given: String?, body: JSONValue, _ input: SettleInput) throws(HTTPError) -> HTTPResponse {
-        // The party's settlement (its key and answer) lives in its row of the party store: a
-        // settled party answers the same key with the stored bytes (on every replica) and another
-        // key with 409. Settled only if unchanged since the settlement was computed; a party that
-        // changed meanwhile (a rider joined) is settled again from what it is now.
-        func stored(_ done: PartySettlement) throws(HTTPError) -> HTTPResponse {
-            guard done.key == key || (given == nil && done.key == SettleJSON.legacyTraceKey(body["trace"])) else { throw HTTPError(status: 409, code: "already_settled", message: "party '\(id)' was settled under another idempotency key") }
-            return .json(bytes: Array(done.answer.utf8))
-        }
-        for _ in 0..<3 {
-            // Listed, or past its listing while within the settle window (unsettled) or the retention (settled).
-            guard let party = try storeCall({ try context.parties.kept(id: id) }) else { throw notFound(id) }
-            if let done = party.settlement { return try stored(done) }
-            let s: Settlement
-            do throws(SettlementError) { s = try settler.settle(party, input) } catch {
-                switch error {
-                case .match(.noMatch): throw HTTPError(status: 422, code: "no_match", message: error.description)
-                // Fits the document but does not go together: times for some fixes only, or going back.
-                case .match(.missingTime), .match(.timeGoesBack): throw HTTPError(status: 422, code: "invalid_trace", message: error.description)
-                case .match: throw HTTPError.badRequest("invalid_trace", error.description)
-                // A rider the party does not list, a drop-off time with a trace without times: refused values (422).
-                case .unknownRider, .invalidInput: throw HTTPError(status: 422, code: "invalid_field", message: error.description)
-                case .implausible: throw HTTPError(status: 422, code: "implausible_trace", message: error.description)
-                case .fare(let f): throw HTTPError(status: 422, code: "unpriceable", message: f.description)
-                }
-            }
-            let keyFrom = body["idempotency_key"] != nil ? "body" : given != nil ? "header" : "trace"
-            let answer = JSONWriter.string(SettleJSON.answer(id, s, read: SettleJSON.read(body, keyFrom: keyFrom, input.trace, s)))
-            let settlement = PartySettlement(key: key, answer: answer)
-            switch try storeCall({ try context.parties.settle(partyID: id, computedFrom: party, settlement: settlement) }) {
-            case .settled: return .json(bytes: Array(answer.utf8))
-            case .alreadySettled(let live): return try stored(live.settlement!)
-            case .changed: continue
-            }
-        }
-        throw HTTPError(status: 409, code: "party_changing", message: "party '\(id)' kept changing while it was being settled; retry")
-    }
+    let settler = PartySettler(parties: context.parties, pricer: context.pooling.pricer)
 
     // Map matching a long trace is bulk work: admitted against the server's budget by its fixes,
     // settled on the bulk pool (the request is read and checked on a worker first).
@@ -242,11 +209,14 @@ func registerSettleEndpoint(_ router: Router, _ context: ServiceContext) {
         guard given.map({ (1...PartySettlement.maxKeyLength).contains($0.unicodeScalars.count) }) ?? true else {
             throw HTTPError.badRequest("invalid_field", "'idempotency_key' (or the Idempotency-Key header) must be 1–200 characters")
         }
-        let key = given ?? SettleJSON.traceKey(body["trace"])
         var input = try SettleJSON.input(body)
         input.latestAfterDepartureSeconds = context.parties.options.keptSeconds(settled: false)
-        return BulkWork(cost: min(input.trace.count, MatchOptions.maxFixes) * OSRMFace.cellsPerFix, unit: "table cells (a trace fix counts \(OSRMFace.cellsPerFix))") { [input] in
-            try settle(id, key: key, given: given, body: body, input)
+        let (key, earlierKey) = given.map { ($0, nil) } ?? SettleJSON.traceKeys(body["trace"])
+        let request = SettleRequest(partyID: id, key: key, earlierKey: earlierKey, input: input,
+                                    members: (body.objectValue ?? []).map(\.0),
+                                    keyFrom: body["idempotency_key"] != nil ? "body" : given != nil ? "header" : "trace")
+        return BulkWork(cost: min(input.trace.count, MatchOptions.maxFixes) * OSRMFace.cellsPerFix, unit: "table cells (a trace fix counts \(OSRMFace.cellsPerFix))") { [request] in
+            do throws(PartySettleError) { return .json(bytes: SettleJSON.answer(try settler.settle(request))) } catch { throw ErrorMapping.http(error) }
         }
     }
 }
