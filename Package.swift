@@ -86,7 +86,7 @@ let package = Package(
 
         // Composition and faces.
         .target(name: "Quoting", dependencies: ["Geo", "Routing", "Fares", "FareEstimation", "Places"]),
-        .target(name: "Pooling", dependencies: ["Geo", "Routing", "Fares", "FareEstimation", "PartyModel", "PartyClusters", "Parties", "Quoting", "MapMatching"]),
+        .target(name: "Pooling", dependencies: ["Geo", "Routing", "Fares", "FareEstimation", "PartyModel", "PartyStores", "PartyClusters", "Parties", "Quoting", "MapMatching"]),
         .target(name: "Batch", dependencies: ["CSV", "Geo", "Quoting", "Fares", "FareEstimation", "Places", "Routing"]),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CZlib", "JSON"]),
         .target(name: "API", dependencies: ["HTTPServer", "JSON", "Geo", "Quoting", "Coordinates", "Batch", "CSV",

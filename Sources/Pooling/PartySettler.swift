@@ -1,6 +1,8 @@
 import Fares
 import MapMatching
 import Parties
+import PartyModel
+import PartyStores
 
 /// A request to settle a party: the party, the idempotency key, the settlement's input and what
 /// the request read (recorded with the settlement, so a replay reports the first reading).

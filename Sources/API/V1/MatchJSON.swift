@@ -1,7 +1,7 @@
 import Geo
 import JSON
 import MapMatching
-import Parties
+import PartyModel
 
 /// Taxipot's own JSON of a matched trace (the CLI's and settlement's `route`): matchings with
 /// their legs and geometry (polyline6), and per fix where it stands or why it is unmatched.
