@@ -160,14 +160,17 @@ public func registerPartiesEndpoints(_ router: Router, parties: PartyService, wr
         return .geoJSON(PartiesJSON.writeFeatureCollection(parties.clusters(in: box, zoom: zoom, filter: filter)))
     }
 
+    // The refusals of a cluster's leaves and children (the id is read by `clusterID`).
+    let clusterErrors: [(Int, String)] = [(400, "invalid_cluster_id or invalid_parameter"),
+                                          (404, "cluster_not_found: its cells hold no matching party now, or the number is no cluster's feature_id")]
+
     router.operation("GET", "/v1/clusters/{cluster_id}/leaves", OperationDoc(
         "The parties of a cluster, by departure then id, as GeoJSON",
         parameters: [clusterParam,
                      ParameterDoc("limit", type: "integer", "parties per page, \(PartiesLimits.leavesLimit.lowerBound)–\(PartiesLimits.leavesLimit.upperBound) (default 10)",
                                   schema: APISchemas.integer(PartiesLimits.leavesLimit)),
                      ParameterDoc("offset", type: "integer", "parties to skip (default 0)", schema: APISchemas.integer(0...Int(Int32.max)))] + filterParams,
-        responses: [(200, "FeatureCollection of party points (party_id, depart_at, seats_left, seats_total, destination, title) with \"total\": the cluster's matching parties"),
-                    (400, "invalid_cluster_id or invalid_parameter"), (404, "cluster_not_found: its cells hold no matching party now, or the number is no cluster's feature_id")],
+        responses: [(200, "FeatureCollection of party points (party_id, depart_at, seats_left, seats_total, destination, title) with \"total\": the cluster's matching parties")] + clusterErrors,
         responseSchema: APISchemas.clusterCollection, responseExample: APISchemas.clusterExample,
         responseContentType: geoJSON
     ), cost: .light) { req, query in
@@ -186,8 +189,7 @@ public func registerPartiesEndpoints(_ router: Router, parties: PartyService, wr
     router.operation("GET", "/v1/clusters/{cluster_id}/children", OperationDoc(
         "The features one zoom deeper that a cluster's parties form, as GeoJSON",
         parameters: [clusterParam] + filterParams,
-        responses: [(200, "FeatureCollection like /v1/clusters at the next zoom; the counts add up to the cluster's"),
-                    (400, "invalid_cluster_id or invalid_parameter"), (404, "cluster_not_found: its cells hold no matching party now, or the number is no cluster's feature_id")],
+        responses: [(200, "FeatureCollection like /v1/clusters at the next zoom; the counts add up to the cluster's")] + clusterErrors,
         responseSchema: APISchemas.clusterCollection, responseExample: APISchemas.clusterExample,
         responseContentType: geoJSON
     ), cost: .light) { req, query in
