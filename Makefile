@@ -97,17 +97,28 @@ COVERAGE_RUNS := LLVM_PROFILE_FILE=$(CURDIR)/.build/profraw/taxipot-%p.profraw
 # The tests load the derived data built here (data/build: the road graph and the place DB,
 # through Tests/TestSupport's TestDataset; `swift test` alone builds them in-process when absent).
 # The equivalence checks sized for a release build (HEAVY_TESTS) keep their size in their own
-# tier, `make test-heavy`, which .ci/run runs after `make test`. Serial: `swift test --parallel
-# --num-workers 2` (a process per test case) measured 477 s against 495 s serial on a quiet 2-core
-# machine (598 cases, no coverage, 2026-12-07): the second core goes to process start-ups.
+# tier, `make test-heavy`, which .ci/run runs after `make test`.
+# Lanes (tools/test/lanes): the XCTest suite in TEST_SHARDS processes of the test binary, each
+# running whole test classes and loading each shared fixture once, beside the tool checks
+# (tools/test/jobs), at most TEST_LANES at a time, longest first (seconds recorded in
+# tools/test/seconds). On a quiet 2-core machine this took the suite and its checks from
+# 13.5 min one after the other to LANES_FIGURE (docs/DESIGN.md, "Test lanes"). `swift test --parallel` was
+# no help: a process per test case, each loading the Seoul dataset (477 s against 495 s serial).
+TEST_LANES ?= 2
+TEST_SHARDS ?= 2
+XCTEST_BIN := .build/debug/TaxiPotPackageTests.xctest
+CODECOV := .build/debug/codecov
 test: deps
 	@python3 tools/touch-dependents debug
 	swift build --build-tests --enable-code-coverage
 	@$(COVERAGE_RUNS) $(MAKE) --no-print-directory derived BIN=$(DEBUG_BIN) NETWORK=osm
-	swift test --skip-build --enable-code-coverage --skip '$(HEAVY_TESTS)'
+	@rm -rf $(CODECOV) && mkdir -p $(CODECOV)
+	@$(COVERAGE_RUNS) python3 tools/test/lanes --lanes $(TEST_LANES) --shards $(TEST_SHARDS) \
+	  --xctest $(XCTEST_BIN) --skip '$(HEAVY_TESTS)' --profile-dir $(CODECOV) \
+	  --jobs tools/test/jobs --bin $(DEBUG_BIN) --times tools/test/seconds --record .build/test-logs/seconds
 	@echo "Line coverage by module (the XCTest suite; no threshold):"
-	@python3 tools/coverage/table "$$(swift test --show-codecov-path)"
-	@export $(COVERAGE_RUNS) && $(MAKE) --no-print-directory test-tools
+	@bash tools/coverage/export $(XCTEST_BIN) $(CODECOV)
+	@python3 tools/coverage/table $(CODECOV)/TaxiPot.json
 
 # The XCTest cases sized for a release build (1,200 and 1,000 Seoul route pairs against
 # Dijkstra, 3,000-party matching against brute force, 100,000- and 200,000-line CSVs): the
@@ -119,17 +130,9 @@ test-heavy: deps
 	@$(COVERAGE_RUNS) $(MAKE) --no-print-directory derived BIN=$(DEBUG_BIN) NETWORK=osm
 	swift test --skip-build --enable-code-coverage --filter '$(HEAVY_TESTS)'
 
-# The checks of `make test` after the XCTest suite (on the debug binary).
+# The tool checks of `make test` (tools/test/jobs) one after another, on the debug binary.
 test-tools:
-	python3 -m unittest discover -s tools/bench -p 'test_*.py'
-	bash tools/systemd/verify $(DEBUG_BIN)
-	bash tools/contract/run $(DEBUG_BIN)
-	@$(MAKE) --no-print-directory fuzz BIN=$(DEBUG_BIN)
-	@$(MAKE) --no-print-directory browser-test BIN=$(DEBUG_BIN)
-	@$(MAKE) --no-print-directory clients-test BIN=$(DEBUG_BIN)
-	bash tools/load/hostile-clients $(DEBUG_BIN) quick
-	bash tools/load/table-burst $(DEBUG_BIN) quick
-	bash tools/pg/test-replicas $(DEBUG_BIN)
+	python3 tools/test/lanes --lanes 1 --jobs tools/test/jobs --bin $(DEBUG_BIN)
 
 # Replicas on a shared PostgreSQL party store (issue 27): its own PostgreSQL server in a
 # temporary folder, two replicas, visibility, racing joins, kill -9 and an outage (~45 s debug).
