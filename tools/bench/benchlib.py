@@ -90,5 +90,19 @@ def read_f64_pairs(path):
     return a.reshape(-1, 2)
 
 
+def stamp(path, commit, started_at):
+    """Gives every record of the result file `path` the commit and start (epoch seconds) of the
+    step that wrote it (tools/bench/run's `step`), unless it already carries its own: a file
+    copied in from another run keeps saying where it came from (report.py shows it in the row)."""
+    with open(path) as f:
+        doc = json.load(f)
+    for r in doc.get("results", []):
+        r.setdefault("commit", commit)
+        r.setdefault("started_at", started_at)
+    with open(path + ".tmp", "w") as f:
+        json.dump(doc, f, ensure_ascii=False, indent=1)
+    os.replace(path + ".tmp", path)
+
+
 def runs_count(full=5, quick=5):
     return quick if QUICK else full

@@ -29,21 +29,25 @@ def read_csv(name):
         return list(r)
 
 
-def route_requests():
-    return [("GET", "/v1/route?from=%s,%s&to=%s,%s" % tuple(row), "") for row in read_csv("route_pairs.csv")]
+def route_requests(swapped=False):
+    return [("GET", "/v1/route?from=%s,%s&to=%s,%s" % (tuple(row[2:] + row[:2]) if swapped else tuple(row)), "")
+            for row in read_csv("route_pairs.csv")]
 
 
-def quote_requests():
+def quote_requests(swapped=False):
     out = []
     for i, (a, b, c, d) in enumerate(read_csv("route_pairs.csv")):
+        if swapped:
+            a, b, c, d = c, d, a, b
         body = {"origin": {"lon": float(a), "lat": float(b)}, "destination": {"lon": float(c), "lat": float(d)},
                 "riders": 1 + i % 4, "depart_at": "2025-06-%02dT%02d:%02d:00+09:00" % (1 + i % 28, i % 24, i % 60)}
         out.append(("POST", "/v1/quote", json.dumps(body, separators=(",", ":"))))
     return out
 
 
-def places_requests():
-    """The project's query set (kind, query, near, ...), with its location bias where given."""
+def places_requests(shortened=False):
+    """The project's query set (kind, query, near, ...), with its location bias where given;
+    `shortened`: each query less its last character (the warm-up's, as taxipot-bench's)."""
     path = os.path.join(benchlib.INPUTS, "place_queries.tsv")
     if not os.path.exists(path):
         return []
@@ -53,20 +57,33 @@ def places_requests():
             c = line.rstrip("\r\n").split("\t")
             if i == 0 or len(c) < 2 or not c[1] or line.startswith("#"):
                 continue
-            p = "/v1/places?q=" + urllib.parse.quote(c[1])
+            q = c[1][:-1] if shortened else c[1]
+            if not q:
+                continue
+            p = "/v1/places?q=" + urllib.parse.quote(q)
             if len(c) > 2 and c[2]:
                 p += "&near=" + urllib.parse.quote(c[2], safe=",")
             out.append(("GET", p, ""))
     return out
 
 
-def clusters_requests():
+def clusters_requests(warmup=False):
     return [("GET", "/v1/clusters?bbox=%s,%s,%s,%s&zoom=%s" % (w, s, e, n, z), "")
-            for z, w, s, e, n in read_csv("viewports.csv")]
+            for z, w, s, e, n in read_csv("viewports_warmup.csv" if warmup else "viewports.csv")]
 
 
 GENERATORS = {"route": route_requests, "quote": quote_requests, "places": places_requests,
               "clusters": clusters_requests}
+# The warm-up's requests, none of them timed: the pairs the other way round, each query less its
+# last character, the warm-up viewports (inputs.py writes them from another seed).
+WARMUP_TEXT = {"route": "the pairs the other way round", "quote": "the pairs the other way round",
+               "places": "each query less its last character", "clusters": "the 500 warm-up viewports"}
+
+
+def warmup_requests(name):
+    """Requests for `name`'s warm-up that the timed runs never send."""
+    timed = set(GENERATORS[name]())
+    return [r for r in GENERATORS[name](True) if r not in timed]
 
 
 def write_requests(name, reqs):
@@ -92,15 +109,18 @@ def wrk_once(url, reqfile, seconds, connections=64, threads=2, gzip=False):
     return doc
 
 
-def wrk_records(key, side, impl, url, reqfile, duration, cond, gzip=False):
+def wrk_records(key, side, impl, url, reqfile, duration, cond, gzip=False, warm_reqfile=None, distinct=1):
+    """wrk's records of `reqfile` (`distinct` requests, cycled); the warm-up sends `warm_reqfile`
+    (other requests) when given, else `reqfile` itself (the nginx ceiling: one static file)."""
     per = max(1, int(round(duration / ROUNDS)))
-    wrk_once(url, reqfile, 1, gzip=gzip)  # warm-up
+    wrk_once(url, warm_reqfile or reqfile, 1, gzip=gzip)  # warm-up
     runs = [wrk_once(url, reqfile, per, gzip=gzip) for _ in range(ROUNDS)]
     errors = sum(r["errors"] for r in runs)
     total = sum(r["requests"] for r in runs)
     c = ("%s; wrk 64 connections, 2 threads, %d runs x %d s; %d requests, %d errors or non-2xx (requests/s counts 2xx "
-         "answers only; wrk's latencies cannot leave a failed answer out, so any error fails the row)") % (
-        cond, ROUNDS, per, total, errors)
+         "answers only; wrk's latencies cannot leave a failed answer out, so any error fails the row); the timed runs "
+         "cycle the %d distinct requests, each sent about %d times") % (
+        cond, ROUNDS, per, total, errors, distinct, total // max(1, distinct))
     return [
         benchlib.record(key + ".rps", side, impl, "requests/s", "req/s", "higher", [r["rps"] for r in runs], total, c,
                         errors=errors),
@@ -189,14 +209,18 @@ def main():
             if ok == 0:
                 continue
         reqfile = write_requests(name, reqs)
-        cond = "%d distinct requests cycled, median body %d bytes" % (len(reqs), size)
+        warm_reqs = warmup_requests(name)
+        warm = write_requests(name + "-warmup", warm_reqs) if warm_reqs else None
+        cond = "%d distinct requests cycled, median body %d bytes; warm-up on %s" % (
+            len(reqs), size, WARMUP_TEXT[name] if warm else "the timed requests (no others to hand)")
         if name == "clusters" and args.clusters_note:
             cond += ", " + args.clusters_note
-        results += wrk_records("http.%s" % name, "ours", args.impl, args.url, reqfile, args.duration, cond)
+        results += wrk_records("http.%s" % name, "ours", args.impl, args.url, reqfile, args.duration, cond,
+                               warm_reqfile=warm, distinct=len(reqs))
         benchlib.log("wrk %s: %.0f req/s" % (name, results[-3]["median"]))
         if args.gzip or name in args.gzip_endpoints.split(","):
             results += wrk_records("http.%s_gzip" % name, "ours", args.impl, args.url, reqfile, args.duration,
-                                   cond + ", Accept-Encoding: gzip", gzip=True)
+                                   cond + ", Accept-Encoding: gzip", gzip=True, warm_reqfile=warm, distinct=len(reqs))
             benchlib.log("wrk %s gzip: %.0f req/s" % (name, results[-3]["median"]))
         if args.no_ceiling:
             continue

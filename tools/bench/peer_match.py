@@ -5,9 +5,10 @@ section, on the same roads: OSRM CH prepared from the OSM file our bench graph w
 1. The same synthetic traces as ours (bench-out/inputs/match_traces.csv: trace id, driven length,
    sampling, σ, fixes), each with its timestamps, its σ as the radius and tidy=true: the share whose matched
    length (the matchings' distances, plus OSRM's own route between consecutive matchings, as ours
-   bridges them) is within 2% of the driven length (`match.accuracy.within2pct`). OSRM's lengths
-   are summed from the coordinates of its geometry; ours along our graph's edges; the driven length
-   is our route's.
+   bridges them) is within 2% of the driven length (`match.accuracy.within2pct`). OSRM's length
+   is the sum of its answer's `matchings[].distance` (plus the bridging routes' `distance`); ours
+   along our graph's edges; the driven length is our route's. Each trace's result is written to
+   bench-out/match/peer_per_trace_seedN.csv beside ours (ours_per_trace_seedN.csv).
 2. One 30-minute 1 Hz trace (match_trace_30min.csv) timed over HTTP, GET with timestamps,
    radiuses of 10 m and tidy=true (`match.http.30min1hz`); ours_match_http.py times our /match/v1 with the same
    client and request.
@@ -103,6 +104,38 @@ def matched_length(client, body):
     return total
 
 
+def accuracy(client, traces, out_csv):
+    """Matches every trace with its σ as radius: (traces within 2%, traces without an answer);
+    writes each trace's result to `out_csv` (trace id, driven and matched length, matchings, error %,
+    the answer's status)."""
+    within, failed = 0, 0
+    with open(out_csv, "w") as f:
+        f.write("trace_id,true_length_m,matched_length_m,matchings,error_pct,status\n")
+        for tid, driven, sigma, fixes in traces:
+            status, body, _ = client.get(path(fixes, sigma))
+            length = matched_length(client, body) if status == 200 else None
+            matchings = ""
+            if status == 200:
+                try:
+                    matchings = len(json.loads(body).get("matchings", []))
+                except ValueError:
+                    pass
+            if length is None:
+                failed += 1
+                f.write("%s,%.1f,,%s,,%d\n" % (tid, driven, matchings, status))
+                continue
+            within += abs(length - driven) <= 0.02 * driven
+            f.write("%s,%.1f,%.1f,%s,%.2f,%d\n" % (tid, driven, length, matchings, 100 * (length - driven) / driven, status))
+    return within, failed
+
+
+def traces_seed():
+    """The seed of the traces (ours_per_trace_seedN.csv written beside them by taxipot-bench), or ""."""
+    import glob
+    found = sorted(glob.glob(os.path.join(benchlib.OUT, "match", "ours_per_trace_seed*.csv")), key=os.path.getmtime)
+    return re.sub(r"\D", "", os.path.basename(found[-1])) if found else ""
+
+
 def osrm_base(osm):
     """OSRM CH files of `osm` in bench-out/osrm/match-<name> (prepared when absent or older)."""
     import osrm
@@ -133,14 +166,9 @@ def main():
     try:
         client = httpclient.Client("127.0.0.1", port)
         # 1. Accuracy on the same traces.
-        within, failed = 0, 0
-        for tid, driven, sigma, fixes in traces:
-            status, body, _ = client.get(path(fixes, sigma))
-            length = matched_length(client, body) if status == 200 else None
-            if length is None:
-                failed += 1
-            elif abs(length - driven) <= 0.02 * driven:
-                within += 1
+        per_trace = os.path.join(benchlib.OUT, "match", "peer_per_trace_seed%s.csv" % traces_seed())
+        os.makedirs(os.path.dirname(per_trace), exist_ok=True)
+        within, failed = accuracy(client, traces, per_trace)
         share = 100.0 * within / max(1, len(traces))
         benchlib.log("peer /match accuracy: %.1f%% within 2%% (%d traces, %d failed)" % (share, len(traces), failed))
         # 2. The 30-minute trace, timed.
@@ -152,8 +180,9 @@ def main():
         benchlib.record(
             "match.accuracy.within2pct", "peer", impl, "traces whose matched length is within 2% of the driven length", "%", "higher",
             [share], len(traces), "the same %d traces as ours (bench-out/inputs/match_traces.csv) on %s; timestamps, radiuses = each "
-            "trace's σ, gaps=split, tidy=true; OSRM's lengths summed from its geometry's coordinates, matchings bridged by its own /route; "
-            "%d traces without an answer counted as outside 2%%" % (len(traces), network, failed), errors=failed),
+            "trace's σ, gaps=split, tidy=true; OSRM's length the sum of its matchings[].distance, matchings bridged by its own /route's "
+            "distance; %d traces without an answer counted as outside 2%%; per trace in %s" % (
+                len(traces), network, failed, os.path.relpath(per_trace, benchlib.ROOT)), errors=failed),
         benchlib.record(
             "match.http.30min1hz", "peer", impl, "match one 30-minute 1 Hz trace over HTTP", "ms", "lower", samples, len(trace),
             "%d fixes, GET with timestamps, radiuses 10 m, overview=false, gaps=split, tidy=true; osrm-routed --algorithm ch, car.lua, on %s; "

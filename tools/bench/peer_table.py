@@ -89,6 +89,7 @@ def measure(client, paths, side, impl, conditions, ok_marker, key="table.http",
             "%s.%d" % (key, n), side, impl, "%d × %d table over HTTP p50" % (n, n), "ms", "lower", p50s, n * n,
             "%s; %d × %d " % (conditions, n, n) + points_text + ", durations and distances, %d requests x %d rounds "
             "(per-round p50 of the good answers), keep-alive raw-socket client, 1 connection; warm-up on the swapped table; "
+            "the timed requests repeat the same table (a server keeping answers would be timed on kept ones); "
             "%d requests failed" % (REQUESTS[n], ROUNDS, failed),
             errors=failed, ok=ok, body_bytes=len(body)))
         benchlib.log("%s %dx%d: p50 %.2f ms" % (impl, n, n, sorted(p50s)[ROUNDS // 2]))

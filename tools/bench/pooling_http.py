@@ -76,6 +76,13 @@ def match_path(req):
 
 
 SEQUENTIAL = 300  # requests timed one after another from one client (the peer's figure)
+
+
+def split_requests(requests):
+    """(wrk's requests, the one-client pass's): the first SEQUENTIAL (the ones peer_pooling.py
+    times too) for the one client, the rest for wrk, so the wrk runs that warm the server never
+    send a request the one-client pass times."""
+    return requests[SEQUENTIAL:], requests[:SEQUENTIAL]
 SEQUENTIAL_ROUNDS = 1 if benchlib.QUICK else 5  # rounds of them (the figure: the median of the per-round percentiles)
 
 
@@ -142,37 +149,44 @@ def main():
             join_bad += doc["requests"] - doc["ok"] + doc["errors_connect"] + doc["errors_read"] + doc["errors_write"] + doc["errors_timeout"]
         # Matches: default requests from random road nodes, departing within the next hour.
         path = os.path.join(work, "matches.tsv")
-        requests = make_requests(pts, 2000, now, rng)
+        loaded, one_client = split_requests(make_requests(pts, 2000, now, rng))
         with open(path, "w") as f:
-            for req in requests:
+            for req in loaded:
                 f.write("GET\t%s\n" % match_path(req))
         probe = httpclient.Client("127.0.0.1", port)
         status, body, _ = probe.get("/v1/match?origin=%.7f,%.7f&destination=%.7f,%.7f" % (pts[0] + pts[1]))
         probe.close()
         # Warm-up: the parties' plans are made on first touch (and again after the joins changed
-        # them); a few seconds of matching touch nearly every party.
-        wrk(url, READS_LUA, path, max(4, args.seconds))
+        # them); a few seconds of matching touch nearly every party. Other requests than the timed
+        # ones (another seed, as peer_pooling.py's warm-up).
+        warm_path = os.path.join(work, "matches-warmup.tsv")
+        with open(warm_path, "w") as f:
+            for req in make_requests(pts, 2000, now, random.Random(2324)):
+                f.write("GET\t%s\n" % match_path(req))
+        wrk(url, READS_LUA, warm_path, max(4, args.seconds))
         match_runs = [wrk(url, READS_LUA, path, args.seconds) for _ in range(runs)]
         # One client, one request after another: the round trip the peer is judged on.
         client = httpclient.Client("127.0.0.1", port)
-        # (the wrk runs above used every request; the parties' plans they made are what a running
-        # server keeps, and a match keeps nothing of its rider)
+        # (the wrk runs above sent other requests; the parties' plans they made are what a running
+        # server keeps, and a match keeps nothing of its rider; each round sends the same requests)
         seq_p50, seq_p99, seq_bodies, seq_failed = httpclient.latency_rounds(
-            client, [match_path(r) for r in requests[:SEQUENTIAL]], SEQUENTIAL_ROUNDS, ok=lambda st, _: st == 200)
+            client, [match_path(r) for r in one_client], SEQUENTIAL_ROUNDS, ok=lambda st, _: st == 200)
         client.close()
         seq_ok = sum(1 for st, _ in seq_bodies if st == 200)
         seq_matches = sum(b.count(b'"walk_m"') for _, b in seq_bodies)
-        cond_s = ("%d open parties in %s; the first %d of the match requests, one after another from one keep-alive "
-                  "client (per-round p50 and p99 of the 200 answers, %d rounds); %d answered 200 in the last round, %d failed in all, %.1f matches a request" % (
-                      args.parties, area, SEQUENTIAL, SEQUENTIAL_ROUNDS, seq_ok, seq_failed, seq_matches / float(SEQUENTIAL)))
+        cond_s = ("%d open parties in %s; the first %d of the match requests (none sent by the wrk runs before), one after "
+                  "another from one keep-alive client, the same %d in each round (per-round p50 and p99 of the 200 answers, "
+                  "%d rounds); %d answered 200 in the last round, %d failed in all, %.1f matches a request" % (
+                      args.parties, area, SEQUENTIAL, SEQUENTIAL, SEQUENTIAL_ROUNDS, seq_ok, seq_failed, seq_matches / float(SEQUENTIAL)))
         cond_j = ("%d open parties (16 seats) in %s, each request a new rider; wrk 64 connections, 2 threads, %d runs x %d s; "
                   "%d joins acknowledged (each after its SQLite commit, synchronous=FULL), %d other answers" % (
                       args.parties, area, runs, args.seconds, join_total, join_bad))
         match_errors = sum(r["errors_connect"] + r["errors_write"] + r["errors_status"] + r["errors_read"] + r["errors_timeout"]
                            for r in match_runs)
-        cond_m = ("%d open parties in %s; GET /v1/match from 2,000 random road nodes (walk 800 m, window ±30 min, detour ≤ 25%%); "
-                  "wrk 64 connections, 2 threads, %d runs x %d s; %d requests, %d errors or non-2xx; probe answer %d (%d bytes)" % (
-                      args.parties, area, runs, args.seconds, sum(r["requests"] for r in match_runs), match_errors, status, len(body)))
+        cond_m = ("%d open parties in %s; GET /v1/match from %d random road nodes (walk 800 m, window ±30 min, detour ≤ 25%%); "
+                  "wrk 64 connections, 2 threads, %d runs x %d s, after a warm-up run on 2,000 other requests; the timed runs cycle theirs; "
+                  "%d requests, %d errors or non-2xx; probe answer %d (%d bytes)" % (
+                      args.parties, area, len(loaded), runs, args.seconds, sum(r["requests"] for r in match_runs), match_errors, status, len(body)))
         results = [
             benchlib.record(key + ".joins.rps", "ours", "taxipot serve", "durable joins/s", "joins/s", "higher", join_rps, join_total, cond_j,
                             errors=join_bad),
