@@ -26,11 +26,15 @@ README = "# x\n\n<!-- bench:start -->\nold\n<!-- bench:end -->\n\ntail\n"
 
 
 class ReportTests(unittest.TestCase):
-    def run_report(self, records, raw=None):
-        """Runs report.py over one results file; returns (BENCHMARKS.md text, README text)."""
+    def run_report(self, records, raw=None, meta=None):
+        """Runs report.py over one results file (and `meta`, the run's run-meta.txt line);
+        returns (BENCHMARKS.md text, README text)."""
         with tempfile.TemporaryDirectory() as d:
             results = os.path.join(d, "results")
             os.makedirs(results)
+            if meta:
+                with open(os.path.join(results, "run-meta.txt"), "w") as f:
+                    f.write(meta + "\n")
             with open(os.path.join(results, "step.json"), "w") as f:
                 f.write(raw if raw is not None else json.dumps({"results": records, "notes": []}))
             readme = os.path.join(d, "README.md")
@@ -119,17 +123,18 @@ class ReportTests(unittest.TestCase):
     def test_matching_targets_need_the_peer_on_the_same_traces(self):
         accuracy = "synthetic traces: matched length within 2% of the driven one (vs osrm-routed /match)"
         http = "30-minute 1 Hz trace over HTTP (vs osrm-routed /match)"
-        md, _ = self.run_report([rec("match.accuracy.within2pct", "ours", 97.5, unit="%", n=200),
+        seed = {"conditions": "200 random routes (seed 45)"}
+        md, _ = self.run_report([rec("match.accuracy.within2pct", "ours", 97.5, unit="%", n=200, **seed),
                                  rec("match.http.30min1hz", "ours", 60.0, unit="ms", better="lower", n=1800)])
         self.assertIn("not measured (no peer figure) ❌", self.row(md, accuracy))
         self.assertIn("not measured (no peer figure) ❌", self.row(md, http))
-        md, _ = self.run_report([rec("match.accuracy.within2pct", "ours", 97.5, unit="%", n=200),
+        md, _ = self.run_report([rec("match.accuracy.within2pct", "ours", 97.5, unit="%", n=200, **seed),
                                  rec("match.accuracy.within2pct", "peer", 80.0, unit="%", n=200),
                                  rec("match.http.30min1hz", "ours", 60.0, unit="ms", better="lower", n=1800),
                                  rec("match.http.30min1hz", "peer", 100.0, unit="ms", better="lower", n=1800)])
         self.assertIn("✅", self.row(md, accuracy))
         self.assertIn("❌", self.row(md, http))  # 0.6× osrm-routed's time: over 0.5×
-        md, _ = self.run_report([rec("match.accuracy.within2pct", "ours", 99.0, unit="%", n=200, errors=1),
+        md, _ = self.run_report([rec("match.accuracy.within2pct", "ours", 99.0, unit="%", n=200, errors=1, **seed),
                                  rec("match.accuracy.within2pct", "peer", 99.0, unit="%", n=200),
                                  rec("match.http.30min1hz", "ours", 40.0, unit="ms", better="lower", n=1800),
                                  rec("match.http.30min1hz", "peer", 100.0, unit="ms", better="lower", n=1800)])
@@ -146,6 +151,64 @@ class ReportTests(unittest.TestCase):
         self.assertIn("right after a write in view: 20.0 µs", row)
         self.assertIn("❌", row)
         self.assertNotIn("query_cold_p50", md)  # not repeated under "Other figures"
+
+
+    def test_the_cli_transform_row_gives_the_per_core_ratio(self):
+        # ours 60 M points/s on 2 cores, cs2cs 5 and pyproj 4 on one thread: 12× whole, 6× a core
+        md, readme = self.run_report([rec("coordinates.cli.5179", "ours", 60.0, cores=2),
+                                      rec("coordinates.cli.5179", "peer-cs2cs", 5.0, cores=1, impl="cs2cs"),
+                                      rec("coordinates.cli.5179", "peer-pyproj-csv", 4.0, cores=1)])
+        row = self.row(md, "CLI `taxipot transform` → 5179, 1M lines")
+        self.assertIn("12× better (ours on 2 cores, the peer on 1 thread; per core 6×)", row)
+        self.assertIn("✅", row)
+        self.assertIn("per core 6×", self.row(readme, "Coordinates"))
+        # a time (lower is better): ours 10 s on 2 cores against 15 s on one thread is 0.75× a core
+        md, _ = self.run_report([rec("routing.synth.1m.prepare_s", "ours", 10.0, unit="s", better="lower", cores=2),
+                                 rec("routing.synth.1m.prepare_s", "peer", 15.0, unit="s", better="lower", cores=1)])
+        self.assertIn("per core 0.75×", self.row(md, "synthetic 1M nodes: import + prepare"))
+
+    def test_a_figure_from_another_commit_or_time_says_so_in_its_row(self):
+        meta = "0.5 0.7 600 abc1234 clean 2026-12-07 18:00 UTC"  # 18:00 to 18:10 UTC, commit abc1234
+        at = 1796666400 + 120  # 2026-12-07 18:02 UTC
+        md, _ = self.run_report([
+            rec("coordinates.5179", "ours", 40.0, commit="abc1234", started_at=at),
+            rec("coordinates.5179", "peer", 5.0, commit="abc1234", started_at=at),
+            rec("coordinates.katec", "ours", 40.0, commit="def5678", started_at=at - 86400),  # spliced in
+            rec("coordinates.katec", "peer", 5.0, commit="abc1234", started_at=at),
+            rec("coordinates.3857", "ours", 40.0),  # written by hand: no stamp
+            rec("coordinates.3857", "peer", 5.0, commit="abc1234", started_at=at)], meta=meta)
+        self.assertNotIn("not this run's", self.row(md, "WGS84 → UTM-K (5179), 1M points"))
+        self.assertIn("not this run's: ours: commit `def5678`, 2026-12-06 18:02 UTC", self.row(md, "WGS84 → KATEC, 1M points"))
+        self.assertIn("not this run's: ours: no commit or time of its own", self.row(md, "WGS84 → Web Mercator, 1M points"))
+        # the same commit but an hour after the run ended is another run too
+        md, _ = self.run_report([rec("coordinates.5179", "ours", 40.0, commit="abc1234", started_at=at + 3600),
+                                 rec("coordinates.5179", "peer", 5.0, commit="abc1234", started_at=at)], meta=meta)
+        self.assertIn("ours: commit `abc1234`, 2026-12-07 19:02 UTC", self.row(md, "WGS84 → UTM-K (5179), 1M points"))
+
+    def test_the_address_rows_count_every_address_with_n_in_the_label(self):
+        md, _ = self.run_report([rec("addresses.all.within300", "ours", 76.5, unit="%", n=382),
+                                 rec("addresses.all.median", "ours", 120.0, unit="m", better="lower", n=382),
+                                 # the interpolated-only figure of taxipot-bench is not the one judged
+                                 rec("addresses.within300", "ours", 85.0, unit="%", n=307)])
+        row = self.row(md, "road-name addresses: within 300 m, every address (calibration held out)")
+        self.assertIn("(N = 382; the data is the limit", row)
+        self.assertIn("❌", row)
+        self.assertIn("✅", self.row(md, "road-name addresses: median error, every address (calibration held out)"))
+        p90 = rec("addresses.all.p90", "ours", None, unit="m", better="lower", n=382, miss="district-only or no answer")
+        md, _ = self.run_report([p90, rec("addresses.all.median", "ours", None, unit="m", better="lower", n=382,
+                                          miss="district-only or no answer")])
+        self.assertIn("a miss (district-only or no answer)", self.row(md, "road-name addresses: p90 error, every address"))
+        self.assertIn("| ≤ 150 m ❌ |", self.row(md, "road-name addresses: median error, every address (calibration held out)"))
+
+    def test_matching_accuracy_is_not_judged_on_the_seed_the_matcher_was_tuned_on(self):
+        accuracy = "synthetic traces: matched length within 2% of the driven one (vs osrm-routed /match)"
+        peer = rec("match.accuracy.within2pct", "peer", 45.0, unit="%", n=200)
+        md, _ = self.run_report([rec("match.accuracy.within2pct", "ours", 97.5, unit="%", n=200,
+                                     conditions="200 random routes ≥ 1.5 km (seed 38) on x"), peer])
+        self.assertIn("not judged (seed 38 is the one it was tuned on) ❌", self.row(md, accuracy))
+        md, _ = self.run_report([rec("match.accuracy.within2pct", "ours", 97.5, unit="%", n=200,
+                                     conditions="200 random routes ≥ 1.5 km (seed 45) on x"), peer])
+        self.assertIn("≥ 95% ✅", self.row(md, accuracy))
 
 
 if __name__ == "__main__":
