@@ -3,8 +3,9 @@ import PartyModel
 
 /// The cluster index's answers computed the plain way, from a list of parties: the rule
 /// `PartyIndex` implements, with none of its speed layers (no quadtree, no kept tiles, no kept
-/// expansion zooms, no neighbour grids, no candidate pairs). The tests hold the index to it
-/// (`PartyReferenceTests`); it is not for serving (every answer reads every party).
+/// expansion zooms, no neighbour grids, no candidate pairs; only each party's cell at every zoom,
+/// computed once). The tests hold the index to it (`PartyReferenceTests`); it is not for serving
+/// (every view reads every party).
 ///
 /// The rule, as `docs/DESIGN.md` section 2 gives it:
 /// - **Cells.** At zoom z the world is `256 · 2^z` px wide, cut into cells of `radius` px; a
