@@ -3,8 +3,9 @@ import PartyModel
 
 /// The cluster index's answers computed the plain way, from a list of parties: the rule
 /// `PartyIndex` implements, with none of its speed layers (no quadtree, no kept tiles, no kept
-/// expansion zooms, no neighbour grids, no candidate pairs). The tests hold the index to it
-/// (`PartyReferenceTests`); it is not for serving (every answer reads every party).
+/// expansion zooms, no neighbour grids, no candidate pairs; only each party's cell at every zoom,
+/// computed once). The tests hold the index to it (`PartyReferenceTests`); it is not for serving
+/// (every view reads every party).
 ///
 /// The rule, as `docs/DESIGN.md` section 2 gives it:
 /// - **Cells.** At zoom z the world is `256 · 2^z` px wide, cut into cells of `radius` px; a
@@ -28,11 +29,20 @@ import PartyModel
 package struct ReferenceClusters: Sendable {
     package let parties: [Party]
     package let radius: Double
+    /// Each party's cell at each zoom (`cells[zoom][i]` is `parties[i]`'s), computed once.
+    let cells: [[ClusterID.Cell]]
+    /// The indices of the parties in each occupied cell at each zoom, ascending.
+    let partiesByCell: [[ClusterID.Cell: [Int]]]
 
     /// The answers for `parties` (ids distinct) on cells of `radius` px (clamped as `PartyIndex` does).
     package init(parties: [Party], radius: Double = 60) {
         self.parties = parties
         self.radius = PartyIndex(radius: radius).radius
+        let positions = parties.map { WebMercator.normalized($0.origin) }
+        cells = (0...PartyIndex.maxZoom).map { [radius = self.radius] zoom in
+            positions.map { Self.cell(x: $0.x, y: $0.y, zoom: zoom, radius: radius) }
+        }
+        partiesByCell = cells.map { atZoom in Dictionary(grouping: atZoom.indices, by: { atZoom[$0] }) }
     }
 
     /// A feature of a merge: the cells it gathers, their parties, count and position sums.
@@ -49,9 +59,12 @@ package struct ReferenceClusters: Sendable {
     var cellsAtMaxZoom: Int { Int((Double(1 << (PartyIndex.maxZoom + 8)) / radius).rounded(.up)) }
 
     /// The cell holding normalised position (`x`, `y`) at `zoom`.
-    func cell(x: Double, y: Double, zoom: Int) -> ClusterID.Cell {
+    func cell(x: Double, y: Double, zoom: Int) -> ClusterID.Cell { Self.cell(x: x, y: y, zoom: zoom, radius: radius) }
+
+    /// The cell holding normalised position (`x`, `y`) at `zoom`, on cells of `radius` px.
+    static func cell(x: Double, y: Double, zoom: Int, radius: Double) -> ClusterID.Cell {
         let scale = Double(1 << (PartyIndex.maxZoom + 8)) / radius
-        let last = cellsAtMaxZoom - 1
+        let last = Int(scale.rounded(.up)) - 1
         let down = PartyIndex.maxZoom - zoom
         return ClusterID.Cell(x: min(max(Int(x * scale), 0), last) >> down, y: min(max(Int(y * scale), 0), last) >> down)
     }
@@ -65,8 +78,8 @@ package struct ReferenceClusters: Sendable {
     func cellGroups(_ parties: [Party], zoom: Int) -> [Group] {
         var byCell = [ClusterID.Cell: Group]()
         for p in parties {
-            let c = cell(p, zoom: zoom)
             let n = WebMercator.normalized(p.origin)
+            let c = cell(x: n.x, y: n.y, zoom: zoom)
             byCell[c, default: Group(key: PartyIndex.mortonKey(c.x, c.y), cells: [c], members: [])].members.append(p)
             byCell[c]!.sumX += n.x
             byCell[c]!.sumY += n.y
@@ -118,8 +131,9 @@ package struct ReferenceClusters: Sendable {
                                 expansionZoom: expansionZoom(of: g.members, below: zoom)))
     }
 
-    /// The parties `filter` lets through.
-    func matching(_ filter: PartyFilter) -> [Party] { parties.filter { filter.matches($0) } }
+    /// The indices in `parties` of the parties `filter` lets through.
+    func matching(_ filter: PartyFilter) -> [Int] { parties.indices.filter { filter.matches(parties[$0]) } }
+
 
     /// The cell ranges at `zoom` that `box` covers (two when it crosses the antimeridian).
     func cellRanges(_ box: BoundingBox, zoom: Int) -> [(xs: ClosedRange<Int>, ys: ClosedRange<Int>)] {
@@ -136,15 +150,19 @@ package struct ReferenceClusters: Sendable {
         let z = min(max(zoom, 0), PartyIndex.maxZoom)
         let ranges = cellRanges(box, zoom: z)
         func inView(_ c: ClusterID.Cell) -> Bool { ranges.contains { $0.xs.contains(c.x) && $0.ys.contains(c.y) } }
-        // Each tile's cells merged among themselves; the groups with a cell in view.
+        // Each tile's cells merged among themselves; the groups with a cell in view. A group's
+        // cells are its tile's, so a tile with no cell in view gives none and is not merged.
         let down = z - max(z - PartyIndex.tileLevels, 0)
         var tiles = [ClusterID.Cell: [Party]]()
-        for p in matching(filter) {
-            let c = cell(p, zoom: z)
-            tiles[ClusterID.Cell(x: c.x >> down, y: c.y >> down), default: []].append(p)
+        var tilesInView = Set<ClusterID.Cell>()
+        for i in matching(filter) {
+            let c = cells[z][i]
+            let tile = ClusterID.Cell(x: c.x >> down, y: c.y >> down)
+            tiles[tile, default: []].append(parties[i])
+            if inView(c) { tilesInView.insert(tile) }
         }
         var taken = [Group]()
-        for members in tiles.values {
+        for (tile, members) in tiles where tilesInView.contains(tile) {
             taken += merge(cellGroups(members, zoom: z), zoom: z).filter { $0.cells.contains(where: inView) }
         }
         return merge(taken, zoom: z).map { feature($0, zoom: z) }
@@ -152,8 +170,9 @@ package struct ReferenceClusters: Sendable {
 
     /// The parties of `id`'s cells that pass `filter`.
     func members(of id: ClusterID, filter: PartyFilter) -> [Party] {
-        let cells = Set(id.cells)
-        return matching(filter).filter { cells.contains(cell($0, zoom: id.zoom)) }
+        guard partiesByCell.indices.contains(id.zoom) else { return [] }  // no cell beyond zoom 0–20 holds a party
+        let indices = Set(id.cells).flatMap { partiesByCell[id.zoom][$0] ?? [] }.sorted()
+        return indices.filter { filter.matches(parties[$0]) }.map { parties[$0] }
     }
 
     /// What `PartyIndex.children(of:filter:)` answers.

@@ -33,7 +33,7 @@ final class NodeLinkImportTests: XCTestCase {
     }
 
     func testCSVImportCountsWhatItLeavesOut() throws {
-        let net = try NodeLinkImporter.read(.csv(directory: Self.csvDir))
+        let net = try NodeLinkFixture.seoul.get()
         // PROVENANCE: 7,405 nodes, 19,967 links, 5,397 turn rows at Seoul nodes.
         XCTAssertEqual(net.nodes.count, 7405)
         XCTAssertEqual(net.links.count, 19_967)
@@ -42,7 +42,7 @@ final class NodeLinkImportTests: XCTestCase {
         // Names are CP949 bytes written as Python literals: b'\xc1\xbe\xb7\xce' is 종로.
         XCTAssertEqual(net.links.first { $0.id == 1_000_045_000 }?.name, "종로")
         XCTAssertEqual(net.links.first { $0.id == 1_000_044_700 }?.name, "종로40길")
-        let (report, lengthCm) = try NodeLinkImporter.inspect(net)
+        let (report, lengthCm) = try NodeLinkFixture.seoulInspection.get()
         XCTAssertEqual(report.linksMissingNode, 307)
         XCTAssertEqual(report.linksClosedToCars, 0)
         XCTAssertGreaterThan(report.linksNotInUse, 400)
@@ -66,7 +66,7 @@ final class NodeLinkImportTests: XCTestCase {
     }
 
     func testShapefilesReadTheSameNetworkAsTheCSV() throws {
-        let csv = try NodeLinkImporter.read(.csv(directory: Self.csvDir))
+        let csv = try NodeLinkFixture.seoul.get()
         let shp = try NodeLinkImporter.read(.shapefiles(directory: try Self.shapefileDir.get(), toWGS84: try Self.toWGS84()))
         XCTAssertEqual(shp.nodes.count, csv.nodes.count)
         XCTAssertEqual(shp.links.count, csv.links.count)
@@ -270,11 +270,11 @@ final class NodeLinkImportTests: XCTestCase {
 
     func testMeasuredSpeedsCoverHalfTheLinksAndRefuseAMalformedHour() throws {
         let speedPath = Self.csvDir + "/topis_speed_20181023.csv", mappingPath = Self.csvDir + "/topis_standard_link_mapping_202003.csv"
-        let speeds = try MeasuredSpeeds.read(speedPath: speedPath, mappingPath: mappingPath)
+        let speeds = try Self.measuredSpeeds.get()
         // PROVENANCE: 4,737 of the 4,741 TOPIS links are in the mapping; they cover 9,909 links.
         XCTAssertEqual(speeds.serviceLinks, 4741)
         XCTAssertEqual(speeds.mappedServiceLinks, 4737)
-        let net = try NodeLinkImporter.read(.csv(directory: Self.csvDir))
+        let net = try NodeLinkFixture.seoul.get()
         XCTAssertEqual(Set(net.links.map(\.id)).intersection(speeds.byLink.keys).count, 9909)
         // Night is faster than the evening rush on the measured links.
         let links = speeds.byLink.values.filter { !$0[2].isNaN && !$0[17].isNaN }

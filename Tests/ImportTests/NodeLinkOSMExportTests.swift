@@ -54,8 +54,8 @@ final class NodeLinkOSMExportTests: XCTestCase {
     /// The whole staged network: ways and relations equal the kept links and the prohibitions,
     /// all one-way with the link's tags; node ids are the network's, below 2^40.
     func testExportHoldsEveryKeptLinkAndProhibition() throws {
-        let net = try NodeLinkImporter.read(.csv(directory: NodeLinkImportTests.csvDir))
-        let (report, lengthCm) = try NodeLinkImporter.inspect(net)
+        let net = try NodeLinkFixture.seoul.get()
+        let (report, lengthCm) = try NodeLinkFixture.seoulInspection.get()
         let path = TestPaths.temporaryDirectory("nodelink-export").appendingPathComponent("seoul.osm").path
         let summary = try NodeLinkOSMExport.write(net, to: path)
         XCTAssertEqual(summary.ways, report.linksKept)
