@@ -203,6 +203,10 @@ final class HTTPConventionsTests: XCTestCase {
         // A forced hash collision: the other body is compressed, never served the cached form.
         let packedB = try XCTUnwrap(cache.packed(b, hash: ETag.hash(a)))
         XCTAssertEqual(Gzip.decompress(packedB), b)
+        // Collisions with a body that differs only in its last byte, or that is a's first half.
+        for other in [Array(a.dropLast()) + [UInt8(ascii: "!")], Array(a.prefix(a.count / 2))] {
+            XCTAssertEqual(Gzip.decompress(try XCTUnwrap(cache.packed(other, hash: ETag.hash(a)))), other)
+        }
         // Bounded: many bodies keep the cache within its capacity and answers stay right.
         for i in 0..<300 {
             let body = Array("{\"i\":\(i),\"pad\":\"\(String(repeating: "x", count: 4000))\"}".utf8)
