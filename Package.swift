@@ -41,7 +41,11 @@ let package = Package(
                        providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CMicroHTTPD", path: "\(cSystem)/CMicroHTTPD", pkgConfig: "libmicrohttpd",
                        providers: [.apt(["libmicrohttpd-dev"])]),
-        // zlib: gzip of HTTP answers when the client asks (Foundation on Linux has no deflate).
+        // libdeflate: gzip of HTTP answers when the client asks, whole-buffer, about twice zlib's
+        // speed at level 1 (docs/DESIGN.md section 4); zlib reads gzip back (Gzip.decompress).
+        // Foundation on Linux has neither.
+        .systemLibrary(name: "CLibDeflate", path: "\(cSystem)/CLibDeflate", pkgConfig: "libdeflate",
+                       providers: [.apt(["libdeflate-dev"])]),
         .systemLibrary(name: "CZlib", path: "\(cSystem)/CZlib", pkgConfig: "zlib",
                        providers: [.apt(["zlib1g-dev"])]),
         // libpq: the PostgreSQL party store of replicas (`serve --party-store postgresql://…`).
@@ -88,7 +92,7 @@ let package = Package(
         .target(name: "Quoting", dependencies: ["Geo", "Routing", "Fares", "FareEstimation", "Places"]),
         .target(name: "Pooling", dependencies: ["Geo", "Routing", "Fares", "FareEstimation", "PartyModel", "PartyStores", "PartyClusters", "Parties", "Quoting", "MapMatching"]),
         .target(name: "Batch", dependencies: ["CSV", "Geo", "Quoting", "Fares", "FareEstimation", "Places", "Routing"]),
-        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CZlib", "JSON"]),
+        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CLibDeflate", "CZlib", "JSON"]),
         .target(name: "API", dependencies: ["HTTPServer", "JSON", "Geo", "Quoting", "Coordinates", "Batch", "CSV",
                                             "Places", "Routing", "Fares", "FareEstimation", "PartyModel", "PartyStores", "PartyClusters", "Parties", "Pooling", "MapMatching"]),
         // The two library products: the engine, and the HTTP service on top of it.
