@@ -122,6 +122,7 @@ public struct PartyIndex: Sendable {
         }
         buildTree(keyed)
         computeAllExpansions()
+        formTilesAhead()
     }
 
     /// Fills `ids` from `values` (freshly appended); of parties sharing an id the later one

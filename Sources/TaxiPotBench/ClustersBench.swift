@@ -57,6 +57,9 @@ enum ClustersBench {
             for _ in 0..<(options["clusters-builds"].flatMap { Int($0) } ?? ctx.runs) {
                 builds.append(seconds { index = PartyIndex(parties: slice, radius: 60) })
             }
+            // `--clusters-ahead no`: the kept tiles dropped after the build (untimed), so the
+            // queries meet the tiles as before a build formed the lowest zooms' (for comparing).
+            if options["clusters-ahead"] == "no" { index.dropKeptTiles() }
             ctx.add(BenchRecord(key: "clusters.\(label).build_s", impl: "taxipot PartyIndex", metric: "index build", unit: "s",
                                 better: "lower", samples: builds, n: size, conditions: base))
             var scratch = ClusterQueryScratch()
@@ -69,13 +72,20 @@ enum ClustersBench {
             let blocks = roundBlocks(views, rounds: rounds, blocks: ctx.runs)
             for v in warmViews { _ = index.clusters(in: v.box, zoom: v.zoom, filter: PartyFilter(), scratch: &scratch) }
             var query = LatencyRounds()
+            var perQuery: [Double] = []  // every timed query's µs, in order (for `--clusters-latencies`)
             for block in blocks {
                 let one = latencyRounds(Array(block), rounds: 1) { v in
+                    let t0 = nowNanos()
                     features += index.clusters(in: v.box, zoom: v.zoom, filter: PartyFilter(), scratch: &scratch).count
+                    perQuery.append(Double(nowNanos() - t0) / 1000)
                     return true
                 }
                 query.p50 += one.p50
                 query.p99 += one.p99
+            }
+            // `--clusters-latencies FILE`: one line per timed query (where the tail comes from).
+            if let path = options["clusters-latencies"] {
+                try latencies(index, blocks.flatMap { $0 }, perQuery, to: path)
             }
             let (p50, p99) = (query.p50, query.p99)
             let queried = blocks.reduce(0) { $0 + $1.count }
@@ -183,6 +193,42 @@ enum ClustersBench {
         if options["clusters-restart"] != "no" {
             try restart(ctx, Array(all.prefix(ctx.quick ? 100_000 : 1_000_000)), label: ctx.quick ? "100k" : "1m")
         }
+    }
+
+    /// Writes one line per timed query to `path`: its zoom, the µs it took in the timed pass,
+    /// the µs it takes again with its tiles kept and with no tile kept (least of 3 each), the
+    /// tiles in view, the features, clusters and largest cluster of the answer. The kept and
+    /// cold reruns come after the timed pass, so they change none of its figures.
+    static func latencies(_ index: PartyIndex, _ views: [(zoom: Int, box: BoundingBox)], _ timed: [Double], to path: String) throws {
+        var index = index, sc = ClusterQueryScratch()
+        func least(before: () -> Void = {}, _ body: () -> Void) -> Double {
+            (0..<3).map { _ in before(); let t0 = nowNanos(); body(); return Double(nowNanos() - t0) / 1000 }.min() ?? 0
+        }
+        var text = "zoom us kept_us cold_us tiles features clusters largest\n"
+        for (v, us) in zip(views, timed) {
+            let answer = index.clusters(in: v.box, zoom: v.zoom, filter: PartyFilter(), scratch: &sc)
+            let kept = least { _ = index.clusters(in: v.box, zoom: v.zoom, filter: PartyFilter(), scratch: &sc) }
+            let cold = least(before: { index.dropKeptTiles() }) {
+                _ = index.clusters(in: v.box, zoom: v.zoom, filter: PartyFilter(), scratch: &sc)
+            }
+            var clusters = 0, largest = 0
+            for case .cluster(let c) in answer { clusters += 1; largest = max(largest, c.count) }
+            let tiles = index.gatherTiles(in: v.box, zoom: v.zoom, scratch: &sc)
+            text += String(format: "%d %.2f %.2f %.2f %d %d %d %d\n", v.zoom, us, kept, cold, tiles, answer.count, clusters, largest)
+        }
+        index.dropKeptTiles()
+        text += String(format: "# the build's tiles formed ahead: %.3f s\n", seconds { index.formTilesAhead() })
+        // What forming every tile ahead of the queries would cost: per zoom, one answer over
+        // all of South Korea with no tile kept (its time, features and tiles).
+        let korea = BoundingBox(west: 124.6, south: 33.1, east: 131.0, north: 38.6)
+        for z in 6...16 {
+            index.dropKeptTiles()
+            var n = 0
+            let s = seconds { n = index.clusters(in: korea, zoom: z, filter: PartyFilter(), scratch: &sc).count }
+            text += String(format: "# every tile of zoom %d: %.3f s, %d features, %d tiles\n", z, s, n,
+                           index.gatherTiles(in: korea, zoom: z, scratch: &sc))
+        }
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
     }
 
     /// Writes the parties to a party store under bench-out/state (the HTTP benchmark serves it),

@@ -123,6 +123,26 @@ final class PartyTileTests: XCTestCase {
         XCTAssertGreaterThan(compared, 200, "too few features away from the edges")
     }
 
+    /// A bulk load forms every tile of its lowest zooms: answers there merge no tile, and
+    /// equal the answers of the same index with no tile kept.
+    func testABulkLoadFormsTheLowestZoomsTiles() {
+        let parties = RandomParties.make(2500, seed: 41)
+        let index = PartyIndex(parties: parties, radius: 60)
+        let zooms = Set(index.tileCache.keptTiles.map(\.zoom))
+        XCTAssertFalse(zooms.isEmpty, "a bulk load should form tiles")
+        XCTAssertEqual(zooms, Set(0...(zooms.max() ?? 0)), "the lowest zooms, each whole")
+        XCTAssertLessThan(zooms.count, PartyIndex.maxZoom + 1, "not every zoom: the budget stops it")
+        XCTAssertNil(index.tileCacheViolation())
+        var cold = index
+        cold.dropKeptTiles()
+        let kept = index.tileCache.entryCount
+        var scratch = ClusterQueryScratch()
+        for (box, zoom) in boxes(80, seed: 13) + (0...PartyIndex.maxZoom).map({ (RandomParties.world, $0) }) where zooms.contains(zoom) {
+            XCTAssertEqual(lines(index.clusters(in: box, zoom: zoom, scratch: &scratch)), lines(cold.clusters(in: box, zoom: zoom)), "zoom \(zoom)")
+        }
+        XCTAssertEqual(index.tileCache.entryCount, kept, "answers at the formed zooms should merge no tile")
+    }
+
     /// Past its bound the cache drops everything and goes on keeping tiles; answers stay right.
     func testTheCacheStaysWithinItsBound() {
         let parties = RandomParties.make(2500, seed: 19)
