@@ -15,7 +15,7 @@ final class HeavyAdmissionTests: XCTestCase {
     final class Outcomes: @unchecked Sendable {
         let lock = NSLock()
         var answers: [String: (status: Int, retryAfter: String?, code: String?, body: [UInt8])] = [:]
-        func set(_ name: String, _ r: (Int, String?, String?, [UInt8])) { lock.lock(); answers[name] = r; lock.unlock() }
+        func set(_ name: String, _ r: (Int, String?, String?, [UInt8])?) { lock.lock(); answers[name] = r; lock.unlock() }
         var snapshot: [String: (status: Int, retryAfter: String?, code: String?, body: [UInt8])] { lock.lock(); defer { lock.unlock() }; return answers }
     }
 
@@ -55,9 +55,14 @@ final class HeavyAdmissionTests: XCTestCase {
                                                                   writeToken: "heavy-token"), metrics: metrics)
         let router = makeRouter(context: context)
         let gate = DispatchSemaphore(value: 0)
+        // Signalled when a hold runs on the bulk thread: its cost is admitted by then. (Waiting
+        // for a count of requests in flight instead could see the last step's answered requests,
+        // still counted while their connections finish, and go on before the hold was admitted.)
+        let holding = DispatchSemaphore(value: 0)
         router.addBulk("GET", "/test/hold", OperationDoc("holds the bulk pool's thread until released")) { req in
             let cost = Int(req.query.first { $0.name == "cost" }?.value ?? "") ?? 1
             return BulkWork(cost: cost, unit: "table cells") {
+                holding.signal()
                 gate.wait()
                 return .json(["held": true])
             }
@@ -94,7 +99,7 @@ final class HeavyAdmissionTests: XCTestCase {
         // 1. The bulk thread is held: each heavy request is admitted and waits for it, not for a worker.
         let held = Outcomes(), heldGroup = DispatchGroup()
         send("hold", "GET", "/test/hold?cost=1", [:], [], into: held, heldGroup)
-        waitInFlight(1)
+        XCTAssertEqual(holding.wait(timeout: .now() + 60), .success, "the hold runs on the bulk thread")
         let queued = Outcomes(), queuedGroup = DispatchGroup()
         for h in heavy { send(h.name, h.method, h.target, h.headers, h.body, into: queued, queuedGroup) }
         waitInFlight(1 + heavy.count)
@@ -113,8 +118,23 @@ final class HeavyAdmissionTests: XCTestCase {
         // 2. The whole budget is held: each heavy request is answered 503 overloaded with
         // Retry-After at once, and /health still 200.
         let full = Outcomes(), fullGroup = DispatchGroup()
-        send("hold", "GET", "/test/hold?cost=\(budget)", [:], [], into: full, fullGroup)
-        waitInFlight(1)
+        // The whole budget is admitted only when nothing else is in flight: step 1's requests
+        // release their cost just after their answers are sent, so a hold sent at once may
+        // itself be refused (503); it is sent again until it runs.
+        var holds = 0, running = false
+        let deadline = Date().addingTimeInterval(120)
+        while !running && Date() < deadline {
+            let answered = full.snapshot["hold"]
+            if holds == 0 || answered != nil {
+                if let answered { XCTAssertEqual(answered.status, 503, "a hold answered before it was released was refused") }
+                fullGroup.wait()
+                full.set("hold", nil)
+                send("hold", "GET", "/test/hold?cost=\(budget)", [:], [], into: full, fullGroup)
+                holds += 1
+            }
+            running = holding.wait(timeout: .now() + .milliseconds(10)) == .success
+        }
+        XCTAssertTrue(running, "the hold of the whole budget runs on the bulk thread (\(holds) sent)")
         for h in heavy {
             let r = try RawHTTPClient(port: server.port, timeoutSeconds: 60).request(h.method, h.target, headers: h.headers, body: h.body)
             XCTAssertEqual(r.status, 503, "\(h.name) past the budget: \(String(decoding: r.body, as: UTF8.self).prefix(300))")
