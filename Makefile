@@ -101,9 +101,9 @@ COVERAGE_RUNS := LLVM_PROFILE_FILE=$(CURDIR)/.build/profraw/taxipot-%p.profraw
 # Lanes (tools/test/lanes): the XCTest suite in TEST_SHARDS processes of the test binary, each
 # running whole test classes and loading each shared fixture once, beside the tool checks
 # (tools/test/jobs), at most TEST_LANES at a time, longest first (seconds recorded in
-# tools/test/seconds). On a quiet 2-core machine this took the suite and its checks from
-# 13.5 min one after the other to LANES_FIGURE (docs/DESIGN.md, "Test lanes"). `swift test --parallel` was
-# no help: a process per test case, each loading the Seoul dataset (477 s against 495 s serial).
+# tools/test/seconds). On a 2-core machine the suite and its checks took 333 s in lanes against
+# 754 s one after the other (docs/DESIGN.md section 11). `swift test --parallel` was no help: a
+# process per test case, each loading the Seoul dataset (477 s against 495 s serial).
 TEST_LANES ?= 2
 TEST_SHARDS ?= 2
 XCTEST_BIN := .build/debug/TaxiPotPackageTests.xctest

@@ -134,7 +134,6 @@ package struct ReferenceClusters: Sendable {
     /// The indices in `parties` of the parties `filter` lets through.
     func matching(_ filter: PartyFilter) -> [Int] { parties.indices.filter { filter.matches(parties[$0]) } }
 
-
     /// The cell ranges at `zoom` that `box` covers (two when it crosses the antimeridian).
     func cellRanges(_ box: BoundingBox, zoom: Int) -> [(xs: ClosedRange<Int>, ys: ClosedRange<Int>)] {
         let nw = WebMercator.normalized(Coordinate(lon: box.west, lat: box.north))

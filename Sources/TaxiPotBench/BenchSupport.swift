@@ -164,8 +164,10 @@ struct LatencyRounds {
 /// Latency rounds over `items`: per round the p50 and p99 in µs of the calls of `body` that
 /// succeeded (returned true); failed calls are counted (`failures`, over all rounds) and left out
 /// of every percentile. `warmup` runs first, untimed: give it other inputs than `items` (the timed
-/// set is never what the warm-up saw, so no answer kept by a warm-up is timed).
-func latencyRounds<T>(_ items: [T], rounds: Int, warmup: [T] = [], _ body: (T) -> Bool) -> LatencyRounds {
+/// set is never what the warm-up saw, so no answer kept by a warm-up is timed). `sample` gets each
+/// timed call's µs, outside the timed part.
+func latencyRounds<T>(_ items: [T], rounds: Int, warmup: [T] = [], sample: ((Double) -> Void)? = nil,
+                      _ body: (T) -> Bool) -> LatencyRounds {
     for item in warmup { _ = body(item) }
     var out = LatencyRounds()
     for _ in 0..<rounds {
@@ -173,7 +175,9 @@ func latencyRounds<T>(_ items: [T], rounds: Int, warmup: [T] = [], _ body: (T) -
         for item in items {
             let t0 = nowNanos()
             let ok = body(item)
-            pass.add(Double(nowNanos() - t0) / 1000, ok: ok)
+            let us = Double(nowNanos() - t0) / 1000
+            pass.add(us, ok: ok)
+            sample?(us)
         }
         out.p50.append(pass.percentile(50))
         out.p99.append(pass.percentile(99))

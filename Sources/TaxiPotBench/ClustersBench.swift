@@ -74,10 +74,8 @@ enum ClustersBench {
             var query = LatencyRounds()
             var perQuery: [Double] = []  // every timed query's µs, in order (for `--clusters-latencies`)
             for block in blocks {
-                let one = latencyRounds(Array(block), rounds: 1) { v in
-                    let t0 = nowNanos()
+                let one = latencyRounds(Array(block), rounds: 1, sample: { perQuery.append($0) }) { v in
                     features += index.clusters(in: v.box, zoom: v.zoom, filter: PartyFilter(), scratch: &scratch).count
-                    perQuery.append(Double(nowNanos() - t0) / 1000)
                     return true
                 }
                 query.p50 += one.p50
